@@ -1,0 +1,322 @@
+package command
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/clock"
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/resp"
+)
+
+// Host is what the network side of the server offers to commands: the list
+// of connected clients and operations on them and on the process.
+type Host interface {
+	// Clients returns the connected clients' sessions (a snapshot).
+	Clients() []*Session
+	// Kill closes a client's connection after its pending replies.
+	Kill(s *Session)
+	// Shutdown stops the server; it is called with the server lock held.
+	Shutdown(save, nosave, now, force bool) error
+	// Pause suspends command processing for other clients until the given
+	// unix ms; writeOnly pauses only writes.
+	Pause(until int64, writeOnly bool)
+	Unpause()
+	// Addr is the listening address (for INFO tcp_port).
+	Port() int
+}
+
+// Env is the state shared by every command of one server: the keyspace,
+// the configuration, statistics and the host. Commands run under the
+// server's lock, so fields without atomics are touched only under it.
+type Env struct {
+	KS      *keyspace.Keyspace
+	Cfg     *config.Config
+	Clock   clock.Clock
+	Host    Host
+	Log     *slog.Logger
+	Started time.Time
+	RunID   string
+	Version string // Abacus's own version
+
+	Stats    Stats
+	cmdStats map[string]*CmdStat
+	errStats map[string]int64
+	slowlog  slowlog
+	latency  latencyMonitor
+	mu       sync.Mutex // guards cmdStats/errStats readers outside the lock
+
+	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
+}
+
+// ActiveExpireEnabled reports whether the background expiry cycle runs.
+func (e *Env) ActiveExpireEnabled() bool { return !e.activeExpireOff.Load() }
+
+// SetActiveExpire turns the background expiry cycle on or off.
+func (e *Env) SetActiveExpire(on bool) { e.activeExpireOff.Store(!on) }
+
+// Stats counts what INFO stats reports. Atomic fields are updated by the
+// connection goroutines outside the lock.
+type Stats struct {
+	TotalConnections   atomic.Int64
+	RejectedConns      atomic.Int64
+	TotalCommands      atomic.Int64
+	NetInputBytes      atomic.Int64
+	NetOutputBytes     atomic.Int64
+	PanicsRecovered    atomic.Int64
+	UnexpectedErrors   atomic.Int64
+	TotalErrorReplies  atomic.Int64
+	Dirty              atomic.Int64 // changes since the last save
+	opsSample          [16]int64
+	opsSampleIdx       int
+	lastOpsSampleTime  int64
+	lastOpsSampleCount int64
+}
+
+// CmdStat is one command's INFO commandstats line.
+type CmdStat struct {
+	Calls, Usec, Rejected, Failed int64
+}
+
+// NewEnv makes an Env over a keyspace and configuration.
+func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slog.Logger) *Env {
+	e := &Env{
+		KS: ks, Cfg: cfg, Clock: clk, Log: log, Started: time.Now(),
+		cmdStats: map[string]*CmdStat{}, errStats: map[string]int64{},
+		RunID: newRunID(), Version: "0.1.0",
+	}
+	return e
+}
+
+// Session is one client's state as commands see it.
+type Session struct {
+	ID        int64
+	Name      string
+	Addr      string // remote ip:port
+	LAddr     string // local ip:port
+	Proto     int    // 2 or 3
+	DB        int
+	Authed    bool
+	User      string
+	LibName   string
+	LibVer    string
+	Created   int64 // unix ms
+	LastCmdAt int64 // unix ms
+	LastCmd   string
+	NoEvict   bool
+	NoTouch   bool
+	Reply     ReplyMode
+	// CloseAfterReply asks the connection to close once this batch's
+	// replies are written (QUIT, protocol errors, CLIENT KILL of self).
+	CloseAfterReply bool
+	// Killed is set by CLIENT KILL; the connection notices and closes.
+	Killed atomic.Bool
+	// Stats the connection keeps for CLIENT LIST.
+	QueryBuf, OutBuf atomic.Int64
+	Flags            string
+}
+
+// ReplyMode is CLIENT REPLY's setting.
+type ReplyMode uint8
+
+// Reply modes.
+const (
+	ReplyOn ReplyMode = iota
+	ReplyOff
+	ReplySkip     // set by CLIENT REPLY SKIP: its own reply is dropped
+	ReplySkipNext // the reply of the command after SKIP is dropped
+)
+
+// Ctx is one command execution: its arguments, where to reply, and access
+// to the session and server state. Args alias the connection's read buffer:
+// copy any byte slice that must outlive the call.
+type Ctx struct {
+	Args [][]byte
+	Cmd  *Command
+	W    *resp.Writer
+	S    *Session
+	Env  *Env
+	DB   *keyspace.DB
+	Now  int64 // unix ms, fixed for the command
+	err  bool  // an error reply was sent
+}
+
+// Execute runs one command for a session, writing its reply to w. It is
+// called with the server lock held. A panic in a handler is recovered,
+// logged and answered with an error; the server goes on.
+func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
+	if len(args) == 0 {
+		return
+	}
+	e.Stats.TotalCommands.Add(1)
+	now := e.Clock.NowMs()
+	e.KS.Now = now
+	s.LastCmdAt = now
+	cmd := Lookup(args[0])
+	if cmd == nil {
+		e.reject(w, nil, unknownCommand(args))
+		return
+	}
+	if len(cmd.Subs) > 0 && len(args) >= 2 {
+		sub := cmd.Subs[strings.ToLower(string(args[1]))]
+		if sub == nil {
+			if cmd.Handler == nil {
+				e.reject(w, cmd, fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", args[1], strings.ToUpper(cmd.Name)))
+				return
+			}
+		} else {
+			cmd = sub
+		}
+	}
+	if !cmd.ArityOK(len(args)) {
+		e.reject(w, cmd, fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name))
+		return
+	}
+	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.authRequired() {
+		e.reject(w, cmd, ErrNoAuth)
+		return
+	}
+	s.LastCmd = cmd.Name
+	ctx := Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, DB: e.KS.DBs[s.DB], Now: now}
+	start := time.Now()
+	e.call(&ctx)
+	dur := time.Since(start)
+	st := e.cmdStat(cmd.Name)
+	st.Calls++
+	st.Usec += dur.Microseconds()
+	if ctx.err {
+		st.Failed++
+	}
+	e.slowlogPush(cmd, s, args, dur)
+	e.latencySample("command", dur)
+}
+
+func (e *Env) call(ctx *Ctx) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.Stats.PanicsRecovered.Add(1)
+			e.Log.Error("panic in command handler", "command", ctx.Cmd.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			ctx.Error(fmt.Sprintf("ERR internal error while executing '%s'", ctx.Cmd.Name))
+		}
+	}()
+	ctx.Cmd.Handler(ctx)
+}
+
+// authRequired reports whether the default user has a password.
+func (e *Env) authRequired() bool { return e.Cfg.Str(config.RequirePass) != "" }
+
+func (e *Env) cmdStat(name string) *CmdStat {
+	st := e.cmdStats[name]
+	if st == nil {
+		e.mu.Lock()
+		st = &CmdStat{}
+		e.cmdStats[name] = st
+		e.mu.Unlock()
+	}
+	return st
+}
+
+// reject answers a command that did not run (unknown, arity, auth).
+func (e *Env) reject(w *resp.Writer, cmd *Command, msg string) {
+	if cmd != nil {
+		e.cmdStat(cmd.Name).Rejected++
+	}
+	e.countError(msg)
+	w.Error(msg)
+}
+
+func (e *Env) countError(msg string) {
+	e.Stats.TotalErrorReplies.Add(1)
+	code := msg
+	if i := strings.IndexByte(msg, ' '); i >= 0 {
+		code = msg[:i]
+	}
+	e.mu.Lock()
+	if _, ok := e.errStats[code]; !ok && len(e.errStats) >= 128 {
+		code = "errstat_overflow"
+	}
+	e.errStats[code]++
+	e.mu.Unlock()
+}
+
+func unknownCommand(args [][]byte) string {
+	var b strings.Builder
+	for _, a := range args[1:] {
+		if b.Len() >= 128 {
+			break
+		}
+		rest := 128 - b.Len()
+		if len(a) > rest {
+			a = a[:rest]
+		}
+		fmt.Fprintf(&b, "'%s' ", a)
+	}
+	name := args[0]
+	if len(name) > 128 {
+		name = name[:128]
+	}
+	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", name, b.String())
+}
+
+// Error writes an error reply (msg carries its code) and records it.
+func (c *Ctx) Error(msg string) {
+	c.err = true
+	c.Env.countError(msg)
+	c.W.Error(msg)
+}
+
+// Errorf is Error with formatting.
+func (c *Ctx) Errorf(format string, args ...any) { c.Error(fmt.Sprintf(format, args...)) }
+
+// Failed reports whether the command replied with an error.
+func (c *Ctx) Failed() bool { return c.err }
+
+// Arg returns argument i as a string (a copy).
+func (c *Ctx) Arg(i int) string { return string(c.Args[i]) }
+
+// ArgIs reports whether argument i equals word, case-insensitively.
+func (c *Ctx) ArgIs(i int, word string) bool { return strings.EqualFold(string(c.Args[i]), word) }
+
+// Int parses argument i as an integer, replying with Redis's error and
+// returning false when it is not one.
+func (c *Ctx) Int(i int) (int64, bool) {
+	v, ok := parseInt(c.Args[i])
+	if !ok {
+		c.Error(ErrNotInt)
+	}
+	return v, ok
+}
+
+// Dirty counts n changes for persistence (rdb_changes_since_last_save).
+func (c *Ctx) Dirty(n int64) { c.Env.Stats.Dirty.Add(n) }
+
+// Key returns argument i as a key string.
+func (c *Ctx) Key(i int) string { return string(c.Args[i]) }
+
+// Lookup returns the live value at key for reading (counting hits and
+// misses), or nil. It replies WRONGTYPE and returns ok=false when the value
+// has a type other than want.
+func (c *Ctx) Lookup(key string, want keyspace.Type) (o *keyspace.Object, ok bool) {
+	o = c.DB.LookupRead(key)
+	if o != nil && o.Type != want {
+		c.Error(ErrWrongType)
+		return nil, false
+	}
+	return o, true
+}
+
+// LookupWrite is Lookup for a write: no hit/miss statistics.
+func (c *Ctx) LookupWrite(key string, want keyspace.Type) (o *keyspace.Object, ok bool) {
+	o = c.DB.Lookup(key)
+	if o != nil && o.Type != want {
+		c.Error(ErrWrongType)
+		return nil, false
+	}
+	return o, true
+}

@@ -1,0 +1,188 @@
+// Package command holds the command table and one file per command family.
+// A handler parses its arguments, reads or writes the keyspace, and writes
+// its reply; everything about a command that is not its behaviour (arity,
+// flags, key positions, ACL categories, documentation) is data in its table
+// entry, which COMMAND, arity checks and key extraction all read.
+package command
+
+import (
+	"sort"
+	"strings"
+)
+
+// Flag is a command flag as COMMAND INFO reports it.
+type Flag uint32
+
+// Command flags, named as Redis names them.
+const (
+	FlagWrite Flag = 1 << iota
+	FlagReadonly
+	FlagDenyOOM
+	FlagAdmin
+	FlagPubSub
+	FlagNoScript
+	FlagBlocking
+	FlagLoading
+	FlagStale
+	FlagSkipMonitor
+	FlagSkipSlowlog
+	FlagFast
+	FlagNoAuth
+	FlagMayReplicate
+	FlagNoMulti
+	FlagAllowBusy
+	FlagMovableKeys
+	FlagNoMandatoryKeys
+)
+
+var flagNames = []string{
+	"write", "readonly", "denyoom", "admin", "pubsub", "noscript", "blocking",
+	"loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth",
+	"may_replicate", "no_multi", "allow_busy", "movablekeys", "no_mandatory_keys",
+}
+
+// Names lists the flag names set in f, in Redis's order.
+func (f Flag) Names() []string {
+	var out []string
+	for i, n := range flagNames {
+		if f&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Command is one entry of the command table.
+type Command struct {
+	Name  string // lower case; subcommands are "parent|sub"
+	Arity int    // > 0 exact argument count, < 0 at least -Arity
+	Flags Flag
+	// Key positions: First, Last (negative counts from the end), Step. Zero
+	// First means the command takes no keys at fixed positions; Keys, if
+	// set, extracts keys for commands whose keys move (ZUNIONSTORE, EVAL).
+	First, Last, Step int
+	Keys              func(args [][]byte) []int
+	ACL               string // categories beyond those implied by flags, e.g. "@string"
+	Group             string // COMMAND DOCS group: string, generic, server, connection ...
+	Summary           string
+	Since             string
+	Complexity        string
+	Handler           func(*Ctx)
+	Subs              map[string]*Command // subcommands by lower-case name
+	parent            *Command
+}
+
+// table is the command table: the one place commands are listed.
+var table = map[string]*Command{}
+
+// register adds commands to the table; each family file calls it from init.
+// Subcommands are registered through their parent's Subs.
+func register(cmds ...*Command) {
+	for _, c := range cmds {
+		if _, dup := table[c.Name]; dup {
+			panic("command registered twice: " + c.Name)
+		}
+		if c.Step == 0 && c.First != 0 {
+			c.Step = 1
+		}
+		for name, s := range c.Subs {
+			s.parent = c
+			if s.Name == "" {
+				s.Name = c.Name + "|" + name
+			}
+			if s.Step == 0 && s.First != 0 {
+				s.Step = 1
+			}
+			if s.Group == "" {
+				s.Group = c.Group
+			}
+		}
+		table[c.Name] = c
+	}
+}
+
+// Lookup finds a command by name, case-insensitively.
+func Lookup(name []byte) *Command {
+	if c, ok := table[string(name)]; ok {
+		return c
+	}
+	return table[strings.ToLower(string(name))]
+}
+
+// All returns every top-level command, sorted by name.
+func All() []*Command {
+	out := make([]*Command, 0, len(table))
+	for _, c := range table {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Parent returns the parent of a subcommand, or nil.
+func (c *Command) Parent() *Command { return c.parent }
+
+// FullName is the name COMMAND and errors use ("config|get").
+func (c *Command) FullName() string { return c.Name }
+
+// ArityOK reports whether n arguments (including the name) fit the arity.
+func (c *Command) ArityOK(n int) bool {
+	if c.Arity > 0 {
+		return n == c.Arity
+	}
+	return n >= -c.Arity
+}
+
+// KeyIndexes returns the positions of the keys in args.
+func (c *Command) KeyIndexes(args [][]byte) []int {
+	if c.Keys != nil {
+		return c.Keys(args)
+	}
+	if c.First == 0 {
+		return nil
+	}
+	last := c.Last
+	if last < 0 {
+		last = len(args) + last
+	}
+	var out []int
+	for i := c.First; i <= last && i < len(args); i += c.Step {
+		out = append(out, i)
+	}
+	return out
+}
+
+// Categories returns the ACL categories: those implied by flags plus ACL.
+func (c *Command) Categories() []string {
+	var out []string
+	if c.Flags&FlagWrite != 0 {
+		out = append(out, "@write")
+	}
+	if c.Flags&FlagReadonly != 0 {
+		out = append(out, "@read")
+	}
+	if c.Flags&FlagAdmin != 0 {
+		out = append(out, "@admin", "@dangerous")
+	}
+	if c.Flags&FlagFast != 0 {
+		out = append(out, "@fast")
+	} else {
+		out = append(out, "@slow")
+	}
+	if c.Flags&FlagBlocking != 0 {
+		out = append(out, "@blocking")
+	}
+	if c.Flags&FlagPubSub != 0 {
+		out = append(out, "@pubsub")
+	}
+	for _, a := range strings.Fields(c.ACL) {
+		dup := false
+		for _, o := range out {
+			dup = dup || o == a
+		}
+		if !dup {
+			out = append(out, a)
+		}
+	}
+	return out
+}

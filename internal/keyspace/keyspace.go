@@ -1,0 +1,437 @@
+// Package keyspace holds the databases: key lookup, expiry (lazy on access
+// and active in the background), and the notifications that WATCH and
+// blocked clients hang on. It knows nothing of commands or connections.
+//
+// Concurrency: a Keyspace is not safe for concurrent use; the server holds
+// one lock around every batch of commands and around the active expiry
+// cycle (see docs/design.md).
+package keyspace
+
+import (
+	"container/heap"
+	"math/rand/v2"
+
+	"github.com/abacusdb/abacus/internal/num"
+)
+
+var (
+	parseInt  = num.ParseInt
+	appendInt = num.AppendInt
+)
+
+// Type is a value's type as TYPE reports it.
+type Type uint8
+
+// The value types.
+const (
+	TypeString Type = iota
+	TypeList
+	TypeSet
+	TypeZSet
+	TypeHash
+	TypeStream
+	TypeTimeSeries
+)
+
+// String is the name TYPE replies with.
+func (t Type) String() string {
+	switch t {
+	case TypeString:
+		return "string"
+	case TypeList:
+		return "list"
+	case TypeSet:
+		return "set"
+	case TypeZSet:
+		return "zset"
+	case TypeHash:
+		return "hash"
+	case TypeStream:
+		return "stream"
+	case TypeTimeSeries:
+		return "TSDB-TYPE"
+	}
+	return "none"
+}
+
+// String encodings, as OBJECT ENCODING names them.
+const (
+	EncRaw uint8 = iota
+	EncEmbstr
+	EncInt
+)
+
+// EmbstrMaxLen is OBJ_ENCODING_EMBSTR_SIZE_LIMIT: strings up to this length
+// set by SET are reported as embstr.
+const EmbstrMaxLen = 44
+
+// Object is one key's value. Strings live inline (Int for integer-encoded
+// strings, Str otherwise) so a string key costs one allocation besides its
+// bytes; other types hang a data structure off Val.
+type Object struct {
+	Type   Type
+	Enc    uint8  // string encoding (EncRaw, EncEmbstr, EncInt)
+	LRU    uint32 // last access, seconds since the clock's epoch
+	hpos   int32  // 1 + index in the expiry heap; 0 when absent
+	Expire int64  // unix ms; 0 means no TTL
+	Int    int64
+	Str    []byte
+	Val    any
+	Key    string
+	next   *Object // chain in the dict
+}
+
+// NewString makes a string object the way SET stores one: integers that
+// Redis would encode as int become EncInt, others embstr or raw by length.
+func NewString(b []byte) *Object {
+	o := &Object{Type: TypeString}
+	o.SetString(b)
+	return o
+}
+
+// NewInt makes an integer-encoded string object.
+func NewInt(v int64) *Object {
+	return &Object{Type: TypeString, Enc: EncInt, Int: v}
+}
+
+// NewValue makes an object of a non-string type.
+func NewValue(t Type, v any) *Object {
+	return &Object{Type: t, Val: v}
+}
+
+// SetString replaces the string value of o, choosing the encoding.
+func (o *Object) SetString(b []byte) {
+	if len(b) <= 20 {
+		if v, ok := parseInt(b); ok {
+			o.Enc, o.Int, o.Str = EncInt, v, nil
+			return
+		}
+	}
+	o.Str = append(o.Str[:0:0], b...)
+	o.Enc = EncRaw
+	if len(b) <= EmbstrMaxLen {
+		o.Enc = EncEmbstr
+	}
+}
+
+// Bytes returns a string object's value. For integer-encoded strings it
+// formats into scratch (which may be nil).
+func (o *Object) Bytes(scratch []byte) []byte {
+	if o.Enc == EncInt {
+		return appendInt(scratch[:0], o.Int)
+	}
+	return o.Str
+}
+
+// StrLen is the length of a string object's value.
+func (o *Object) StrLen() int {
+	if o.Enc == EncInt {
+		var tmp [24]byte
+		return len(appendInt(tmp[:0], o.Int))
+	}
+	return len(o.Str)
+}
+
+// Keyspace is the set of databases plus the state shared by all of them.
+type Keyspace struct {
+	DBs []*DB
+	// Now is the time of the command being executed (unix ms); the server
+	// sets it once per command, as Redis caches mstime per command.
+	Now int64
+	// Touched is called for every key written or deleted, with its
+	// database, before the write returns: WATCH and blocking commands use
+	// it. It may be nil.
+	Touched func(db *DB, key string)
+	Stats Stats
+	rnd   *rand.Rand
+}
+
+// Stats counts what INFO reports.
+type Stats struct {
+	Hits, Misses, ExpiredKeys, EvictedKeys int64
+	ExpiredStalePerc                       float64
+	ExpireCycleCPUMicros                   int64
+}
+
+// New makes n empty databases.
+func New(n int) *Keyspace {
+	ks := &Keyspace{rnd: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
+	ks.DBs = make([]*DB, n)
+	for i := range ks.DBs {
+		ks.DBs[i] = &DB{ID: i, ks: ks, dict: newDict()}
+	}
+	return ks
+}
+
+// Rand is the keyspace's random source (RANDOMKEY, sampling).
+func (ks *Keyspace) Rand() *rand.Rand { return ks.rnd }
+
+// DB is one numbered database.
+type DB struct {
+	ID      int
+	ks      *Keyspace
+	dict    *dict
+	expires expiryHeap
+}
+
+// Keyspace returns the keyspace the database belongs to.
+func (db *DB) Keyspace() *Keyspace { return db.ks }
+
+// Len is the number of keys, counting keys that have expired but were not
+// reclaimed yet (as DBSIZE does in Redis).
+func (db *DB) Len() int { return db.dict.Len() }
+
+// ExpiresLen is the number of keys with a TTL.
+func (db *DB) ExpiresLen() int { return len(db.expires) }
+
+func (db *DB) touched(key string) {
+	if db.ks.Touched != nil {
+		db.ks.Touched(db, key)
+	}
+}
+
+// expired deletes o if its TTL has passed and reports whether it did.
+func (db *DB) expireIfNeeded(o *Object) bool {
+	if o.Expire == 0 || o.Expire > db.ks.Now {
+		return false
+	}
+	db.remove(o.Key)
+	db.ks.Stats.ExpiredKeys++
+	db.touched(o.Key)
+	return true
+}
+
+// Peek returns key's object without expiring it or touching statistics.
+func (db *DB) Peek(key string) *Object { return db.dict.Get(key) }
+
+// Lookup returns the live object at key, or nil, without statistics: the
+// lookup a write or an existence check does.
+func (db *DB) Lookup(key string) *Object {
+	o := db.dict.Get(key)
+	if o == nil || db.expireIfNeeded(o) {
+		return nil
+	}
+	return o
+}
+
+// LookupRead is Lookup for a read: it counts keyspace hits and misses and
+// updates the key's access time.
+func (db *DB) LookupRead(key string) *Object {
+	o := db.Lookup(key)
+	if o == nil {
+		db.ks.Stats.Misses++
+		return nil
+	}
+	db.ks.Stats.Hits++
+	o.LRU = uint32(db.ks.Now / 1000)
+	return o
+}
+
+// Set stores o at key, replacing any value; the key loses any TTL unless
+// keepTTL. It signals the write.
+func (db *DB) Set(key string, o *Object, keepTTL bool) {
+	o.Key = key
+	o.LRU = uint32(db.ks.Now / 1000)
+	old := db.dict.Put(o)
+	if old != nil && old != o {
+		if keepTTL && old.Expire != 0 {
+			o.Expire = old.Expire
+			db.expires.replace(old, o)
+		} else if old.hpos > 0 {
+			heap.Remove(&db.expires, int(old.hpos-1))
+		}
+	}
+	if o.Expire != 0 && o.hpos == 0 {
+		heap.Push(&db.expires, o)
+	}
+	db.touched(key)
+}
+
+// Add stores o at key, which must not hold a live value.
+func (db *DB) Add(key string, o *Object) { db.Set(key, o, false) }
+
+// Modified signals that the value at key was changed in place.
+func (db *DB) Modified(key string) { db.touched(key) }
+
+func (db *DB) remove(key string) *Object {
+	o := db.dict.Delete(key)
+	if o != nil && o.hpos > 0 {
+		heap.Remove(&db.expires, int(o.hpos-1))
+	}
+	return o
+}
+
+// Delete removes key and reports whether a live value was there.
+func (db *DB) Delete(key string) bool {
+	o := db.dict.Get(key)
+	if o == nil {
+		return false
+	}
+	if db.expireIfNeeded(o) {
+		return false
+	}
+	db.remove(key)
+	db.touched(key)
+	return true
+}
+
+// Take removes key and returns its live object (RENAME, MOVE).
+func (db *DB) Take(key string) *Object {
+	o := db.Lookup(key)
+	if o == nil {
+		return nil
+	}
+	db.remove(key)
+	db.touched(key)
+	return o
+}
+
+// SetExpire sets or clears (at == 0) the TTL of the live object o.
+func (db *DB) SetExpire(o *Object, at int64) {
+	o.Expire = at
+	switch {
+	case at == 0 && o.hpos > 0:
+		heap.Remove(&db.expires, int(o.hpos-1))
+	case at != 0 && o.hpos > 0:
+		heap.Fix(&db.expires, int(o.hpos-1))
+	case at != 0:
+		heap.Push(&db.expires, o)
+	}
+	db.touched(o.Key)
+}
+
+// Flush removes every key, signalling each watched one first.
+func (db *DB) Flush() {
+	if db.ks.Touched != nil {
+		db.ForEach(func(o *Object) { db.ks.Touched(db, o.Key) })
+	}
+	db.dict.Clear()
+	db.expires = nil
+}
+
+// ForEach calls fn for every stored object, expired or not.
+func (db *DB) ForEach(fn func(*Object)) {
+	var c uint64
+	for {
+		c = db.dict.Scan(c, fn)
+		if c == 0 {
+			return
+		}
+	}
+}
+
+// Scan visits the buckets at cursor, calling fn for each live object, and
+// returns the next cursor (0 at the end). See dict.Scan for the guarantee.
+func (db *DB) Scan(cursor uint64, fn func(*Object)) uint64 {
+	var expired []*Object
+	next := db.dict.Scan(cursor, func(o *Object) {
+		if o.Expire != 0 && o.Expire <= db.ks.Now {
+			expired = append(expired, o)
+			return
+		}
+		fn(o)
+	})
+	for _, o := range expired {
+		db.expireIfNeeded(o)
+	}
+	return next
+}
+
+// RandomKey returns a random live key, or "" and false when empty.
+func (db *DB) RandomKey() (string, bool) {
+	for tries := 0; db.dict.Len() > 0; tries++ {
+		o := db.dict.Random(db.ks.rnd)
+		if o.Expire != 0 && o.Expire <= db.ks.Now {
+			if tries > 100 && len(db.expires) == db.dict.Len() {
+				// Every key is volatile and many are stale: Redis returns
+				// an expired key in this case rather than loop forever.
+				return o.Key, true
+			}
+			db.expireIfNeeded(o)
+			continue
+		}
+		return o.Key, true
+	}
+	return "", false
+}
+
+// AvgTTL estimates the average TTL in ms of keys with one (INFO keyspace).
+func (db *DB) AvgTTL() int64 {
+	n := len(db.expires)
+	if n == 0 {
+		return 0
+	}
+	// Sample up to 64 entries spread over the heap.
+	step := n/64 + 1
+	var sum, cnt int64
+	for i := 0; i < n; i += step {
+		if d := db.expires[i].Expire - db.ks.Now; d > 0 {
+			sum += d
+		}
+		cnt++
+	}
+	return sum / cnt
+}
+
+// Swap exchanges the contents of two databases (SWAPDB).
+func (ks *Keyspace) Swap(a, b int) {
+	da, db := ks.DBs[a], ks.DBs[b]
+	da.dict, db.dict = db.dict, da.dict
+	da.expires, db.expires = db.expires, da.expires
+	if ks.Touched != nil {
+		for _, d := range []*DB{da, db} {
+			d.ForEach(func(o *Object) { ks.Touched(d, o.Key) })
+		}
+	}
+}
+
+// ExpireCycle reclaims keys whose TTL has passed, at most budget keys per
+// database, earliest first. It returns how many it reclaimed. Unlike Redis's
+// sampling cycle, the heap finds every expired key without scanning, so the
+// budget alone bounds the work.
+func (ks *Keyspace) ExpireCycle(budget int) int {
+	total := 0
+	for _, db := range ks.DBs {
+		for n := 0; n < budget && len(db.expires) > 0; n++ {
+			o := db.expires[0]
+			if o.Expire > ks.Now {
+				break
+			}
+			db.expireIfNeeded(o)
+			total++
+		}
+	}
+	return total
+}
+
+// expiryHeap orders volatile keys by expiry time.
+type expiryHeap []*Object
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].Expire < h[j].Expire }
+func (h expiryHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].hpos = int32(i + 1)
+	h[j].hpos = int32(j + 1)
+}
+func (h *expiryHeap) Push(x any) {
+	o := x.(*Object)
+	o.hpos = int32(len(*h) + 1)
+	*h = append(*h, o)
+}
+func (h *expiryHeap) Pop() any {
+	old := *h
+	o := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	o.hpos = 0
+	return o
+}
+
+// replace puts n where old was in the heap (same expiry time).
+func (h expiryHeap) replace(old, n *Object) {
+	i := old.hpos
+	old.hpos = 0
+	h[i-1] = n
+	n.hpos = i
+}

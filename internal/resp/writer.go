@@ -1,0 +1,188 @@
+package resp
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/abacusdb/abacus/internal/num"
+)
+
+// Writer appends replies to a buffer in the connection's protocol version.
+// RESP3 types degrade to their RESP2 shapes the way Redis degrades them:
+// maps become flat arrays, sets become arrays, doubles become bulk strings,
+// booleans become integers, nulls become the null bulk or null array.
+type Writer struct {
+	Buf   []byte
+	Proto int // 2 or 3
+}
+
+// Reset empties the buffer, keeping its memory.
+func (w *Writer) Reset() { w.Buf = w.Buf[:0] }
+
+// Len is the number of buffered bytes.
+func (w *Writer) Len() int { return len(w.Buf) }
+
+func (w *Writer) line(prefix byte, n int64) {
+	w.Buf = append(w.Buf, prefix)
+	w.Buf = strconv.AppendInt(w.Buf, n, 10)
+	w.Buf = append(w.Buf, '\r', '\n')
+}
+
+// Simple writes a status reply: +OK.
+func (w *Writer) Simple(s string) {
+	w.Buf = append(w.Buf, '+')
+	w.Buf = append(w.Buf, s...)
+	w.Buf = append(w.Buf, '\r', '\n')
+}
+
+// OK writes +OK.
+func (w *Writer) OK() { w.Buf = append(w.Buf, "+OK\r\n"...) }
+
+// Error writes an error reply. msg must carry its code ("ERR ...",
+// "WRONGTYPE ..."); newlines are replaced by spaces as Redis does, so a
+// reply can never break the protocol.
+func (w *Writer) Error(msg string) {
+	w.Buf = append(w.Buf, '-')
+	if strings.ContainsAny(msg, "\r\n") {
+		msg = strings.NewReplacer("\r", " ", "\n", " ").Replace(msg)
+	}
+	w.Buf = append(w.Buf, msg...)
+	w.Buf = append(w.Buf, '\r', '\n')
+}
+
+// Int writes an integer reply.
+func (w *Writer) Int(n int64) { w.line(':', n) }
+
+// Bulk writes a bulk string.
+func (w *Writer) Bulk(b []byte) {
+	w.line('$', int64(len(b)))
+	w.Buf = append(w.Buf, b...)
+	w.Buf = append(w.Buf, '\r', '\n')
+}
+
+// BulkString writes a bulk string from a Go string.
+func (w *Writer) BulkString(s string) {
+	w.line('$', int64(len(s)))
+	w.Buf = append(w.Buf, s...)
+	w.Buf = append(w.Buf, '\r', '\n')
+}
+
+// BulkInt writes an integer as a bulk string.
+func (w *Writer) BulkInt(n int64) {
+	var tmp [24]byte
+	w.Bulk(strconv.AppendInt(tmp[:0], n, 10))
+}
+
+// Null writes the null value: RESP3 "_", RESP2 null bulk "$-1".
+func (w *Writer) Null() {
+	if w.Proto == 3 {
+		w.Buf = append(w.Buf, "_\r\n"...)
+		return
+	}
+	w.Buf = append(w.Buf, "$-1\r\n"...)
+}
+
+// NullArray writes RESP2's null array "*-1" (RESP3 "_").
+func (w *Writer) NullArray() {
+	if w.Proto == 3 {
+		w.Buf = append(w.Buf, "_\r\n"...)
+		return
+	}
+	w.Buf = append(w.Buf, "*-1\r\n"...)
+}
+
+// Array starts an array of n elements.
+func (w *Writer) Array(n int) { w.line('*', int64(n)) }
+
+// Map starts a map of n pairs (RESP2: an array of 2n elements).
+func (w *Writer) Map(n int) {
+	if w.Proto == 3 {
+		w.line('%', int64(n))
+		return
+	}
+	w.line('*', int64(2*n))
+}
+
+// Set starts a set of n elements (RESP2: an array).
+func (w *Writer) Set(n int) {
+	if w.Proto == 3 {
+		w.line('~', int64(n))
+		return
+	}
+	w.line('*', int64(n))
+}
+
+// Push starts an out-of-band push of n elements (RESP2: an array).
+func (w *Writer) Push(n int) {
+	if w.Proto == 3 {
+		w.line('>', int64(n))
+		return
+	}
+	w.line('*', int64(n))
+}
+
+// Double writes a double: RESP3 ",", RESP2 a bulk string in Redis's format.
+func (w *Writer) Double(v float64) {
+	var tmp [32]byte
+	d := num.AppendDouble(tmp[:0], v)
+	if w.Proto == 3 {
+		w.Buf = append(w.Buf, ',')
+		w.Buf = append(w.Buf, d...)
+		w.Buf = append(w.Buf, '\r', '\n')
+		return
+	}
+	w.Bulk(d)
+}
+
+// Bool writes a boolean: RESP3 "#t"/"#f", RESP2 :1/:0.
+func (w *Writer) Bool(b bool) {
+	if w.Proto == 3 {
+		if b {
+			w.Buf = append(w.Buf, "#t\r\n"...)
+		} else {
+			w.Buf = append(w.Buf, "#f\r\n"...)
+		}
+		return
+	}
+	if b {
+		w.Int(1)
+	} else {
+		w.Int(0)
+	}
+}
+
+// BigNumber writes a big number: RESP3 "(", RESP2 a bulk string.
+func (w *Writer) BigNumber(s string) {
+	if w.Proto == 3 {
+		w.Buf = append(w.Buf, '(')
+		w.Buf = append(w.Buf, s...)
+		w.Buf = append(w.Buf, '\r', '\n')
+		return
+	}
+	w.BulkString(s)
+}
+
+// Verbatim writes a verbatim string with a 3-letter format ("txt"); RESP2
+// gets a plain bulk string.
+func (w *Writer) Verbatim(format, s string) {
+	if w.Proto == 3 {
+		w.line('=', int64(len(s)+4))
+		w.Buf = append(w.Buf, format...)
+		w.Buf = append(w.Buf, ':')
+		w.Buf = append(w.Buf, s...)
+		w.Buf = append(w.Buf, '\r', '\n')
+		return
+	}
+	w.BulkString(s)
+}
+
+// Raw appends bytes that are already a complete reply.
+func (w *Writer) Raw(b []byte) { w.Buf = append(w.Buf, b...) }
+
+// StringArray writes an array of bulk strings.
+func (w *Writer) StringArray(items []string) {
+	w.Array(len(items))
+	for _, s := range items {
+		w.BulkString(s)
+	}
+}

@@ -1,0 +1,297 @@
+// Package server accepts connections and runs clients' commands: one
+// goroutine per connection reads and parses every command available, runs
+// the batch under the server lock in one acquisition, and flushes the
+// replies once, after the lock is released.
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/clock"
+	"github.com/abacusdb/abacus/internal/command"
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/keyspace"
+)
+
+// Server is one Abacus server.
+type Server struct {
+	Env *command.Env
+	Cfg *config.Config
+	Log *slog.Logger
+
+	mu sync.Mutex // the keyspace lock: held while commands run
+
+	lnMu      sync.Mutex
+	listeners []net.Listener
+	port      int
+
+	clientsMu sync.Mutex
+	clients   map[int64]*client
+	nextID    atomic.Int64
+	wg        sync.WaitGroup
+
+	closing   atomic.Bool
+	done      chan struct{}
+	closeOnce sync.Once
+	// ShutdownRequested receives when a client asks for SHUTDOWN; main
+	// exits on it. Buffered, so SHUTDOWN never blocks.
+	ShutdownRequested chan struct{}
+
+	pauseUntil atomic.Int64 // unix ms; CLIENT PAUSE
+	pauseWrite atomic.Bool  // pause only writes
+}
+
+// Options are what a Server needs besides its configuration.
+type Options struct {
+	Clock  clock.Clock  // nil: the wall clock
+	Logger *slog.Logger // nil: Redis-style lines on stderr
+}
+
+// New builds a server from a configuration.
+func New(cfg *config.Config, opt Options) *Server {
+	if opt.Clock == nil {
+		opt.Clock = clock.Real{}
+	}
+	if opt.Logger == nil {
+		opt.Logger = NewLogger(os.Stderr, cfg)
+	}
+	ks := keyspace.New(int(cfg.Int(config.Databases)))
+	s := &Server{
+		Cfg: cfg, Log: opt.Logger,
+		clients:           map[int64]*client{},
+		done:              make(chan struct{}),
+		ShutdownRequested: make(chan struct{}, 1),
+	}
+	s.Env = command.NewEnv(ks, cfg, opt.Clock, opt.Logger)
+	s.Env.Host = s
+	go s.cron()
+	return s
+}
+
+// Lock takes the server lock (tests and maintenance use it to look at the
+// keyspace consistently).
+func (s *Server) Lock() { s.mu.Lock() }
+
+// Unlock releases the server lock.
+func (s *Server) Unlock() { s.mu.Unlock() }
+
+// ListenAndServe binds the configured addresses and serves until Close.
+func (s *Server) ListenAndServe() error {
+	port := int(s.Cfg.Int(config.Port))
+	var lns []net.Listener
+	for _, addr := range strings.Fields(s.Cfg.Str(config.Bind)) {
+		optional := strings.HasPrefix(addr, "-")
+		addr = strings.TrimPrefix(addr, "-")
+		if addr == "*" {
+			addr = "0.0.0.0"
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(port)))
+		if err != nil {
+			if optional {
+				s.Log.Warn(fmt.Sprintf("Could not bind optional address %s: %v", addr, err))
+				continue
+			}
+			for _, l := range lns {
+				l.Close()
+			}
+			return fmt.Errorf("could not create server TCP listening socket %s:%d: %w", addr, port, err)
+		}
+		if port == 0 {
+			port = ln.Addr().(*net.TCPAddr).Port
+		}
+		lns = append(lns, ln)
+	}
+	if len(lns) == 0 {
+		return errors.New("no address to listen on")
+	}
+	return s.Serve(lns...)
+}
+
+// Serve accepts connections on the listeners until Close.
+func (s *Server) Serve(lns ...net.Listener) error {
+	s.lnMu.Lock()
+	s.listeners = append(s.listeners, lns...)
+	if s.port == 0 && len(lns) > 0 {
+		if a, ok := lns[0].Addr().(*net.TCPAddr); ok {
+			s.port = a.Port
+		}
+	}
+	s.lnMu.Unlock()
+	s.Log.Info("Ready to accept connections tcp")
+	var wg sync.WaitGroup
+	for _, ln := range lns {
+		wg.Add(1)
+		go func(ln net.Listener) {
+			defer wg.Done()
+			s.acceptLoop(ln)
+		}(ln)
+	}
+	wg.Wait()
+	return nil
+}
+
+func (s *Server) acceptLoop(ln net.Listener) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if s.closing.Load() {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.Log.Warn("Accepting client connection: " + err.Error())
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		s.accept(conn)
+	}
+}
+
+// Addr returns the first listener's address.
+func (s *Server) Addr() string {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	if len(s.listeners) == 0 {
+		return ""
+	}
+	return s.listeners[0].Addr().String()
+}
+
+// Port is the TCP port the server listens on.
+func (s *Server) Port() int {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	return s.port
+}
+
+// Close stops accepting, lets every batch in flight finish and write its
+// replies, then closes all connections and waits for their goroutines.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.closing.Store(true)
+		close(s.done)
+		s.lnMu.Lock()
+		for _, ln := range s.listeners {
+			ln.Close()
+		}
+		s.lnMu.Unlock()
+		// Wake readers; a goroutine running a batch finishes it first.
+		s.clientsMu.Lock()
+		for _, c := range s.clients {
+			c.conn.SetReadDeadline(time.Now())
+		}
+		s.clientsMu.Unlock()
+		waited := make(chan struct{})
+		go func() { s.wg.Wait(); close(waited) }()
+		select {
+		case <-waited:
+		case <-time.After(5 * time.Second):
+			s.clientsMu.Lock()
+			for _, c := range s.clients {
+				c.conn.Close()
+			}
+			s.clientsMu.Unlock()
+			<-waited
+		}
+	})
+}
+
+// Done is closed when the server starts closing.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Clients implements command.Host.
+func (s *Server) Clients() []*command.Session {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	out := make([]*command.Session, 0, len(s.clients))
+	for _, c := range s.clients {
+		out = append(out, c.sess)
+	}
+	return out
+}
+
+// Kill implements command.Host: the client's connection is closed after
+// the replies of its current batch.
+func (s *Server) Kill(sess *command.Session) {
+	sess.Killed.Store(true)
+	s.clientsMu.Lock()
+	c := s.clients[sess.ID]
+	s.clientsMu.Unlock()
+	if c != nil {
+		c.conn.SetReadDeadline(time.Now())
+	}
+}
+
+// Shutdown implements command.Host. Persistence is not there yet, so SAVE
+// and NOSAVE only differ in what they log.
+func (s *Server) Shutdown(save, nosave, now, force bool) error {
+	s.Log.Warn("User requested shutdown...")
+	select {
+	case s.ShutdownRequested <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Pause implements command.Host (CLIENT PAUSE).
+func (s *Server) Pause(until int64, writeOnly bool) {
+	s.pauseWrite.Store(writeOnly)
+	s.pauseUntil.Store(until)
+}
+
+// Unpause implements command.Host (CLIENT UNPAUSE).
+func (s *Server) Unpause() { s.pauseUntil.Store(0) }
+
+// cron runs the periodic work (active expiry) hz times a second.
+func (s *Server) cron() {
+	for {
+		hz := s.Cfg.Int(config.Hz)
+		if hz < 1 {
+			hz = 1
+		}
+		if hz > 500 {
+			hz = 500
+		}
+		period := time.Second / time.Duration(hz)
+		select {
+		case <-s.done:
+			return
+		case <-time.After(period):
+		}
+		s.activeExpire(period / 4)
+	}
+}
+
+// activeExpire reclaims expired keys for at most budget of CPU time, in
+// small steps so that clients are never held off for long.
+func (s *Server) activeExpire(budget time.Duration) {
+	start := time.Now()
+	for time.Since(start) < budget {
+		s.mu.Lock()
+		if !s.Env.ActiveExpireEnabled() {
+			s.mu.Unlock()
+			return
+		}
+		s.Env.KS.Now = s.Env.Clock.NowMs()
+		n := s.Env.KS.ExpireCycle(200)
+		s.mu.Unlock()
+		if n == 0 {
+			return
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package servertest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// RedisServer is a real redis-server started for differential tests.
+type RedisServer struct {
+	Addr string
+	cmd  *exec.Cmd
+	dir  string
+}
+
+var (
+	redisOnce sync.Once
+	shared    *RedisServer
+	sharedErr error
+)
+
+// RedisPath returns the redis-server binary, or "" when none is on PATH.
+func RedisPath() string {
+	p, err := exec.LookPath("redis-server")
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// Redis returns a redis-server shared by the tests of this process,
+// flushed (FLUSHALL, default config restored) for the caller. It skips the
+// test, saying why, when no redis-server is on PATH.
+func Redis(t testing.TB) *RedisServer {
+	t.Helper()
+	redisOnce.Do(func() { shared, sharedErr = StartRedis() })
+	if sharedErr != nil {
+		if RedisPath() == "" {
+			t.Skip("differential test skipped: no redis-server on PATH (CI installs Debian's redis-server)")
+		}
+		t.Fatalf("starting redis-server: %v", sharedErr)
+	}
+	c := Dial(t, shared.Addr)
+	if r := c.Do("FLUSHALL"); r != "+OK\r\n" {
+		t.Fatalf("FLUSHALL on redis-server: %q", r)
+	}
+	return shared
+}
+
+// StartRedis starts a private redis-server on a free loopback port with
+// persistence off. The caller stops it with Stop (the shared one lives
+// until the process exits and dies with it via its parent-death setting).
+func StartRedis(extra ...string) (*RedisServer, error) {
+	path := RedisPath()
+	if path == "" {
+		return nil, fmt.Errorf("no redis-server on PATH")
+	}
+	dir, err := os.MkdirTemp("", "abacus-redis-")
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		args := append([]string{"--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "",
+			"--appendonly", "no", "--dir", dir, "--daemonize", "no", "--loglevel", "warning"}, extra...)
+		cmd := exec.Command(path, args...)
+		cmd.Stdout, cmd.Stderr = nil, nil
+		setParentDeath(cmd)
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			c, err := net.Dial("tcp", addr)
+			if err == nil {
+				c.Close()
+				return &RedisServer{Addr: addr, cmd: cmd, dir: dir}, nil
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	return nil, fmt.Errorf("redis-server did not start")
+}
+
+// Stop kills the server and removes its directory.
+func (r *RedisServer) Stop() {
+	r.cmd.Process.Kill()
+	r.cmd.Wait()
+	os.RemoveAll(r.dir)
+}
+
+// Dir is the server's working directory.
+func (r *RedisServer) Dir() string { return filepath.Clean(r.dir) }
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,265 @@
+// Package servertest starts Abacus servers in-process for tests, and
+// redis-server processes to compare them with, and talks to both in raw
+// RESP so that replies can be compared byte for byte.
+package servertest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/abacusdb/abacus/internal/clock"
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/server"
+)
+
+// Instance is a running in-process server.
+type Instance struct {
+	Srv  *server.Server
+	Addr string
+	// Clock is set when the instance was started with a manual clock.
+	Clock *clock.Manual
+	Logs  *LogBuffer
+}
+
+// Option adjusts how an instance is started.
+type Option func(*startOpts)
+
+type startOpts struct {
+	conf  [][2]string
+	clock *clock.Manual
+}
+
+// WithConfig sets configuration parameters (name, value, name, value ...).
+func WithConfig(kv ...string) Option {
+	return func(o *startOpts) {
+		for i := 0; i+1 < len(kv); i += 2 {
+			o.conf = append(o.conf, [2]string{kv[i], kv[i+1]})
+		}
+	}
+}
+
+// WithManualClock starts the server on a clock that tests move by hand.
+func WithManualClock(startMs int64) Option {
+	return func(o *startOpts) { o.clock = clock.NewManual(startMs) }
+}
+
+// Start runs a server on a random loopback port until the test ends.
+func Start(t testing.TB, opts ...Option) *Instance {
+	t.Helper()
+	var so startOpts
+	for _, o := range opts {
+		o(&so)
+	}
+	cfg := config.New()
+	for _, kv := range so.conf {
+		p, ok := config.Lookup(kv[0])
+		if !ok {
+			t.Fatalf("unknown config %q", kv[0])
+		}
+		if err := cfg.Set(p, kv[1]); err != nil {
+			t.Fatalf("config %s %q: %v", kv[0], kv[1], err)
+		}
+	}
+	logs := &LogBuffer{}
+	sopts := server.Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	if so.clock != nil {
+		sopts.Clock = so.clock
+	}
+	srv := server.New(cfg, sopts)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(srv.Close)
+	return &Instance{Srv: srv, Addr: ln.Addr().String(), Clock: so.clock, Logs: logs}
+}
+
+// LogBuffer collects a server's log lines; safe for concurrent use.
+type LogBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *LogBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String returns everything logged so far.
+func (l *LogBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Client returns a go-redis client for the instance, closed at test end.
+func (i *Instance) Client(t testing.TB) *redis.Client {
+	return NewClient(t, i.Addr)
+}
+
+// NewClient returns a go-redis client for addr, closed at test end.
+func NewClient(t testing.TB, addr string) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DisableIdentity: true, Protocol: 2})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Conn is a raw RESP connection.
+type Conn struct {
+	t    testing.TB
+	C    net.Conn
+	R    *bufio.Reader
+	Addr string
+}
+
+// Dial opens a raw connection to addr, closed at test end.
+func Dial(t testing.TB, addr string) *Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &Conn{t: t, C: c, R: bufio.NewReaderSize(c, 64*1024), Addr: addr}
+}
+
+// Raw opens a raw connection to the instance.
+func (i *Instance) Raw(t testing.TB) *Conn { return Dial(t, i.Addr) }
+
+// Encode renders a command as a RESP multibulk request.
+func Encode(args ...string) []byte {
+	var b []byte
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(len(args)), 10)
+	b = append(b, '\r', '\n')
+	for _, a := range args {
+		b = append(b, '$')
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(b, '\r', '\n')
+		b = append(b, a...)
+		b = append(b, '\r', '\n')
+	}
+	return b
+}
+
+// Write sends bytes as they are.
+func (c *Conn) Write(b []byte) {
+	c.t.Helper()
+	if _, err := c.C.Write(b); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+}
+
+// Do sends one command and returns its raw reply.
+func (c *Conn) Do(args ...string) string {
+	c.t.Helper()
+	c.Write(Encode(args...))
+	return c.Read()
+}
+
+// Read reads one complete raw reply (5 s deadline).
+func (c *Conn) Read() string {
+	c.t.Helper()
+	c.C.SetReadDeadline(time.Now().Add(5 * time.Second))
+	r, err := ReadReply(c.R)
+	if err != nil {
+		c.t.Fatalf("read reply from %s: %v", c.Addr, err)
+	}
+	return string(r)
+}
+
+// ReadErr is Read that returns the error (e.g. EOF when closed).
+func (c *Conn) ReadErr(timeout time.Duration) (string, error) {
+	c.C.SetReadDeadline(time.Now().Add(timeout))
+	r, err := ReadReply(c.R)
+	return string(r), err
+}
+
+// ExpectClosed checks that the server closes the connection.
+func (c *Conn) ExpectClosed() {
+	c.t.Helper()
+	c.C.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b, err := io.ReadAll(c.R)
+	if err == nil && len(b) == 0 {
+		return
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		c.t.Fatalf("connection still open; unread %q", b)
+	}
+	if len(b) > 0 {
+		c.t.Fatalf("unexpected bytes before close: %q", b)
+	}
+}
+
+// ReadReply reads the bytes of one complete RESP2/RESP3 reply.
+func ReadReply(r *bufio.Reader) ([]byte, error) {
+	var out []byte
+	err := readOne(r, &out)
+	return out, err
+}
+
+func readOne(r *bufio.Reader, out *[]byte) error {
+	line, err := r.ReadSlice('\n')
+	if err != nil {
+		return err
+	}
+	*out = append(*out, line...)
+	if len(line) < 3 || line[len(line)-2] != '\r' {
+		return fmt.Errorf("bad reply line %q", line)
+	}
+	body := line[1 : len(line)-2]
+	switch line[0] {
+	case '+', '-', ':', ',', '#', '_', '(':
+		return nil
+	case '$', '=', '!':
+		n, err := strconv.Atoi(string(body))
+		if err != nil {
+			return fmt.Errorf("bad length %q", line)
+		}
+		if n < 0 {
+			return nil
+		}
+		buf := make([]byte, n+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return err
+		}
+		*out = append(*out, buf...)
+		return nil
+	case '*', '~', '>', '%', '|':
+		n, err := strconv.Atoi(string(body))
+		if err != nil {
+			return fmt.Errorf("bad length %q", line)
+		}
+		if line[0] == '%' || line[0] == '|' {
+			n *= 2
+		}
+		for i := 0; i < n; i++ {
+			if err := readOne(r, out); err != nil {
+				return err
+			}
+		}
+		if line[0] == '|' { // attribute: the real reply follows
+			return readOne(r, out)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown reply type %q", line)
+}
+
+// Ctx is a context for go-redis calls in tests.
+var Ctx = context.Background()
