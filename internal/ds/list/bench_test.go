@@ -1,0 +1,104 @@
+package list
+
+import (
+	"fmt"
+	"testing"
+)
+
+var benchVal = []byte("value:0001")
+
+func filled(n int) *List {
+	l := New(DefaultFill)
+	for i := range n {
+		l.PushBack(fmt.Appendf(nil, "value:%04d", i%10000))
+	}
+	return l
+}
+
+func BenchmarkPushBack(b *testing.B) {
+	l := New(DefaultFill)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.PushBack(benchVal)
+	}
+	b.ReportMetric(float64(l.MemoryUsage())/float64(l.Len()), "heapB/elem")
+}
+
+func BenchmarkPushFront(b *testing.B) {
+	l := New(DefaultFill)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.PushFront(benchVal)
+	}
+	b.ReportMetric(float64(l.MemoryUsage())/float64(l.Len()), "heapB/elem")
+}
+
+// BenchmarkPushBackPopFront is a queue in steady state (RPUSH + LPOP).
+func BenchmarkPushBackPopFront(b *testing.B) {
+	l := filled(10000)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.PushBack(benchVal)
+		l.PopFront(1)
+	}
+}
+
+// BenchmarkPushFrontPopFront is a stack (LPUSH + LPOP) on a list built by
+// LPUSH.
+func BenchmarkPushFrontPopFront(b *testing.B) {
+	l := New(DefaultFill)
+	for i := range 10000 {
+		l.PushFront(fmt.Appendf(nil, "value:%04d", i))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		l.PushFront(benchVal)
+		l.PopFront(1)
+	}
+}
+
+func BenchmarkPopBack(b *testing.B) {
+	l := filled(1 << 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		if l.Len() == 0 {
+			b.StopTimer()
+			l = filled(1 << 20)
+			b.StartTimer()
+		}
+		l.PopBack(1)
+	}
+}
+
+// BenchmarkRange100Head is LRANGE key 0 99 on a list of a million.
+func BenchmarkRange100Head(b *testing.B) {
+	l := filled(1 << 20)
+	var buf [][]byte
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = l.AppendRange(buf[:0], 0, 99)
+	}
+	if len(buf) != 100 {
+		b.Fatal(len(buf))
+	}
+}
+
+// BenchmarkIndexMiddle is LINDEX at the worst position: O(nodes).
+func BenchmarkIndexMiddle(b *testing.B) {
+	l := filled(1 << 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Index(1 << 19)
+	}
+}
+
+// BenchmarkSmallListMemory reports the heap cost of a 5-element list.
+func BenchmarkSmallListMemory(b *testing.B) {
+	var l *List
+	b.ReportAllocs()
+	for b.Loop() {
+		l = New(DefaultFill)
+		l.PushBack([]byte("a"), []byte("bb"), []byte("ccc"), []byte("1234"), []byte("e"))
+	}
+	b.ReportMetric(float64(l.MemoryUsage()), "heapB/list")
+}
