@@ -1,5 +1,7 @@
 package bitmap
 
+import "bytes"
+
 // OpCode selects a BITOP operation.
 type OpCode int
 
@@ -46,29 +48,31 @@ func Op(op OpCode, srcs [][]byte) []byte {
 	if n == 0 {
 		return nil
 	}
-	res := make([]byte, n)
 	x, ys := srcs[0], srcs[1:]
+	var res []byte
+	switch op {
+	case OpAnd, OpOr, OpXor, OpDiff, OpOne:
+		res = padded(x, n)
+	default:
+		res = make([]byte, n)
+	}
 	switch op {
 	case OpAnd:
-		copy(res, x)
-		for _, y := range srcs {
+		for _, y := range ys {
 			andInto(res, y)
 			clear(res[len(y):]) // y is zero past its end
 		}
 	case OpOr:
-		copy(res, x)
 		for _, y := range ys {
 			orInto(res, y)
 		}
 	case OpXor:
-		copy(res, x)
 		for _, y := range ys {
 			xorInto(res, y)
 		}
 	case OpNot:
 		notFrom(res, x)
 	case OpDiff:
-		copy(res, x)
 		for _, y := range ys {
 			andNotInto(res, y)
 		}
@@ -90,10 +94,19 @@ func Op(op OpCode, srcs [][]byte) []byte {
 	return res
 }
 
-// one computes BITOP ONE into res (len = longest source) a block at a
-// time, so the bits-seen-twice scratch stays small and in cache.
+// padded returns a copy of x extended with zeros to n (>= len(x)) bytes,
+// zeroing only the extension.
+func padded(x []byte, n int) []byte {
+	if len(x) == n {
+		return bytes.Clone(x)
+	}
+	return append(x[:len(x):len(x)], make([]byte, n-len(x))...)
+}
+
+// one computes BITOP ONE into res, which holds the first source padded to
+// the longest, a block at a time so the bits-seen-twice scratch stays small
+// and in cache.
 func one(res []byte, srcs [][]byte) {
-	copy(res, srcs[0])
 	var scratch [4096]byte
 	for off := 0; off < len(res); off += len(scratch) {
 		blk := res[off:min(off+len(scratch), len(res))]

@@ -118,11 +118,14 @@ func notFrom(dst, src []byte) {
 // seenInto folds src into the pair (once, more): once collects bits seen
 // in any source so far, more the bits seen in at least two.
 func seenInto(once, more, src []byte) {
-	for len(once) >= 8 && len(more) >= 8 && len(src) >= 8 {
-		o, s := load64(once[:8]), load64(src[:8])
-		store64(more[:8], load64(more[:8])|o&s)
-		store64(once[:8], o|s)
-		once, more, src = once[8:], more[8:], src[8:]
+	for len(once) >= 32 && len(more) >= 32 && len(src) >= 32 {
+		o, m, s := once[:32], more[:32], src[:32]
+		for k := 0; k < 32; k += 8 {
+			ow, sw := load64(o[k:k+8]), load64(s[k:k+8])
+			store64(m[k:k+8], load64(m[k:k+8])|ow&sw)
+			store64(o[k:k+8], ow|sw)
+		}
+		once, more, src = once[32:], more[32:], src[32:]
 	}
 	n := min(len(once), len(more), len(src))
 	for i := range once[:n] {
