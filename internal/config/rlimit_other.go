@@ -1,0 +1,5 @@
+//go:build !unix
+
+package config
+
+func applyMaxClients(int64) error { return nil }
