@@ -46,13 +46,27 @@ func protoErr(format string, args ...any) error {
 type Parser struct {
 	MaxBulk       int64 // proto-max-bulk-len
 	Authenticated bool  // false: the stricter unauthenticated limits apply
+
+	// When Parse returns ErrIncomplete it records what it waits for, so
+	// that the connection can size its reads and apply Redis's query
+	// buffer accounting: Pending is the offset in buf of the element not
+	// yet complete (Redis has consumed everything before it), and
+	// PendingBulk is the length of the bulk string whose body is awaited,
+	// or -1 when a line (inline request or length header) is awaited.
+	Pending     int
+	PendingBulk int64
 }
 
 // Parse reads one command from buf. It returns the arguments (aliasing buf),
 // the number of bytes consumed, and an error: ErrIncomplete when buf holds
 // only a prefix, or a *ProtocolError. A consumed count > 0 with no args is an
 // empty request (an empty inline line or "*0"), which the caller skips.
+//
+// Parse is stateless: it reads the command from its first byte every time,
+// and reaches the same verdicts as Redis's incremental parser on the same
+// bytes, including its quirks (see indexC).
 func (p *Parser) Parse(buf []byte, args [][]byte) ([][]byte, int, error) {
+	p.Pending, p.PendingBulk = 0, -1
 	if len(buf) == 0 {
 		return args, 0, ErrIncomplete
 	}
@@ -62,8 +76,19 @@ func (p *Parser) Parse(buf []byte, args [][]byte) ([][]byte, int, error) {
 	return parseInline(buf, args)
 }
 
+// indexC finds c the way Redis's strchr over its NUL-terminated query
+// buffer does: a NUL byte before c hides c, so Redis keeps waiting (and
+// eventually reports a too big request) rather than seeing the line.
+func indexC(b []byte, c byte) int {
+	i := bytes.IndexByte(b, c)
+	if i > 0 && bytes.IndexByte(b[:i], 0) >= 0 {
+		return -1
+	}
+	return i
+}
+
 func parseInline(buf []byte, args [][]byte) ([][]byte, int, error) {
-	nl := bytes.IndexByte(buf, '\n')
+	nl := indexC(buf, '\n')
 	if nl < 0 {
 		if len(buf) > InlineMaxSize {
 			return args, 0, protoErr("too big inline request")
@@ -82,7 +107,7 @@ func parseInline(buf []byte, args [][]byte) ([][]byte, int, error) {
 }
 
 func (p *Parser) parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
-	cr := bytes.IndexByte(buf, '\r')
+	cr := indexC(buf, '\r')
 	if cr < 0 {
 		if len(buf) > InlineMaxSize {
 			return args, 0, protoErr("too big mbulk count string")
@@ -104,31 +129,36 @@ func (p *Parser) parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error
 	if n <= 0 {
 		return args, pos, nil
 	}
+	first := len(args)
 	for i := int64(0); i < n; i++ {
 		rest := buf[pos:]
-		cr := bytes.IndexByte(rest, '\r')
+		cr := indexC(rest, '\r')
 		if cr < 0 {
 			if len(rest) > InlineMaxSize {
-				return args, 0, protoErr("too big bulk count string")
+				return args[:first], 0, protoErr("too big bulk count string")
 			}
-			return args, 0, ErrIncomplete
-		}
-		if rest[0] != '$' {
-			return args, 0, protoErr("expected '$', got '%c'", rest[0])
+			p.Pending = pos
+			return args[:first], 0, ErrIncomplete
 		}
 		if cr+1 >= len(rest) {
-			return args, 0, ErrIncomplete
+			p.Pending = pos
+			return args[:first], 0, ErrIncomplete
+		}
+		if rest[0] != '$' {
+			// The byte as it is (Go's %c would UTF-8 encode bytes >= 0x80).
+			return args[:first], 0, &ProtocolError{Msg: "expected '$', got '" + string(rest[:1]) + "'"}
 		}
 		l, ok := num.ParseInt(rest[1:cr])
 		if !ok || l < 0 || l > p.MaxBulk {
-			return args, 0, protoErr("invalid bulk length")
+			return args[:first], 0, protoErr("invalid bulk length")
 		}
 		if !p.Authenticated && l > UnauthMaxBulk {
-			return args, 0, protoErr("unauthenticated bulk length")
+			return args[:first], 0, protoErr("unauthenticated bulk length")
 		}
 		start := pos + cr + 2
 		if int64(len(buf)-start) < l+2 {
-			return args, 0, ErrIncomplete
+			p.Pending, p.PendingBulk = start, l
+			return args[:first], 0, ErrIncomplete
 		}
 		end := start + int(l)
 		args = append(args, buf[start:end:end])
@@ -158,6 +188,10 @@ func hexVal(c byte) (byte, bool) {
 // and \<c> escapes; 'single quotes' accept \'; a closing quote must be
 // followed by whitespace or the end. It reports false on unbalanced quotes.
 func SplitArgs(line []byte, args [][]byte) ([][]byte, bool) {
+	// Redis splits a C string: a NUL byte ends the input.
+	if z := bytes.IndexByte(line, 0); z >= 0 {
+		line = line[:z]
+	}
 	i := 0
 	for {
 		for i < len(line) && isSpace(line[i]) {

@@ -186,3 +186,50 @@ func (w *Writer) StringArray(items []string) {
 		w.BulkString(s)
 	}
 }
+
+// AppendCommand appends args as a RESP multibulk request, the form
+// clients send and the AOF stores.
+func AppendCommand(dst []byte, args ...[]byte) []byte {
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(len(args)), 10)
+	dst = append(dst, '\r', '\n')
+	for _, a := range args {
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(len(a)), 10)
+		dst = append(dst, '\r', '\n')
+		dst = append(dst, a...)
+		dst = append(dst, '\r', '\n')
+	}
+	return dst
+}
+
+// AppendRepr appends s quoted as Redis's sdscatrepr does (MONITOR lines,
+// redis-cli output): backslash escapes for \\ " \n \r \t \a \b and \xHH
+// for other bytes outside printable ASCII. SplitArgs reads it back.
+func AppendRepr(dst, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	for _, c := range s {
+		switch c {
+		case '\\', '"':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\a':
+			dst = append(dst, '\\', 'a')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		default:
+			if c >= ' ' && c <= '~' {
+				dst = append(dst, c)
+			} else {
+				dst = append(dst, '\\', 'x', hex[c>>4], hex[c&15])
+			}
+		}
+	}
+	return append(dst, '"')
+}
