@@ -1,47 +1,192 @@
 // Command abacus is the Abacus server: a Redis-compatible in-memory
 // data-structure server for real-time metrics.
 //
-//	abacus [/path/to/abacus.conf] [--name value ...]
+//	abacus [/path/to/abacus.conf] [--name value ...] [-]
+//
+// The command line is read as redis-server reads its own: a config file,
+// then "--name value" options that override it, "-" to read configuration
+// from standard input; -v/--version and -h/--help. SIGTERM and SIGINT stop
+// accepting connections, let the replies in flight be written, and exit 0.
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/server"
 )
 
-func main() { os.Exit(run(os.Args[1:])) }
+// version is Abacus's own version (INFO abacus_version, --version).
+const version = "0.1.0"
 
-func run(args []string) int {
-	cfg, err := config.FromArgs(args)
+func main() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr, sigs))
+}
+
+const usage = `Usage: abacus [/path/to/abacus.conf] [options] [-]
+       abacus - (read config from stdin)
+       abacus -v or --version
+       abacus -h or --help
+
+Options are configuration directives with two dashes, and override the file:
+       abacus --port 7777
+       abacus /etc/abacus/abacus.conf --loglevel verbose
+       echo 'maxmemory 128mb' | abacus -
+       abacus /etc/abacus/abacus.conf --loglevel verbose -
+
+The directives are Redis's (see docs/configuration.md).
+`
+
+// run is the whole program, with its inputs and outputs passed in so that
+// tests can drive it; it returns the exit code.
+func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "-v", "--version":
+			fmt.Fprintf(stderr, "Abacus server v=%s redis_version=%s bits=%d\n", version, config.RedisVersion, strconv.IntSize)
+			return 0
+		case "-h", "--help":
+			fmt.Fprint(stderr, usage)
+			return 0
+		}
+	}
+	early := func(msg string) {
+		fmt.Fprintf(stderr, "%d:C %s # %s\n", os.Getpid(), time.Now().Format("02 Jan 2006 15:04:05.000"), msg)
+	}
+	a, err := config.ParseArgs(args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "\n*** FATAL CONFIG FILE ERROR ***\n%v\n", err)
+		early(err.Error())
 		return 1
 	}
-	srv := server.New(cfg, server.Options{})
-	errc := make(chan error, 1)
+	if a.Stdin {
+		early("Reading config from stdin")
+	}
+	cfg := config.New()
+	if err := cfg.Load(a, stdin); err != nil {
+		var fe *config.FileError
+		if errors.As(err, &fe) {
+			fmt.Fprintf(stderr, "\n%s\n%s\n", config.FatalBanner, fe)
+		} else {
+			early(err.Error())
+		}
+		return 1
+	}
+	if cfg.Bool(config.Daemonize) {
+		early("Abacus does not fork into the background: set 'daemonize no' (or pass --daemonize no) and run it under a service manager such as systemd")
+		return 1
+	}
+
+	logOut := stderr
+	if path := cfg.Str(config.LogFile); path != "" {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			early(fmt.Sprintf("Can't open the log file: %s", config.ErrnoText(err)))
+			return 1
+		}
+		defer f.Close()
+		logOut = f
+	}
+	log := server.NewLogger(logOut, cfg)
+	log.Info("oO0OoO0OoO0Oo Abacus is starting oO0OoO0OoO0Oo")
+	log.Info(fmt.Sprintf("Abacus version=%s, redis_version=%s, bits=%d, pid=%d, just started",
+		version, config.RedisVersion, strconv.IntSize, os.Getpid()))
+	if a.File == "" && !a.Stdin {
+		log.Warn("Warning: no config file specified, using the default config. In order to specify a config file use abacus /path/to/abacus.conf")
+	} else {
+		log.Info("Configuration loaded")
+	}
+
+	srv := server.New(cfg, server.Options{Logger: log})
+	srv.Env.Version = version
+	if pidfile := cfg.Str(config.PidFile); pidfile != "" {
+		if err := os.WriteFile(pidfile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+			log.Warn("Failed to write PID file: " + config.ErrnoText(err))
+		} else {
+			defer os.Remove(pidfile)
+		}
+	}
+	log.Info(fmt.Sprintf("Running mode=standalone, port=%d.", cfg.Int(config.Port)))
+	log.Info("Server initialized")
+
+	errc := make(chan error, 2)
+	if path := cfg.Str(config.UnixSocket); path != "" {
+		ln, err := listenUnix(path, cfg.Int(config.UnixSocketPerm))
+		if err != nil {
+			log.Warn(fmt.Sprintf("Failed opening Unix socket: %s", err))
+			srv.Close()
+			return 1
+		}
+		defer os.Remove(path)
+		go func() { errc <- srv.Serve(ln) }()
+	}
 	go func() { errc <- srv.ListenAndServe() }()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+
 	select {
 	case err := <-errc:
 		if err != nil {
-			srv.Log.Warn(err.Error())
+			log.Warn(err.Error())
+			log.Warn(fmt.Sprintf("Failed listening on port %d (tcp), aborting.", cfg.Int(config.Port)))
+			srv.Close()
 			return 1
 		}
 	case sig := <-sigs:
+		name := "SIGTERM"
 		if sig == syscall.SIGINT {
-			srv.Log.Warn("Received SIGINT scheduling shutdown...")
-		} else {
-			srv.Log.Warn("Received SIGTERM scheduling shutdown...")
+			name = "SIGINT"
 		}
+		log.Warn("Received " + name + " scheduling shutdown...")
+		log.Warn("User requested shutdown...")
 	case <-srv.ShutdownRequested:
 	}
-	srv.Close()
-	srv.Log.Warn("Abacus is now ready to exit, bye bye...")
+	return shutdown(srv, log, sigs)
+}
+
+// shutdown stops the server gracefully: no new connections, the batches
+// in flight finish and their replies are written. A second signal while it
+// waits exits at once, as Redis does.
+func shutdown(srv *server.Server, log *slog.Logger, sigs <-chan os.Signal) int {
+	done := make(chan struct{})
+	go func() {
+		srv.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-sigs:
+		log.Warn("You insist... exiting now.")
+		return 1
+	}
+	log.Warn("Abacus is now ready to exit, bye bye...")
 	return 0
+}
+
+// listenUnix listens on a unix socket, replacing a stale socket file, with
+// the given permissions (unixsocketperm; 0 keeps the default).
+func listenUnix(path string, perm int64) (net.Listener, error) {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSocket != 0 {
+		os.Remove(path)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "listen unix "+path+": "))
+	}
+	if perm != 0 {
+		if err := os.Chmod(path, os.FileMode(perm)); err != nil {
+			ln.Close()
+			return nil, err
+		}
+	}
+	return ln, nil
 }

@@ -69,7 +69,7 @@ type Param struct {
 	// an error undoes the whole command.
 	Apply func(v int64) error
 
-	clampLo, clampHi int64 // Int values kept within (hz: 1..500), if set
+	clampLo, clampHi int64 // values kept within (hz: 1..500), if set
 	id               int
 }
 
@@ -270,6 +270,9 @@ func parseMemoryValue(p *Param, v string) (int64, string, error) {
 	n := int64(u) // values past MaxInt64 wrap negative and fail below, as in Redis
 	if n < p.Min || n > p.Max {
 		return 0, "", verr("argument must be between %d and %d inclusive", p.Min, p.Max)
+	}
+	if p.clampHi != 0 {
+		n = max(p.clampLo, min(n, p.clampHi))
 	}
 	return n, strconv.FormatInt(n, 10), nil
 }

@@ -66,6 +66,7 @@ const (
 	DisableTHP
 	CrashLogEnabled
 	CrashMemcheckEnabled
+	ProcTitleTemplate
 
 	// Persistence.
 	StopWritesOnBgsaveError
@@ -100,6 +101,12 @@ const (
 	MinReplicasToWrite
 	MinReplicasMaxLag
 	ReplicaPriority
+	ReplDisklessLoad
+	ReplDisklessSyncMaxReplicas
+	ReplDisableTCPNodelay
+	ReplicaLazyFlush
+	ReplicaAnnounced
+	ReplicaIgnoreDiskWriteErrors
 	ClusterEnabled
 	TLSPort
 
@@ -185,7 +192,7 @@ var table = []*Param{
 	Save:               strP("save", "3600 1 300 100 60 10000").multi().canon(canonSave),
 	BusyReplyThreshold: intP("busy-reply-threshold", "5000", 0, maxInt64).alias("lua-time-limit"),
 
-	Daemonize:              boolP("daemonize", "no").immutable().validate(checkDaemonize),
+	Daemonize:              boolP("daemonize", "no").immutable(), // "yes" is refused at startup (cmd/abacus)
 	PidFile:                strP("pidfile", "").immutable(),
 	UnixSocket:             strP("unixsocket", "").immutable(),
 	UnixSocketPerm:         intP("unixsocketperm", "0", 0, 0777).octal().immutable(),
@@ -209,6 +216,7 @@ var table = []*Param{
 	DisableTHP:             boolP("disable-thp", "yes").immutable(),
 	CrashLogEnabled:        boolP("crash-log-enabled", "yes"),
 	CrashMemcheckEnabled:   boolP("crash-memcheck-enabled", "yes"),
+	ProcTitleTemplate:      strP("proc-title-template", "{title} {listen-addr} {server-mode}"),
 
 	StopWritesOnBgsaveError:    boolP("stop-writes-on-bgsave-error", "yes"),
 	RDBCompression:             boolP("rdbcompression", "yes"),
@@ -226,23 +234,29 @@ var table = []*Param{
 	AOFRewriteIncrementalFsync: boolP("aof-rewrite-incremental-fsync", "yes"),
 	RDBSaveIncrementalFsync:    boolP("rdb-save-incremental-fsync", "yes"),
 
-	ReplicaOf:              strP("replicaof", "").alias("slaveof").multi().immutable().canon(canonReplicaOf).validate(checkReplicaOf),
-	MasterAuth:             strP("masterauth", "").sensitive(),
-	MasterUser:             strP("masteruser", ""),
-	ReplicaServeStaleData:  boolP("replica-serve-stale-data", "yes").alias("slave-serve-stale-data"),
-	ReplicaReadOnly:        boolP("replica-read-only", "yes").alias("slave-read-only"),
-	ReplicaIgnoreMaxmemory: boolP("replica-ignore-maxmemory", "yes").alias("slave-ignore-maxmemory"),
-	ReplDisklessSync:       boolP("repl-diskless-sync", "yes"),
-	ReplDisklessSyncDelay:  intP("repl-diskless-sync-delay", "5", 0, maxInt32),
-	ReplBacklogSize:        memP("repl-backlog-size", "1048576", 1, maxInt64),
-	ReplBacklogTTL:         intP("repl-backlog-ttl", "3600", 0, maxInt64),
-	ReplTimeout:            intP("repl-timeout", "60", 1, maxInt32),
-	ReplPingReplicaPeriod:  intP("repl-ping-replica-period", "10", 1, maxInt32).alias("repl-ping-slave-period"),
-	MinReplicasToWrite:     intP("min-replicas-to-write", "0", 0, maxInt32).alias("min-slaves-to-write"),
-	MinReplicasMaxLag:      intP("min-replicas-max-lag", "10", 0, maxInt32).alias("min-slaves-max-lag"),
-	ReplicaPriority:        intP("replica-priority", "100", 0, maxInt32).alias("slave-priority"),
-	ClusterEnabled:         boolP("cluster-enabled", "no").immutable().validate(checkClusterEnabled),
-	TLSPort:                intP("tls-port", "0", 0, 65535).immutable().validate(checkTLSPort),
+	ReplicaOf:                    strP("replicaof", "").alias("slaveof").multi().immutable().canon(canonReplicaOf).validate(checkReplicaOf),
+	MasterAuth:                   strP("masterauth", "").sensitive(),
+	MasterUser:                   strP("masteruser", ""),
+	ReplicaServeStaleData:        boolP("replica-serve-stale-data", "yes").alias("slave-serve-stale-data"),
+	ReplicaReadOnly:              boolP("replica-read-only", "yes").alias("slave-read-only"),
+	ReplicaIgnoreMaxmemory:       boolP("replica-ignore-maxmemory", "yes").alias("slave-ignore-maxmemory"),
+	ReplDisklessSync:             boolP("repl-diskless-sync", "yes"),
+	ReplDisklessSyncDelay:        intP("repl-diskless-sync-delay", "5", 0, maxInt32),
+	ReplBacklogSize:              memP("repl-backlog-size", "1048576", 1, maxInt64).clamp(16384, maxInt64),
+	ReplBacklogTTL:               intP("repl-backlog-ttl", "3600", 0, maxInt64),
+	ReplTimeout:                  intP("repl-timeout", "60", 1, maxInt32),
+	ReplPingReplicaPeriod:        intP("repl-ping-replica-period", "10", 1, maxInt32).alias("repl-ping-slave-period"),
+	MinReplicasToWrite:           intP("min-replicas-to-write", "0", 0, maxInt32).alias("min-slaves-to-write"),
+	MinReplicasMaxLag:            intP("min-replicas-max-lag", "10", 0, maxInt32).alias("min-slaves-max-lag"),
+	ReplicaPriority:              intP("replica-priority", "100", 0, maxInt32).alias("slave-priority"),
+	ReplDisklessLoad:             enumP("repl-diskless-load", "disabled", "disabled", "on-empty-db", "swapdb"),
+	ReplDisklessSyncMaxReplicas:  intP("repl-diskless-sync-max-replicas", "0", 0, maxInt32),
+	ReplDisableTCPNodelay:        boolP("repl-disable-tcp-nodelay", "no"),
+	ReplicaLazyFlush:             boolP("replica-lazy-flush", "no").alias("slave-lazy-flush"),
+	ReplicaAnnounced:             boolP("replica-announced", "yes"),
+	ReplicaIgnoreDiskWriteErrors: boolP("replica-ignore-disk-write-errors", "no"),
+	ClusterEnabled:               boolP("cluster-enabled", "no").immutable().validate(checkClusterEnabled),
+	TLSPort:                      intP("tls-port", "0", 0, 65535).immutable().validate(checkTLSPort),
 
 	MaxMemorySamples:          intP("maxmemory-samples", "5", 1, maxInt32),
 	MaxMemoryEvictionTenacity: intP("maxmemory-eviction-tenacity", "10", 0, 100),

@@ -159,13 +159,6 @@ func strtoll(s string) (int64, bool) {
 	return int64(n), true
 }
 
-func checkDaemonize(v string) error {
-	if v == "yes" {
-		return verr("Abacus does not fork into the background: set 'daemonize no' and let a service manager (systemd, a container runtime) run it")
-	}
-	return nil
-}
-
 func checkReplicaOf(v string) error {
 	if v != "" {
 		return verr("Abacus does not support replication yet: replicaof must be 'no one'")
