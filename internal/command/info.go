@@ -1,0 +1,564 @@
+package command
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/config"
+)
+
+// INFO, in Redis's text layout: "# Section\r\nfield:value\r\n...", sections
+// separated by an empty line, fixed section order whatever the request.
+
+func init() {
+	register(&Command{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: "@dangerous", Group: "server",
+		Tips:    "nondeterministic_output request_policy:all_shards response_policy:special",
+		Summary: "Returns information and statistics about the server.", Since: "1.0.0", Complexity: "O(1)",
+		Handler: cmdInfo})
+}
+
+// infoSections is every section in output order; a section's generator
+// appends its fields.
+var infoSections = []struct {
+	name, title string
+	inDefault   bool
+	gen         func(e *Env, b *infoBuilder)
+}{
+	{"server", "Server", true, infoServer},
+	{"clients", "Clients", true, infoClients},
+	{"memory", "Memory", true, infoMemory},
+	{"persistence", "Persistence", true, infoPersistence},
+	{"stats", "Stats", true, infoStats},
+	{"replication", "Replication", true, infoReplication},
+	{"cpu", "CPU", true, infoCPU},
+	{"modules", "Modules", true, func(*Env, *infoBuilder) {}},
+	{"commandstats", "Commandstats", false, infoCommandStats},
+	{"errorstats", "Errorstats", true, infoErrorStats},
+	{"latencystats", "Latencystats", false, func(*Env, *infoBuilder) {}},
+	{"cluster", "Cluster", true, func(_ *Env, b *infoBuilder) { b.kv("cluster_enabled", "0") }},
+	{"keyspace", "Keyspace", true, infoKeyspace},
+}
+
+func cmdInfo(c *Ctx) {
+	sections := make([]string, len(c.Args)-1)
+	for i := range sections {
+		sections[i] = c.Arg(i + 1)
+	}
+	c.W.Verbatim("txt", c.Env.InfoString(sections...))
+}
+
+// InfoString returns INFO's text for the given sections (none: the
+// default ones; "all", "everything" and "default" expand as in Redis 7).
+// It is called under the server lock.
+func (e *Env) InfoString(sections ...string) string {
+	want := map[string]bool{}
+	if len(sections) == 0 {
+		want["default"] = true
+	}
+	for _, s := range sections {
+		want[strings.ToLower(s)] = true
+	}
+	all := want["all"] || want["everything"]
+	var b infoBuilder
+	n := 0
+	for _, s := range infoSections {
+		if !all && !want[s.name] && !(want["default"] && s.inDefault) {
+			continue
+		}
+		if n > 0 {
+			b.WriteString("\r\n")
+		}
+		n++
+		b.WriteString("# " + s.title + "\r\n")
+		s.gen(e, &b)
+	}
+	return b.String()
+}
+
+type infoBuilder struct{ strings.Builder }
+
+func (b *infoBuilder) kv(k, v string) {
+	b.WriteString(k)
+	b.WriteByte(':')
+	b.WriteString(v)
+	b.WriteString("\r\n")
+}
+
+func (b *infoBuilder) kvi(k string, v int64) { b.kv(k, strconv.FormatInt(v, 10)) }
+
+func (b *infoBuilder) kvf(k string, v float64) { b.kv(k, strconv.FormatFloat(v, 'f', 2, 64)) }
+
+func infoServer(e *Env, b *infoBuilder) {
+	now := e.Clock.NowUs()
+	uptime := int64(time.Since(e.Started) / time.Second)
+	exe, _ := os.Executable()
+	b.kv("redis_version", config.RedisVersion)
+	b.kv("abacus_version", e.Version)
+	b.kv("redis_git_sha1", "00000000")
+	b.kv("redis_git_dirty", "0")
+	b.kv("redis_build_id", "0")
+	b.kv("redis_mode", "standalone")
+	b.kv("os", osName())
+	b.kvi("arch_bits", strconv.IntSize)
+	b.kv("monotonic_clock", "Go runtime monotonic clock")
+	b.kv("multiplexing_api", pollerName())
+	b.kv("go_version", runtime.Version())
+	b.kvi("process_id", int64(os.Getpid()))
+	b.kv("process_supervised", "no")
+	b.kv("run_id", e.RunID)
+	if e.Host != nil {
+		b.kvi("tcp_port", int64(e.Host.Port()))
+	} else {
+		b.kvi("tcp_port", e.Cfg.Int(config.Port))
+	}
+	b.kvi("server_time_usec", now)
+	b.kvi("uptime_in_seconds", uptime)
+	b.kvi("uptime_in_days", uptime/86400)
+	b.kvi("hz", e.Cfg.Int(config.Hz))
+	b.kvi("configured_hz", e.Cfg.Int(config.Hz))
+	b.kvi("lru_clock", (now/1e6)&(1<<24-1))
+	b.kv("executable", exe)
+	b.kv("config_file", e.Cfg.File)
+	b.kv("io_threads_active", "0")
+}
+
+func osName() string {
+	name := map[string]string{"linux": "Linux", "darwin": "Darwin", "freebsd": "FreeBSD", "windows": "Windows"}[runtime.GOOS]
+	if name == "" {
+		name = runtime.GOOS
+	}
+	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i686"}[runtime.GOARCH]
+	if arch == "" {
+		arch = runtime.GOARCH
+	}
+	if rel, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		return name + " " + strings.TrimSpace(string(rel)) + " " + arch
+	}
+	return name + " " + arch
+}
+
+func pollerName() string {
+	switch runtime.GOOS {
+	case "linux":
+		return "epoll"
+	case "darwin", "freebsd", "netbsd", "openbsd", "dragonfly":
+		return "kqueue"
+	case "windows":
+		return "iocp"
+	}
+	return "go netpoller"
+}
+
+func infoClients(e *Env, b *infoBuilder) {
+	var clients []*Session
+	if e.Host != nil {
+		clients = e.Host.Clients()
+	}
+	var maxIn, maxOut, blocked int64
+	for _, s := range clients {
+		maxIn = max(maxIn, s.QueryBuf.Load())
+		maxOut = max(maxOut, s.OutBuf.Load())
+		if strings.ContainsRune(s.Flags, 'b') {
+			blocked++
+		}
+	}
+	b.kvi("connected_clients", int64(len(clients)))
+	b.kv("cluster_connections", "0")
+	b.kvi("maxclients", e.Cfg.Int(config.MaxClients))
+	b.kvi("client_recent_max_input_buffer", maxIn)
+	b.kvi("client_recent_max_output_buffer", maxOut)
+	b.kvi("blocked_clients", blocked)
+	b.kv("tracking_clients", "0")
+	b.kv("clients_in_timeout_table", "0")
+}
+
+func infoMemory(e *Env, b *infoBuilder) {
+	m := readMemStats()
+	st := &e.Stats.info
+	st.notePeak(m.heap)
+	peak := uint64(st.peak.Load())
+	rss := processRSS()
+	if rss == 0 {
+		rss = m.total
+	}
+	startup := uint64(st.startup.Load())
+	dataset := uint64(0)
+	if m.heap > startup {
+		dataset = m.heap - startup
+	}
+	sysMem := systemMemory()
+	maxmem, _ := strconv.ParseUint(e.Cfg.Str(config.MaxMemory), 10, 64)
+	b.kv("used_memory", strconv.FormatUint(m.heap, 10))
+	b.kv("used_memory_human", bytesToHuman(m.heap))
+	b.kv("used_memory_rss", strconv.FormatUint(rss, 10))
+	b.kv("used_memory_rss_human", bytesToHuman(rss))
+	b.kv("used_memory_peak", strconv.FormatUint(peak, 10))
+	b.kv("used_memory_peak_human", bytesToHuman(peak))
+	b.kv("used_memory_peak_perc", percent(m.heap, peak))
+	b.kv("used_memory_startup", strconv.FormatUint(startup, 10))
+	b.kv("used_memory_dataset", strconv.FormatUint(dataset, 10))
+	b.kv("total_system_memory", strconv.FormatUint(sysMem, 10))
+	b.kv("total_system_memory_human", bytesToHuman(sysMem))
+	b.kv("maxmemory", strconv.FormatUint(maxmem, 10))
+	b.kv("maxmemory_human", bytesToHuman(maxmem))
+	b.kv("maxmemory_policy", e.Cfg.Str(config.MaxMemoryPolicy))
+	ratio := 0.0
+	if m.heap > 0 {
+		ratio = float64(rss) / float64(m.heap)
+	}
+	b.kvf("mem_fragmentation_ratio", ratio)
+	b.kvi("mem_fragmentation_bytes", int64(rss)-int64(m.heap))
+	b.kv("mem_allocator", "go")
+	b.kv("go_heap_objects", strconv.FormatUint(m.objects, 10))
+	b.kv("go_memory_total", strconv.FormatUint(m.total, 10))
+	b.kv("go_gc_cycles", strconv.FormatUint(m.gcCycles, 10))
+	b.kv("go_memory_limit", strconv.FormatUint(m.limit, 10))
+	b.kv("lazyfree_pending_objects", "0")
+}
+
+func percent(part, whole uint64) string {
+	if whole == 0 {
+		return "0.00%"
+	}
+	return strconv.FormatFloat(float64(part)*100/float64(whole), 'f', 2, 64) + "%"
+}
+
+// bytesToHuman formats a byte count as Redis does (1.02M, 640.99K, 12B).
+func bytesToHuman(n uint64) string {
+	units := []string{"K", "M", "G", "T", "P"}
+	if n < 1024 {
+		return strconv.FormatUint(n, 10) + "B"
+	}
+	d := float64(n) / 1024
+	for i, u := range units {
+		if d < 1024 || i == len(units)-1 {
+			return strconv.FormatFloat(d, 'f', 2, 64) + u
+		}
+		d /= 1024
+	}
+	return ""
+}
+
+func infoPersistence(e *Env, b *infoBuilder) {
+	b.kv("loading", "0")
+	b.kv("async_loading", "0")
+	b.kv("current_cow_peak", "0")
+	b.kv("current_cow_size", "0")
+	b.kv("current_cow_size_age", "0")
+	b.kv("current_fork_perc", "0.00")
+	b.kv("current_save_keys_processed", "0")
+	b.kv("current_save_keys_total", "0")
+	b.kvi("rdb_changes_since_last_save", e.Stats.Dirty.Load())
+	b.kv("rdb_bgsave_in_progress", "0")
+	b.kvi("rdb_last_save_time", e.Started.Unix())
+	b.kv("rdb_last_bgsave_status", "ok")
+	b.kv("rdb_last_bgsave_time_sec", "-1")
+	b.kv("rdb_current_bgsave_time_sec", "-1")
+	b.kv("rdb_saves", "0")
+	b.kv("rdb_last_cow_size", "0")
+	b.kv("rdb_last_load_keys_expired", "0")
+	b.kv("rdb_last_load_keys_loaded", "0")
+	b.kv("aof_enabled", "0")
+	b.kv("aof_rewrite_in_progress", "0")
+	b.kv("aof_rewrite_scheduled", "0")
+	b.kv("aof_last_rewrite_time_sec", "-1")
+	b.kv("aof_current_rewrite_time_sec", "-1")
+	b.kv("aof_last_bgrewrite_status", "ok")
+	b.kv("aof_rewrites", "0")
+	b.kv("aof_rewrites_consecutive_failures", "0")
+	b.kv("aof_last_write_status", "ok")
+	b.kv("aof_last_cow_size", "0")
+	b.kv("module_fork_in_progress", "0")
+	b.kv("module_fork_last_cow_size", "0")
+}
+
+func infoStats(e *Env, b *infoBuilder) {
+	st := &e.Stats
+	ks := &e.KS.Stats
+	ops, in, out := st.info.rates()
+	b.kvi("total_connections_received", st.TotalConnections.Load())
+	b.kvi("total_commands_processed", st.TotalCommands.Load())
+	b.kvi("instantaneous_ops_per_sec", ops)
+	b.kvi("total_net_input_bytes", st.NetInputBytes.Load())
+	b.kvi("total_net_output_bytes", st.NetOutputBytes.Load())
+	b.kv("total_net_repl_input_bytes", "0")
+	b.kv("total_net_repl_output_bytes", "0")
+	b.kvf("instantaneous_input_kbps", float64(in)/1024)
+	b.kvf("instantaneous_output_kbps", float64(out)/1024)
+	b.kv("instantaneous_input_repl_kbps", "0.00")
+	b.kv("instantaneous_output_repl_kbps", "0.00")
+	b.kvi("rejected_connections", st.RejectedConns.Load())
+	b.kv("sync_full", "0")
+	b.kv("sync_partial_ok", "0")
+	b.kv("sync_partial_err", "0")
+	b.kvi("expired_keys", ks.ExpiredKeys)
+	b.kvf("expired_stale_perc", ks.ExpiredStalePerc*100)
+	b.kv("expired_time_cap_reached_count", "0")
+	b.kvi("expire_cycle_cpu_milliseconds", ks.ExpireCycleCPUMicros/1000)
+	b.kvi("evicted_keys", ks.EvictedKeys)
+	b.kv("evicted_clients", "0")
+	b.kv("total_eviction_exceeded_time", "0")
+	b.kv("current_eviction_exceeded_time", "0")
+	b.kvi("keyspace_hits", ks.Hits)
+	b.kvi("keyspace_misses", ks.Misses)
+	b.kv("pubsub_channels", "0")
+	b.kv("pubsub_patterns", "0")
+	b.kv("pubsubshard_channels", "0")
+	b.kv("latest_fork_usec", "0")
+	b.kv("total_forks", "0")
+	b.kv("migrate_cached_sockets", "0")
+	b.kv("slave_expires_tracked_keys", "0")
+	b.kv("active_defrag_hits", "0")
+	b.kv("active_defrag_misses", "0")
+	b.kv("active_defrag_key_hits", "0")
+	b.kv("active_defrag_key_misses", "0")
+	b.kv("tracking_total_keys", "0")
+	b.kv("tracking_total_items", "0")
+	b.kv("tracking_total_prefixes", "0")
+	b.kvi("unexpected_error_replies", st.UnexpectedErrors.Load())
+	b.kvi("total_error_replies", st.TotalErrorReplies.Load())
+	b.kv("dump_payload_sanitizations", "0")
+	b.kvi("panics_recovered", st.PanicsRecovered.Load())
+}
+
+func infoReplication(e *Env, b *infoBuilder) {
+	b.kv("role", "master")
+	b.kv("connected_slaves", "0")
+	b.kv("master_failover_state", "no-failover")
+	b.kv("master_replid", e.Stats.info.replID())
+	b.kv("master_replid2", strings.Repeat("0", 40))
+	b.kv("master_repl_offset", "0")
+	b.kv("second_repl_offset", "-1")
+	b.kv("repl_backlog_active", "0")
+	b.kvi("repl_backlog_size", e.Cfg.Int(config.ReplBacklogSize))
+	b.kv("repl_backlog_first_byte_offset", "0")
+	b.kv("repl_backlog_histlen", "0")
+}
+
+func infoCPU(_ *Env, b *infoBuilder) {
+	sys, user := cpuTimes()
+	b.kv("used_cpu_sys", fmtSeconds(sys))
+	b.kv("used_cpu_user", fmtSeconds(user))
+	b.kv("used_cpu_sys_children", "0.000000")
+	b.kv("used_cpu_user_children", "0.000000")
+}
+
+func fmtSeconds(d time.Duration) string {
+	us := d.Microseconds()
+	return fmt.Sprintf("%d.%06d", us/1e6, us%1e6)
+}
+
+func infoCommandStats(e *Env, b *infoBuilder) {
+	e.mu.Lock()
+	names := make([]string, 0, len(e.cmdStats))
+	for n, st := range e.cmdStats {
+		if st.Calls > 0 || st.Failed > 0 || st.Rejected > 0 {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		st := e.cmdStats[n]
+		per := 0.0
+		if st.Calls > 0 {
+			per = float64(st.Usec) / float64(st.Calls)
+		}
+		b.kv("cmdstat_"+n, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
+			st.Calls, st.Usec, per, st.Rejected, st.Failed))
+	}
+	e.mu.Unlock()
+}
+
+func infoErrorStats(e *Env, b *infoBuilder) {
+	e.mu.Lock()
+	names := make([]string, 0, len(e.errStats))
+	for n := range e.errStats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b.kv("errorstat_"+n, "count="+strconv.FormatInt(e.errStats[n], 10))
+	}
+	e.mu.Unlock()
+}
+
+func infoKeyspace(e *Env, b *infoBuilder) {
+	for _, db := range e.KS.DBs {
+		if n := db.Len(); n > 0 {
+			b.kv("db"+strconv.Itoa(db.ID), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d", n, db.ExpiresLen(), db.AvgTTL()))
+		}
+	}
+}
+
+// infoState is what INFO samples between calls: Redis's instantaneous
+// metrics (a 16-sample average of per-second rates, sampled every 100 ms by
+// the server's cron), the memory peak and the replication id.
+type infoState struct {
+	mu           sync.Mutex
+	lastSample   int64 // unix ms; 0 before the first sample
+	ops, in, out metricRing
+	peak         atomic.Int64
+	startup      atomic.Int64
+	startupOnce  sync.Once
+	replid       string // master_replid, drawn on first use
+}
+
+type metricRing struct {
+	samples   [16]int64
+	idx       int
+	lastCount int64
+}
+
+func (r *metricRing) add(count, elapsedMs int64) {
+	r.samples[r.idx] = (count - r.lastCount) * 1000 / elapsedMs
+	r.idx = (r.idx + 1) % len(r.samples)
+	r.lastCount = count
+}
+
+func (r *metricRing) avg() int64 {
+	var sum int64
+	for _, v := range r.samples {
+		sum += v
+	}
+	return sum / int64(len(r.samples))
+}
+
+// instSamplePeriod is how often the instantaneous metrics are sampled.
+const instSamplePeriod = 100 // ms
+
+func (s *infoState) sample(now, ops, in, out int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastSample != 0 && now-s.lastSample < instSamplePeriod {
+		return
+	}
+	if s.lastSample == 0 {
+		s.ops.lastCount, s.in.lastCount, s.out.lastCount = ops, in, out
+	} else {
+		el := now - s.lastSample
+		s.ops.add(ops, el)
+		s.in.add(in, el)
+		s.out.add(out, el)
+	}
+	s.lastSample = now
+}
+
+func (s *infoState) rates() (ops, in, out int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ops.avg(), s.in.avg(), s.out.avg()
+}
+
+func (s *infoState) reset() {
+	s.mu.Lock()
+	s.lastSample = 0
+	s.ops, s.in, s.out = metricRing{}, metricRing{}, metricRing{}
+	s.mu.Unlock()
+	s.peak.Store(0)
+}
+
+func (s *infoState) notePeak(heap uint64) {
+	for {
+		p := s.peak.Load()
+		if int64(heap) <= p || s.peak.CompareAndSwap(p, int64(heap)) {
+			return
+		}
+	}
+}
+
+func (s *infoState) replID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replid == "" {
+		s.replid = newRunID()
+	}
+	return s.replid
+}
+
+func (s *infoState) newReplID() {
+	s.mu.Lock()
+	s.replid = newRunID()
+	s.mu.Unlock()
+}
+
+// Cron is the server's periodic hook (hz times a second, without the
+// server lock): it samples the instantaneous metrics every 100 ms and
+// tracks the memory peak.
+func (e *Env) Cron() {
+	st := &e.Stats
+	st.info.sample(time.Now().UnixMilli(), st.TotalCommands.Load(), st.NetInputBytes.Load(), st.NetOutputBytes.Load())
+	heap := readMemStats().heap
+	st.info.startupOnce.Do(func() { st.info.startup.Store(int64(heap)) })
+	st.info.notePeak(heap)
+}
+
+type memStats struct {
+	heap, total, objects, gcCycles, limit uint64
+}
+
+var (
+	memMu      sync.Mutex
+	memSamples = []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/gc/heap/objects:objects"},
+		{Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/gc/gomemlimit:bytes"},
+	}
+)
+
+// readMemStats reads the Go runtime's memory figures without stopping the
+// world (runtime/metrics): used_memory is the heap held by objects.
+func readMemStats() memStats {
+	memMu.Lock()
+	defer memMu.Unlock()
+	metrics.Read(memSamples)
+	v := func(i int) uint64 {
+		if memSamples[i].Value.Kind() == metrics.KindUint64 {
+			return memSamples[i].Value.Uint64()
+		}
+		return 0
+	}
+	return memStats{heap: v(0), total: v(1), objects: v(2), gcCycles: v(3), limit: v(4)}
+}
+
+// processRSS reads the resident set size from /proc/self/statm (0 where
+// there is no /proc).
+func processRSS() uint64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
+}
+
+// systemMemory reads MemTotal from /proc/meminfo (0 where unavailable).
+func systemMemory() uint64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseUint(f[0], 10, 64)
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
