@@ -126,12 +126,15 @@ const ldPrec = 64
 // ParseLongDouble is Redis's string2ld: strtold over the whole string, no
 // leading space, NaN refused. Infinities are accepted here; callers check.
 func ParseLongDouble(b []byte) (LongDouble, bool) {
-	if len(b) == 0 || isSpace(b[0]) || len(b) > 5*1024 {
+	if len(b) == 0 || isSpace(b[0]) || len(b) >= 5*1024 || !strtoldSyntax(b) {
 		return nil, false
 	}
 	s := string(b)
 	f := new(big.Float).SetPrec(ldPrec).SetMode(big.ToNearestEven)
 	if _, ok := f.SetString(s); ok {
+		if !LongDoubleInRange(f) {
+			return nil, false // strtold's ERANGE: HUGE_VALL or 0
+		}
 		return f, true
 	}
 	switch lower(s) {
@@ -144,6 +147,64 @@ func ParseLongDouble(b []byte) (LongDouble, bool) {
 		return f.SetFloat64(v), true
 	}
 	return nil, false
+}
+
+// strtoldSyntax reports whether all of b is a number strtold reads: an
+// optional sign, then "inf", "infinity", or decimal digits with an optional
+// point and e-exponent, or 0x hex digits with an optional point and
+// p-exponent. big.Float alone also takes "1_000", "0b101" and "0o7".
+func strtoldSyntax(b []byte) bool {
+	i, n := 0, len(b)
+	if i < n && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	switch lower(string(b[i:])) {
+	case "inf", "infinity":
+		return true
+	}
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	digit, exp := isDigit, byte('e')
+	if n-i > 2 && b[i] == '0' && (b[i+1] == 'x' || b[i+1] == 'X') {
+		i += 2
+		digit = func(c byte) bool { return isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'f') }
+		exp = 'p'
+	}
+	digits := 0
+	for ; i < n && digit(b[i]); i++ {
+		digits++
+	}
+	if i < n && b[i] == '.' {
+		for i++; i < n && digit(b[i]); i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < n && b[i]|0x20 == exp {
+		i++
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i == n {
+			return false
+		}
+		for ; i < n && isDigit(b[i]); i++ {
+		}
+	}
+	return i == n
+}
+
+// LongDoubleInRange reports whether a finite f is representable as an x87
+// long double without overflowing to infinity or underflowing to zero.
+func LongDoubleInRange(f LongDouble) bool {
+	if f.IsInf() || f.Sign() == 0 {
+		return true
+	}
+	e := f.MantExp(nil) // f = m * 2^e, 0.5 <= |m| < 1
+	// Largest finite: just under 2^16384. Smallest denormal: 2^-16445;
+	// anything at or below half of it rounds to zero.
+	return e <= 16384 && e > -16445
 }
 
 func lower(s string) string {
