@@ -71,6 +71,7 @@ const EmbstrMaxLen = 44
 type Object struct {
 	Type   Type
 	Enc    uint8  // string encoding (EncRaw, EncEmbstr, EncInt)
+	Owned  bool   // an int 0..9999 in a private object, not Redis's shared one (COPY): REFCOUNT 1
 	LRU    uint32 // last access, seconds since the clock's epoch
 	hpos   int32  // 1 + index in the expiry heap; 0 when absent
 	Expire int64  // unix ms; 0 means no TTL
