@@ -2,6 +2,7 @@ package command
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
@@ -250,8 +251,30 @@ func parseSetExpire(c *Ctx, arg []byte, flags int) (int64, bool) {
 
 // replyString writes a string object's value as a bulk string.
 func replyString(c *Ctx, o *keyspace.Object) {
-	var tmp [24]byte
-	c.W.Bulk(o.Bytes(tmp[:0]))
+	if o.Enc == keyspace.EncInt {
+		c.W.BulkInt(o.Int)
+		return
+	}
+	c.W.Bulk(o.Str)
+}
+
+// strLen is the length of a string object's value.
+func strLen(o *keyspace.Object) int {
+	if o.Enc == keyspace.EncInt {
+		var tmp [24]byte
+		return len(strconv.AppendInt(tmp[:0], o.Int, 10))
+	}
+	return len(o.Str)
+}
+
+// strBytes is a string object's value, formatted into scratch when it is
+// an integer. (Object.Bytes formats through a function variable, which
+// makes the scratch buffer escape to the heap.)
+func strBytes(o *keyspace.Object, scratch []byte) []byte {
+	if o.Enc == keyspace.EncInt {
+		return strconv.AppendInt(scratch[:0], o.Int, 10)
+	}
+	return o.Str
 }
 
 // replyGet is getGenericCommand: reply with the value at key or null; it
@@ -438,7 +461,7 @@ func cmdAppend(c *Ctx) {
 		c.DB.Set(key, o, false)
 		total = len(add)
 	} else {
-		if !checkStringLength(c, int64(o.StrLen()), int64(len(add))) {
+		if !checkStringLength(c, int64(strLen(o)), int64(len(add))) {
 			return
 		}
 		o.Str = append(rawBytes(o), add...)
@@ -459,7 +482,7 @@ func cmdStrlen(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	c.W.Int(int64(o.StrLen()))
+	c.W.Int(int64(strLen(o)))
 }
 
 // cmdGetrange serves GETRANGE and SUBSTR.
@@ -481,7 +504,7 @@ func cmdGetrange(c *Ctx) {
 		return
 	}
 	var tmp [24]byte
-	s := o.Bytes(tmp[:0])
+	s := strBytes(o, tmp[:0])
 	n := int64(len(s))
 	if start < 0 && end < 0 && start > end {
 		c.W.Bulk(nil)
@@ -531,7 +554,7 @@ func cmdSetrange(c *Ctx) {
 		c.DB.Set(key, o, false)
 	} else {
 		if len(val) == 0 {
-			c.W.Int(int64(o.StrLen()))
+			c.W.Int(int64(strLen(o)))
 			return
 		}
 		if !checkStringLength(c, offset, int64(len(val))) {

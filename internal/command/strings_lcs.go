@@ -26,10 +26,10 @@ func cmdLcs(c *Ctx) {
 	var ta, tb [24]byte
 	var a, b []byte
 	if oa != nil {
-		a = oa.Bytes(ta[:0])
+		a = strBytes(oa, ta[:0])
 	}
 	if ob != nil {
-		b = ob.Bytes(tb[:0])
+		b = strBytes(ob, tb[:0])
 	}
 	var getLen, getIdx, withLen bool
 	var minLen int64
