@@ -119,7 +119,7 @@ func writeKeySpecs(w *resp.Writer, c *Command) {
 	if c.Keys != nil {
 		n++
 	}
-	w.Array(n)
+	w.Set(n) // a set in RESP3, as Redis replies
 	flags := keyFlags(c)
 	if c.First != 0 {
 		last := c.Last
@@ -197,7 +197,7 @@ func writeCommandInfo(w *resp.Writer, c *Command) {
 	}
 	writeKeySpecs(w, c)
 	subs := sortedSubs(c)
-	w.Array(len(subs))
+	w.Set(len(subs))
 	for _, s := range subs {
 		writeCommandInfo(w, s)
 	}
