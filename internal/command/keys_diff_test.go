@@ -551,3 +551,47 @@ func (g *skGen) keysStep(t *testing.T, d *servertest.Diff) {
 		d.Do("EXPIRE", k, strconv.Itoa(100000+g.r.IntN(100)))
 	}
 }
+
+// TestKeysDiffCommandInfo compares the table entries of this family's
+// commands through COMMAND INFO. Not compared: RENAME, RENAMENX and COPY,
+// which Redis describes with two key specs (source and destination) where
+// the table has one per command, and SET and GETEX, whose key specs carry
+// a "notes" text.
+func TestKeysDiffCommandInfo(t *testing.T) {
+	d, _ := skDiff(t)
+	for _, n := range []string{
+		"get", "getset", "getdel", "setnx", "setex", "psetex", "mset", "msetnx", "mget",
+		"append", "strlen", "getrange", "setrange", "substr", "incr", "decr", "incrby", "decrby",
+		"incrbyfloat", "lcs", "del", "unlink", "exists", "type", "keys", "scan", "randomkey",
+		"dbsize", "flushdb", "flushall", "move", "swapdb", "touch", "object|help",
+		"object|encoding", "object|refcount", "object|idletime", "object|freq",
+		"expire", "pexpire", "expireat", "pexpireat", "ttl", "pttl", "expiretime",
+		"pexpiretime", "persist",
+	} {
+		d.Do("COMMAND", "INFO", n)
+	}
+}
+
+// TestKeysDiffRESP3 checks null replies and shapes under RESP3.
+func TestKeysDiffRESP3(t *testing.T) {
+	d, _ := skDiff(t)
+	d.A.Do("HELLO", "3")
+	d.R.Do("HELLO", "3")
+	skLines(t, d, `
+RANDOMKEY
+OBJECT ENCODING nokey
+OBJECT REFCOUNT nokey
+OBJECT HELP
+SCAN 0
+KEYS *
+TYPE nokey
+SET k 1
+RANDOMKEY
+TYPE k
+SCAN 0 MATCH k
+KEYS k
+EXISTS k
+RENAMENX k k
+TTL k
+`)
+}
