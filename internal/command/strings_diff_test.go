@@ -473,6 +473,39 @@ OBJECT ENCODING z
 	d.Do("INCRBYFLOAT", "s4", "1")
 }
 
+// TestStringsDiffFloatStream adds random decimal and hexadecimal numbers
+// with INCRBYFLOAT: the long double sums and their "%.17Lf" text must
+// match redis-server's digit for digit.
+func TestStringsDiffFloatStream(t *testing.T) {
+	d, _ := skDiff(t)
+	g := newSkGen(99, 1)
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + g.r.IntN(10))
+		}
+		return string(b)
+	}
+	for i := 0; i < 1500; i++ {
+		var v string
+		switch g.r.IntN(6) {
+		case 0:
+			v = "0x" + strconv.FormatInt(int64(g.r.IntN(1<<20)), 16) + g.pick("", "p-3", "p7", ".8")
+		case 1:
+			v = g.pick("", "-", "+") + digits(1+g.r.IntN(3)) + "e" + strconv.Itoa(g.r.IntN(60)-30)
+		case 2:
+			v = g.pick("", "-") + "0." + digits(1+g.r.IntN(25))
+		default:
+			v = g.pick("", "-") + digits(1+g.r.IntN(8)) + "." + digits(g.r.IntN(12))
+		}
+		key := "f" + strconv.Itoa(g.r.IntN(3))
+		if g.r.IntN(40) == 0 {
+			d.Do("SET", key, v)
+		}
+		d.Do("INCRBYFLOAT", key, v)
+	}
+}
+
 func TestStringsDiffLCS(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 0, "list")
