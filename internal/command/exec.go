@@ -53,6 +53,10 @@ type Env struct {
 	mu       sync.Mutex // guards cmdStats/errStats readers outside the lock
 
 	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
+
+	monitors []*Session // clients in MONITOR mode (under the server lock)
+	ctxs     []*Ctx     // reused Ctx values, one per nesting level
+	depth    int        // Ctx values in use (EXEC and scripts nest)
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.
@@ -120,6 +124,20 @@ type Session struct {
 	// Stats the connection keeps for CLIENT LIST.
 	QueryBuf, OutBuf atomic.Int64
 	Flags            string
+	// Set by the connection: its file descriptor, and the unix ms of its
+	// last read or write (CLIENT LIST idle, the timeout parameter).
+	FD     int
+	LastIO atomic.Int64
+	// Monitor is set by MONITOR: the client receives every command run.
+	Monitor bool
+	// Blocked is set (under the server lock) while the client waits: held
+	// by CLIENT PAUSE, or later in a blocking command. CLIENT LIST shows
+	// it as flag b; the idle timeout spares it.
+	Blocked bool
+	// Push delivers bytes to the client out of band, after the replies
+	// already due (MONITOR lines; later pub/sub messages). The server sets
+	// it; it is called with the server lock held and never blocks.
+	Push func(b []byte)
 }
 
 // ReplyMode is CLIENT REPLY's setting.
@@ -135,7 +153,8 @@ const (
 
 // Ctx is one command execution: its arguments, where to reply, and access
 // to the session and server state. Args alias the connection's read buffer:
-// copy any byte slice that must outlive the call.
+// copy any byte slice that must outlive the call. The Ctx itself is reused
+// for the next command once the handler returns: keep no pointer to it.
 type Ctx struct {
 	Args [][]byte
 	Cmd  *Command
@@ -155,7 +174,8 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 		return
 	}
 	e.Stats.TotalCommands.Add(1)
-	now := e.Clock.NowMs()
+	start := time.Now()
+	now := e.nowMs(start)
 	e.KS.Now = now
 	s.LastCmdAt = now
 	cmd := Lookup(args[0])
@@ -164,10 +184,11 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 		return
 	}
 	if len(cmd.Subs) > 0 && len(args) >= 2 {
-		sub := cmd.Subs[strings.ToLower(string(args[1]))]
+		var lb [32]byte
+		sub := cmd.Subs[string(asciiLower(lb[:0], args[1]))]
 		if sub == nil {
 			if cmd.Handler == nil {
-				e.reject(w, cmd, fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", args[1], strings.ToUpper(cmd.Name)))
+				e.reject(w, cmd, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(args[1]), 128), strings.ToUpper(cmd.Name)))
 				return
 			}
 		} else {
@@ -183,25 +204,60 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 		return
 	}
 	s.LastCmd = cmd.Name
-	ctx := Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, DB: e.KS.DBs[s.DB], Now: now}
-	start := time.Now()
-	e.call(&ctx)
+	ctx := e.getCtx()
+	*ctx = Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, DB: e.KS.DBs[s.DB], Now: now}
+	e.call(ctx, len(w.Buf))
+	failed := ctx.err
+	e.putCtx(ctx)
 	dur := time.Since(start)
 	st := e.cmdStat(cmd.Name)
 	st.Calls++
 	st.Usec += dur.Microseconds()
-	if ctx.err {
+	if failed {
 		st.Failed++
 	}
 	e.slowlogPush(cmd, s, args, dur)
 	e.latencySample("command", dur)
+	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
+		e.feedMonitors(s, cmd, args)
+	}
 }
 
-func (e *Env) call(ctx *Ctx) {
+// nowMs is the command's time: start itself on the wall clock (saving a
+// second clock read per command), the configured clock otherwise.
+func (e *Env) nowMs(start time.Time) int64 {
+	if _, real := e.Clock.(clock.Real); real {
+		return start.UnixMilli()
+	}
+	return e.Clock.NowMs()
+}
+
+// getCtx takes a Ctx from the reuse stack; commands run under the server
+// lock, so the stack needs no locking, only depth for nested execution.
+func (e *Env) getCtx() *Ctx {
+	if e.depth == len(e.ctxs) {
+		e.ctxs = append(e.ctxs, new(Ctx))
+	}
+	c := e.ctxs[e.depth]
+	e.depth++
+	return c
+}
+
+func (e *Env) putCtx(c *Ctx) {
+	*c = Ctx{}
+	e.depth--
+}
+
+func (e *Env) call(ctx *Ctx, mark int) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.Stats.PanicsRecovered.Add(1)
 			e.Log.Error("panic in command handler", "command", ctx.Cmd.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			// Drop whatever part of a reply the handler wrote, so that the
+			// client gets one well-formed error.
+			if mark <= len(ctx.W.Buf) {
+				ctx.W.Buf = ctx.W.Buf[:mark]
+			}
 			ctx.Error(fmt.Sprintf("ERR internal error while executing '%s'", ctx.Cmd.Name))
 		}
 	}()
@@ -252,16 +308,35 @@ func unknownCommand(args [][]byte) string {
 			break
 		}
 		rest := 128 - b.Len()
+		a = cstr(a)
 		if len(a) > rest {
 			a = a[:rest]
 		}
 		fmt.Fprintf(&b, "'%s' ", a)
 	}
-	name := args[0]
+	name := cstr(args[0])
 	if len(name) > 128 {
 		name = name[:128]
 	}
 	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", name, b.String())
+}
+
+// cstr cuts b at its first NUL byte, as Redis's %s of a C string does.
+func cstr(b []byte) []byte {
+	for i, c := range b {
+		if c == 0 {
+			return b[:i]
+		}
+	}
+	return b
+}
+
+// trunc cuts b to at most n bytes (C's %.<n>s; Go's counts runes).
+func trunc(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }
 
 // Error writes an error reply (msg carries its code) and records it.

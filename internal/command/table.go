@@ -101,12 +101,25 @@ func register(cmds ...*Command) {
 	}
 }
 
-// Lookup finds a command by name, case-insensitively.
+// Lookup finds a command by name, case-insensitively (ASCII only, as
+// Redis compares names), without allocating.
 func Lookup(name []byte) *Command {
 	if c, ok := table[string(name)]; ok {
 		return c
 	}
-	return table[strings.ToLower(string(name))]
+	var lb [32]byte
+	return table[string(asciiLower(lb[:0], name))]
+}
+
+// asciiLower appends b to dst with ASCII letters lowered.
+func asciiLower(dst, b []byte) []byte {
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // All returns every top-level command, sorted by name.

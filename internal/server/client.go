@@ -1,8 +1,12 @@
 package server
 
 import (
-	"errors"
+	"context"
+	"fmt"
 	"net"
+	"runtime/debug"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/command"
@@ -12,18 +16,37 @@ import (
 
 // client is one connection.
 type client struct {
-	srv  *Server
-	conn net.Conn
-	sess *command.Session
-	w    resp.Writer
-	// argv holds the arguments of every command of the current batch;
-	// ends[i] is where command i's arguments end in argv.
+	srv    *Server
+	conn   net.Conn
+	sess   *command.Session
+	w      resp.Writer
+	parser resp.Parser
+
+	// The commands parsed from the buffer for the current batch: command
+	// i's arguments are argv[ends[i-1]:ends[i]] and its bytes end at
+	// offs[i] in the buffer.
 	argv [][]byte
 	ends []int
+	offs []int
+	// What the parser last waited for, relative to the unconsumed buffer
+	// (see resp.Parser.Pending): Redis's query buffer starts there.
+	pendingAt   int
+	pendingBulk int64
+
+	// wmu is held while bytes are written to conn, by the direct flush or
+	// by the pushed-output writer, so that the two never interleave.
+	wmu sync.Mutex
+	// out is the pushed-output queue, created (under the server lock) the
+	// first time something is pushed to this client; from then on all its
+	// output goes through it, in the order it was produced.
+	out *outQueue
 }
 
 const (
 	readChunk = 16 * 1024
+	// bigArg is PROTO_MBULK_BIG_ARG: a bulk string at least this long is
+	// read in one piece into a buffer of its size.
+	bigArg = 32 * 1024
 	// maxBatch bounds how many commands run in one lock acquisition, so a
 	// client pipelining a million commands does not hold off the others.
 	maxBatch = 1024
@@ -32,36 +55,46 @@ const (
 // Redis's text for a connection refused by protected mode.
 const deniedText = "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Set up an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n"
 
+// refusal decides whether a new connection from remote is turned away, in
+// Redis's order (maxclients, then protected mode), and returns the reply
+// to send before closing it, or "" to accept it.
+func (s *Server) refusal(remote net.Addr, nclients int) string {
+	if int64(nclients) >= s.Cfg.Int(config.MaxClients) {
+		return "-" + command.ErrMaxClients + "\r\n"
+	}
+	if s.Cfg.Bool(config.ProtectedMode) && s.Cfg.Str(config.RequirePass) == "" && !isLoopback(remote) {
+		return deniedText
+	}
+	return ""
+}
+
 func (s *Server) accept(conn net.Conn) {
-	s.Env.Stats.TotalConnections.Add(1)
 	if s.closing.Load() {
 		conn.Close()
 		return
 	}
-	if s.Cfg.Bool(config.ProtectedMode) && s.Cfg.Str(config.RequirePass) == "" && !isLoopback(conn.RemoteAddr()) {
-		s.Env.Stats.RejectedConns.Add(1)
-		conn.Write([]byte(deniedText))
-		conn.Close()
-		return
-	}
 	s.clientsMu.Lock()
-	if int64(len(s.clients)) >= s.Cfg.Int(config.MaxClients) {
+	if msg := s.refusal(conn.RemoteAddr(), len(s.clients)); msg != "" {
 		s.clientsMu.Unlock()
 		s.Env.Stats.RejectedConns.Add(1)
-		conn.Write([]byte("-" + command.ErrMaxClients + "\r\n"))
+		conn.SetWriteDeadline(time.Now().Add(time.Second))
+		conn.Write([]byte(msg))
 		conn.Close()
 		return
 	}
 	now := s.Env.Clock.NowMs()
 	sess := &command.Session{
 		ID: s.nextID.Add(1), Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
-		Proto: 2, Created: now, LastCmdAt: now, User: "default",
+		Proto: 2, Created: now, LastCmdAt: now, User: "default", FD: connFD(conn),
 	}
+	sess.LastIO.Store(now)
 	sess.Authed = s.Cfg.Str(config.RequirePass) == ""
-	c := &client{srv: s, conn: conn, sess: sess, w: resp.Writer{Proto: 2}}
+	c := &client{srv: s, conn: conn, sess: sess, w: resp.Writer{Proto: 2}, pendingBulk: -1}
+	sess.Push = c.push
 	s.clients[sess.ID] = c
 	s.wg.Add(1)
 	s.clientsMu.Unlock()
+	s.Env.Stats.TotalConnections.Add(1)
 	if tc, ok := conn.(*net.TCPConn); ok {
 		if ka := s.Cfg.Int(config.TCPKeepalive); ka > 0 {
 			tc.SetKeepAlive(true)
@@ -72,6 +105,8 @@ func (s *Server) accept(conn net.Conn) {
 	go c.serve()
 }
 
+// isLoopback reports whether a client address is local in protected
+// mode's sense: a loopback IP, or not an IP connection at all.
 func isLoopback(a net.Addr) bool {
 	ta, ok := a.(*net.TCPAddr)
 	if !ok {
@@ -80,12 +115,49 @@ func isLoopback(a net.Addr) bool {
 	return ta.IP.IsLoopback()
 }
 
+// connFD returns the connection's file descriptor (CLIENT LIST fd=), or
+// -1 when it has none.
+func connFD(conn net.Conn) int {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return -1
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	rc.Control(func(f uintptr) { fd = int(f) })
+	return fd
+}
+
+// close tears the client down once its goroutine is done: it leaves every
+// registry, its pushed output is written out (briefly), and the
+// connection is closed.
 func (c *client) close() {
+	s := c.srv
+	s.mu.Lock()
+	s.Env.Disconnected(c.sess)
+	q := c.out
+	s.mu.Unlock()
+	if q != nil {
+		c.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		q.close()
+		<-q.done
+	}
 	c.conn.Close()
-	c.srv.clientsMu.Lock()
-	delete(c.srv.clients, c.sess.ID)
-	c.srv.clientsMu.Unlock()
-	c.srv.wg.Done()
+	s.clientsMu.Lock()
+	delete(s.clients, c.sess.ID)
+	s.clientsMu.Unlock()
+	s.wg.Done()
+}
+
+// kill closes the connection from another goroutine: the client's own
+// goroutine notices (its read fails, or Killed is set before its next
+// command) and tears down. Replies not yet written are lost, as in Redis.
+func (c *client) kill() {
+	c.sess.Killed.Store(true)
+	c.conn.Close()
 }
 
 // serve is the connection's goroutine: read, parse every complete command,
@@ -93,39 +165,42 @@ func (c *client) close() {
 // protocol error, QUIT, CLIENT KILL or server shutdown.
 func (c *client) serve() {
 	defer c.close()
+	defer func() {
+		// A panic outside a command handler (those are recovered in
+		// Execute) costs this connection only.
+		if r := recover(); r != nil {
+			c.srv.Env.Stats.PanicsRecovered.Add(1)
+			c.srv.Log.Error(fmt.Sprintf("panic serving client id=%d addr=%s: %v", c.sess.ID, c.sess.Addr, r), "stack", string(debug.Stack()))
+		}
+	}()
+	s := c.srv
 	buf := make([]byte, 0, readChunk)
-	parser := resp.Parser{}
 	for {
-		if c.srv.closing.Load() || c.sess.Killed.Load() {
+		if s.closing.Load() || c.sess.Killed.Load() {
 			return
 		}
-		if cap(buf)-len(buf) < readChunk/2 {
-			nb := make([]byte, len(buf), 2*cap(buf)+readChunk)
-			copy(nb, buf)
-			buf = nb
-		}
-		if t := c.srv.Cfg.Int(config.Timeout); t > 0 {
-			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
-		} else {
-			c.conn.SetReadDeadline(time.Time{})
-		}
+		buf = c.readRoom(buf)
 		n, err := c.conn.Read(buf[len(buf):cap(buf)])
 		if n > 0 {
 			buf = buf[:len(buf)+n]
-			c.srv.Env.Stats.NetInputBytes.Add(int64(n))
+			s.Env.Stats.NetInputBytes.Add(int64(n))
+			c.sess.LastIO.Store(s.Env.Clock.NowMs())
 		}
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() && !c.srv.closing.Load() && !c.sess.Killed.Load() {
-				c.srv.Log.Debug("Closing idle client")
-			}
 			return
 		}
-		consumed, quit := c.process(buf, &parser)
+		// Redis checks the query buffer against its limit after each read,
+		// before parsing: the client is closed without a reply.
+		if int64(c.queryBufLen(len(buf))) > s.Cfg.Int(config.ClientQueryBufferLimit) {
+			s.Log.Warn(fmt.Sprintf("Closing client that reached max query buffer length: id=%d addr=%s (qbuf initial bytes: %q)", c.sess.ID, c.sess.Addr, trimTo(buf, 64)))
+			return
+		}
+		consumed, quit := c.process(buf)
 		if consumed > 0 {
 			rest := copy(buf, buf[consumed:])
 			buf = buf[:rest]
-			if cap(buf) > 4*readChunk && rest < readChunk {
+			c.pendingAt -= consumed
+			if cap(buf) > 4*readChunk && rest < readChunk && c.pendingBulk < bigArg {
 				// A large request has been served: give the memory back.
 				nb := make([]byte, rest, readChunk)
 				copy(nb, buf)
@@ -136,77 +211,185 @@ func (c *client) serve() {
 		if quit {
 			return
 		}
-		if int64(len(buf)) > c.srv.Cfg.Int(config.ClientQueryBufferLimit) {
-			c.srv.Log.Warn("Closing client that reached max query buffer length")
-			return
+	}
+}
+
+// readRoom makes room in buf for the next read. While the parser waits for
+// the body of a big bulk string the buffer is sized for all of it, so the
+// body arrives in as few reads as possible (Redis does the same).
+func (c *client) readRoom(buf []byte) []byte {
+	need := len(buf) + readChunk/2
+	if c.pendingBulk >= bigArg {
+		if end := c.pendingAt + int(c.pendingBulk) + 2; end > need {
+			need = end
 		}
 	}
+	if cap(buf) >= need {
+		return buf
+	}
+	size := 2*cap(buf) + readChunk
+	if size < need {
+		size = need
+	}
+	nb := make([]byte, len(buf), size)
+	copy(nb, buf)
+	return nb
+}
+
+// queryBufLen is the size Redis's query buffer would have with n bytes
+// unconsumed: the bytes from the element being parsed, and no more than
+// one big bulk string (Redis reads exactly up to its end).
+func (c *client) queryBufLen(n int) int {
+	l := n - c.pendingAt
+	if c.pendingBulk >= bigArg && int64(l) > c.pendingBulk+2 {
+		l = int(c.pendingBulk + 2)
+	}
+	return l
+}
+
+func trimTo(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
 }
 
 // process parses and runs every complete command in buf, writes the
 // replies, and returns the bytes consumed and whether to close.
-func (c *client) process(buf []byte, parser *resp.Parser) (consumed int, quit bool) {
+func (c *client) process(buf []byte) (consumed int, quit bool) {
+	s := c.srv
+	p := &c.parser
 	for {
-		parser.MaxBulk = c.srv.Cfg.Int(config.ProtoMaxBulkLen)
-		parser.Authenticated = c.sess.Authed
-		c.argv, c.ends = c.argv[:0], c.ends[:0]
+		p.MaxBulk = s.Cfg.Int(config.ProtoMaxBulkLen)
+		p.Authenticated = c.sess.Authed
+		c.argv, c.ends, c.offs = c.argv[:0], c.ends[:0], c.offs[:0]
 		var perr error
+		batchStart := consumed
 		pos := consumed
+		c.pendingAt, c.pendingBulk = pos, -1
 		for len(c.ends) < maxBatch {
-			args, used, err := parser.Parse(buf[pos:], c.argv)
+			args, used, err := p.Parse(buf[pos:], c.argv)
 			if err != nil {
-				if err != resp.ErrIncomplete {
+				if err == resp.ErrIncomplete {
+					c.pendingAt, c.pendingBulk = pos+p.Pending, p.PendingBulk
+				} else {
 					perr = err
 				}
 				break
 			}
 			pos += used
-			c.argv = args
-			if len(c.ends) == 0 || c.ends[len(c.ends)-1] != len(c.argv) {
-				c.ends = append(c.ends, len(c.argv))
+			c.pendingAt = pos
+			if len(args) == len(c.argv) {
+				continue // an empty request: nothing to run
 			}
+			c.argv = args
+			c.ends = append(c.ends, len(c.argv))
+			c.offs = append(c.offs, pos)
 		}
-		if len(c.ends) > 0 {
-			c.runBatch()
+		if len(c.ends) == 0 {
 			consumed = pos
-			if c.sess.CloseAfterReply || c.sess.Killed.Load() {
+			if perr != nil {
+				c.protocolError(perr)
 				return consumed, true
 			}
-			if perr != nil || len(c.ends) == maxBatch {
-				// Authentication may have changed what is acceptable, or
-				// the batch was full: parse again from here.
-				continue
-			}
-		} else {
-			consumed = pos
+			return consumed, false
 		}
-		if perr != nil {
-			c.w.Error("ERR " + perr.Error())
-			c.flush()
+		ran, reparse, stop := c.runBatch()
+		switch {
+		case ran == len(c.ends):
+			consumed = pos
+		case ran > 0:
+			consumed = c.offs[ran-1]
+			perr = nil // the rest is parsed again
+		default:
+			consumed = batchStart
+			perr = nil
+		}
+		if stop {
 			return consumed, true
+		}
+		if reparse || perr != nil || len(c.ends) == maxBatch || ran < len(c.ends) {
+			// Authentication or a limit may have changed what is
+			// acceptable, or the batch was full: parse again from here.
+			continue
 		}
 		return consumed, false
 	}
 }
 
-func (c *client) runBatch() {
+// protocolError answers a malformed request the way Redis does (unless
+// replies are off) and makes the connection close.
+func (c *client) protocolError(err error) {
 	s := c.srv
-	s.waitPause(c)
-	c.w.Proto = c.sess.Proto
+	s.Log.Log(context.Background(), LevelVerbose, fmt.Sprintf("Protocol error (%v) from client: id=%d addr=%s", err, c.sess.ID, c.sess.Addr))
+	msg := "ERR " + err.Error()
 	s.mu.Lock()
+	s.Env.CountError(msg)
+	if c.sess.Reply != command.ReplyOff && c.sess.Reply != command.ReplySkipNext {
+		c.w.Error(msg)
+	}
+	direct := c.stage()
+	s.mu.Unlock()
+	c.finish(direct)
+}
+
+// runBatch runs the parsed commands in order. It returns how many ran,
+// whether the rest must be parsed again (authentication or the bulk limit
+// changed), and whether the connection must close (QUIT, killed...).
+// CLIENT PAUSE holds the client between commands, outside the lock.
+func (c *client) runBatch() (ran int, reparse, stop bool) {
+	for ran < len(c.ends) {
+		var paused bool
+		ran, reparse, stop, paused = c.runLocked(ran)
+		if !paused || reparse || stop {
+			return ran, reparse, stop
+		}
+		if !c.waitPause(ran) {
+			return ran, false, true
+		}
+	}
+	return ran, false, false
+}
+
+// runLocked runs commands from i on under the server lock until the batch
+// ends or something interrupts it, then releases the lock and writes the
+// replies (also when a panic unwinds through here).
+func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
+	s := c.srv
+	s.mu.Lock()
+	defer func() {
+		s.current = nil
+		direct := c.stage()
+		s.mu.Unlock()
+		c.finish(direct)
+	}()
+	s.current = c
+	c.w.Proto = c.sess.Proto
+	authed, maxBulk := c.sess.Authed, c.parser.MaxBulk
 	start := 0
-	for _, end := range c.ends {
-		args := c.argv[start:end]
-		start = end
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	for ; i < len(c.ends); i++ {
+		if c.sess.Killed.Load() || s.closing.Load() {
+			return i, false, true, false
+		}
+		args := c.argv[start:c.ends[i]]
+		if s.pausedFor(c.sess, args) {
+			return i, false, false, true
+		}
 		mark := len(c.w.Buf)
 		s.Env.Execute(c.sess, args, &c.w)
 		c.applyReplyMode(mark)
+		start = c.ends[i]
 		if c.sess.CloseAfterReply {
-			break
+			return i + 1, false, true, false
+		}
+		if c.sess.Authed != authed || s.Cfg.Int(config.ProtoMaxBulkLen) != maxBulk {
+			return i + 1, true, false, false
 		}
 	}
-	s.mu.Unlock()
-	c.flush()
+	return i, false, false, false
 }
 
 // applyReplyMode drops the reply just written when CLIENT REPLY says so.
@@ -225,13 +408,43 @@ func (c *client) applyReplyMode(mark int) {
 	}
 }
 
-func (c *client) flush() {
+// stage is called with the server lock held once replies are in c.w. With
+// a pushed-output queue the replies join it now, so that whatever is
+// pushed later comes after them; otherwise the client takes its write
+// lock before the server lock is released, for the same reason, and
+// finish writes the replies directly.
+func (c *client) stage() (direct bool) {
 	if len(c.w.Buf) == 0 {
+		return false
+	}
+	if c.out != nil {
+		c.out.add(c, c.w.Buf)
+		c.resetOut()
+		return false
+	}
+	c.wmu.Lock()
+	return true
+}
+
+// finish writes the staged replies (after the server lock is released).
+func (c *client) finish(direct bool) {
+	if !direct {
 		return
 	}
-	c.conn.SetWriteDeadline(time.Time{})
-	n, _ := c.conn.Write(c.w.Buf)
-	c.srv.Env.Stats.NetOutputBytes.Add(int64(n))
+	n, err := c.conn.Write(c.w.Buf)
+	c.wmu.Unlock()
+	s := c.srv
+	s.Env.Stats.NetOutputBytes.Add(int64(n))
+	if n > 0 {
+		c.sess.LastIO.Store(s.Env.Clock.NowMs())
+	}
+	c.resetOut()
+	if err != nil {
+		c.sess.Killed.Store(true)
+	}
+}
+
+func (c *client) resetOut() {
 	if cap(c.w.Buf) > 1<<20 {
 		c.w.Buf = nil
 	} else {
@@ -239,33 +452,86 @@ func (c *client) flush() {
 	}
 }
 
-// waitPause holds a client while CLIENT PAUSE is in force.
-func (s *Server) waitPause(c *client) {
-	for {
-		until := s.pauseUntil.Load()
-		now := s.Env.Clock.NowMs()
-		if until == 0 || now >= until || s.closing.Load() {
-			return
-		}
-		if s.pauseWrite.Load() && !c.batchWrites() {
-			return
-		}
-		d := time.Duration(until-now) * time.Millisecond
-		if d > 10*time.Millisecond {
-			d = 10 * time.Millisecond
-		}
-		time.Sleep(d)
+// push is the session's Push: bytes for the client outside its replies.
+// It runs with the server lock held. When the client is the one running
+// commands right now, the bytes join its replies in order.
+func (c *client) push(b []byte) {
+	s := c.srv
+	if s.current == c {
+		c.w.Buf = append(c.w.Buf, b...)
+		return
 	}
+	if c.out == nil {
+		c.out = newOutQueue()
+		s.wg.Add(1)
+		go c.writeLoop(c.out)
+	}
+	c.out.add(c, b)
 }
 
-// batchWrites reports whether the batch has a command that may write.
-func (c *client) batchWrites() bool {
+// pausedFor reports whether CLIENT PAUSE holds the command args back:
+// every command under PAUSE ALL, commands that may write under PAUSE
+// WRITE. Commands that are refused anyway (unknown, wrong arity, NOAUTH)
+// are answered at once, as in Redis.
+func (s *Server) pausedFor(sess *command.Session, args [][]byte) bool {
+	st := s.pause.Load()
+	if st == 0 {
+		return false
+	}
+	if s.Env.Clock.NowMs() >= st>>1 {
+		s.pause.CompareAndSwap(st, 0)
+		return false
+	}
+	cmd := s.Env.Cmd(args)
+	if cmd == nil || !cmd.ArityOK(len(args)) {
+		return false
+	}
+	if !sess.Authed && cmd.Flags&command.FlagNoAuth == 0 && s.Cfg.Str(config.RequirePass) != "" {
+		return false
+	}
+	if st&1 == 0 {
+		return true // ALL
+	}
+	return cmd.Flags&(command.FlagWrite|command.FlagMayReplicate) != 0
+}
+
+// waitPause holds the client (its replies already written) until command
+// i is no longer paused. It reports false when the client must close.
+func (c *client) waitPause(i int) bool {
+	s := c.srv
 	start := 0
-	for _, end := range c.ends {
-		if cmd := c.srv.Env.Cmd(c.argv[start:end]); cmd != nil && cmd.Flags&(command.FlagWrite|command.FlagMayReplicate) != 0 {
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	args := c.argv[start:c.ends[i]]
+	s.mu.Lock()
+	c.sess.Blocked = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		c.sess.Blocked = false
+		s.mu.Unlock()
+	}()
+	for {
+		if s.closing.Load() || c.sess.Killed.Load() {
+			return false
+		}
+		s.mu.Lock()
+		paused := s.pausedFor(c.sess, args)
+		s.mu.Unlock()
+		if !paused {
 			return true
 		}
-		start = end
+		d := 10 * time.Millisecond
+		if until := s.pause.Load() >> 1; until > 0 {
+			if left := time.Duration(until-s.Env.Clock.NowMs()) * time.Millisecond; left > 0 && left < d {
+				d = left
+			}
+		}
+		select {
+		case <-s.done:
+			return false
+		case <-time.After(d):
+		}
 	}
-	return false
 }

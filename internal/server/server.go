@@ -5,6 +5,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -29,6 +30,9 @@ type Server struct {
 	Log *slog.Logger
 
 	mu sync.Mutex // the keyspace lock: held while commands run
+	// current is the client whose commands run now (under mu), so that
+	// output pushed to it joins its replies in order.
+	current *client
 
 	lnMu      sync.Mutex
 	listeners []net.Listener
@@ -46,8 +50,9 @@ type Server struct {
 	// exits on it. Buffered, so SHUTDOWN never blocks.
 	ShutdownRequested chan struct{}
 
-	pauseUntil atomic.Int64 // unix ms; CLIENT PAUSE
-	pauseWrite atomic.Bool  // pause only writes
+	// pause is CLIENT PAUSE's state: the end (unix ms) times two, plus one
+	// when only writes are paused; 0 when nothing is paused.
+	pause atomic.Int64
 }
 
 // Options are what a Server needs besides its configuration.
@@ -225,16 +230,25 @@ func (s *Server) Clients() []*command.Session {
 	return out
 }
 
-// Kill implements command.Host: the client's connection is closed after
-// the replies of its current batch.
+// Kill implements command.Host: the client's connection is closed now and
+// none of its pending commands runs (CLIENT KILL of another client; a
+// client killing itself uses CloseAfterReply instead).
 func (s *Server) Kill(sess *command.Session) {
-	sess.Killed.Store(true)
 	s.clientsMu.Lock()
 	c := s.clients[sess.ID]
 	s.clientsMu.Unlock()
 	if c != nil {
-		c.conn.SetReadDeadline(time.Now())
+		c.kill()
+	} else {
+		sess.Killed.Store(true)
 	}
+}
+
+// NumClients is the number of connected clients.
+func (s *Server) NumClients() int {
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	return len(s.clients)
 }
 
 // Shutdown implements command.Host. Persistence is not there yet, so SAVE
@@ -248,14 +262,34 @@ func (s *Server) Shutdown(save, nosave, now, force bool) error {
 	return nil
 }
 
-// Pause implements command.Host (CLIENT PAUSE).
+// Pause implements command.Host (CLIENT PAUSE). A pause in force is
+// extended, never shortened, and a WRITE pause never weakens an ALL pause,
+// as in Redis.
 func (s *Server) Pause(until int64, writeOnly bool) {
-	s.pauseWrite.Store(writeOnly)
-	s.pauseUntil.Store(until)
+	if cur := s.pause.Load(); cur != 0 && cur>>1 > s.Env.Clock.NowMs() {
+		if cur>>1 > until {
+			until = cur >> 1
+		}
+		if cur&1 == 0 {
+			writeOnly = false
+		}
+	}
+	st := until << 1
+	if writeOnly {
+		st |= 1
+	}
+	s.pause.Store(st)
 }
 
 // Unpause implements command.Host (CLIENT UNPAUSE).
-func (s *Server) Unpause() { s.pauseUntil.Store(0) }
+func (s *Server) Unpause() { s.pause.Store(0) }
+
+// paused reports whether a CLIENT PAUSE is in force; key expiry waits
+// while one is (Redis pauses expiry for both WRITE and ALL).
+func (s *Server) paused() bool {
+	st := s.pause.Load()
+	return st != 0 && st>>1 > s.Env.Clock.NowMs()
+}
 
 // cron runs the periodic work (active expiry) hz times a second.
 func (s *Server) cron() {
@@ -273,7 +307,34 @@ func (s *Server) cron() {
 			return
 		case <-time.After(period):
 		}
-		s.activeExpire(period / 4)
+		s.clientsCron()
+		if !s.paused() {
+			s.activeExpire(period / 4)
+		}
+	}
+}
+
+// clientsCron closes clients idle for longer than the timeout parameter
+// (seconds), except those Redis spares: clients held by CLIENT PAUSE and
+// monitors. (Blocked and subscribed clients will be spared too.)
+func (s *Server) clientsCron() {
+	t := s.Cfg.Int(config.Timeout)
+	if t <= 0 {
+		return
+	}
+	nowS := s.Env.Clock.NowMs() / 1000
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clientsMu.Lock()
+	defer s.clientsMu.Unlock()
+	for _, c := range s.clients {
+		if c.sess.Blocked || c.sess.Monitor {
+			continue
+		}
+		if nowS-c.sess.LastIO.Load()/1000 > t {
+			s.Log.Log(context.Background(), LevelVerbose, "Closing idle client")
+			c.kill()
+		}
 	}
 }
 

@@ -1,0 +1,496 @@
+package command
+
+import (
+	"math"
+	"sort"
+	"strconv"
+)
+
+// The CLIENT family. CLIENT UNBLOCK waits for blocking commands, and
+// TRACKING/CACHING/GETREDIR/TRACKINGINFO for client-side caching; until
+// they exist those subcommands answer as unknown.
+
+const (
+	clientAdmin = FlagAdmin | FlagNoScript | FlagLoading | FlagStale
+	clientPlain = FlagNoScript | FlagLoading | FlagStale
+)
+
+func init() {
+	sub := func(arity int, flags Flag, summary, since, complexity string, h func(*Ctx)) *Command {
+		return &Command{Arity: arity, Flags: flags, ACL: "@connection", Summary: summary, Since: since, Complexity: complexity, Handler: h}
+	}
+	register(&Command{Name: "client", Arity: -2, Group: "connection",
+		Summary: "A container for client connection commands.", Since: "2.4.0", Complexity: "Depends on subcommand.",
+		Subs: map[string]*Command{
+			"id":       sub(2, clientPlain, "Returns the unique client ID of the connection.", "5.0.0", "O(1)", cmdClientID),
+			"info":     sub(2, clientPlain, "Returns information about the connection.", "6.2.0", "O(1)", cmdClientInfo),
+			"list":     sub(-2, clientAdmin, "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections", cmdClientList),
+			"kill":     sub(-3, clientAdmin, "Terminates open connections.", "2.4.0", "O(N) where N is the number of client connections", cmdClientKill),
+			"setname":  sub(3, clientPlain, "Sets the connection name.", "2.6.9", "O(1)", cmdClientSetName),
+			"getname":  sub(2, clientPlain, "Returns the name of the connection.", "2.6.9", "O(1)", cmdClientGetName),
+			"setinfo":  sub(4, clientPlain, "Sets information specific to the client or connection.", "7.2.0", "O(1)", cmdClientSetInfo),
+			"no-evict": sub(3, clientAdmin, "Sets the client eviction mode of the connection.", "7.0.0", "O(1)", cmdClientNoEvict),
+			"no-touch": sub(3, clientPlain, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "7.2.0", "O(1)", cmdClientNoTouch),
+			"pause":    sub(-3, clientAdmin, "Suspends commands processing.", "3.0.0", "O(1)", cmdClientPause),
+			"unpause":  sub(2, clientAdmin, "Resumes processing commands from paused clients.", "6.2.0", "O(N) Where N is the number of paused clients", cmdClientUnpause),
+			"reply":    sub(3, clientPlain, "Instructs the server whether to reply to commands.", "3.2.0", "O(1)", cmdClientReply),
+			"help":     sub(2, FlagLoading|FlagStale, "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", cmdClientHelp),
+		}})
+}
+
+func cmdClientID(c *Ctx) { c.W.Int(c.S.ID) }
+
+// clientLine is the CLIENT LIST / CLIENT INFO line of s, in Redis 7's
+// field order. Fields of features Abacus does not have yet (pub/sub
+// counts, MULTI, tracking redirection) show their idle values.
+func (c *Ctx) clientLine(b []byte, s *Session) []byte {
+	nowS := c.Now / 1000
+	argvMem := 0
+	if s == c.S {
+		for _, a := range c.Args {
+			argvMem += len(a)
+		}
+	}
+	qbuf, omem := s.QueryBuf.Load(), s.OutBuf.Load()
+	num := func(key string, v int64) {
+		b = append(b, key...)
+		b = strconv.AppendInt(b, v, 10)
+	}
+	str := func(key, v string) {
+		b = append(b, key...)
+		b = append(b, v...)
+	}
+	num("id=", s.ID)
+	str(" addr=", s.Addr)
+	str(" laddr=", s.LAddr)
+	num(" fd=", int64(s.FD))
+	str(" name=", s.Name)
+	num(" age=", nowS-s.Created/1000)
+	num(" idle=", nowS-s.LastIO.Load()/1000)
+	b = append(b, " flags="...)
+	mark := len(b)
+	if s.Monitor {
+		b = append(b, 'O')
+	}
+	b = append(b, s.Flags...) // letters other families set (P, x, d...)
+	if s.Blocked {
+		b = append(b, 'b')
+	}
+	if s.CloseAfterReply || s.Killed.Load() {
+		b = append(b, 'c')
+	}
+	if s.NoEvict {
+		b = append(b, 'e')
+	}
+	if s.NoTouch {
+		b = append(b, 'T')
+	}
+	if len(b) == mark {
+		b = append(b, 'N')
+	}
+	num(" db=", int64(s.DB))
+	str(" sub=0 psub=0 ssub=0 multi=-1", "")
+	num(" qbuf=", qbuf)
+	str(" qbuf-free=0", "")
+	num(" argv-mem=", int64(argvMem))
+	str(" multi-mem=0", "")
+	num(" obl=", omem)
+	str(" oll=0", "")
+	num(" omem=", omem)
+	num(" tot-mem=", qbuf+omem+int64(argvMem))
+	if omem > 0 {
+		str(" events=rw", "")
+	} else {
+		str(" events=r", "")
+	}
+	cmd := s.LastCmd
+	if cmd == "" {
+		cmd = "NULL"
+	}
+	str(" cmd=", cmd)
+	str(" user=", s.User)
+	str(" redir=-1", "")
+	num(" resp=", int64(s.Proto))
+	str(" lib-name=", s.LibName)
+	str(" lib-ver=", s.LibVer)
+	return append(b, '\n')
+}
+
+func cmdClientInfo(c *Ctx) {
+	c.W.Verbatim("txt", string(c.clientLine(nil, c.S)))
+}
+
+// clientType classifies a session as CLIENT LIST TYPE and KILL TYPE see
+// it: every Abacus client is "normal" until replication and pub/sub exist
+// (monitors are normal clients for this purpose, as in Redis).
+func clientType(s *Session) string { return "normal" }
+
+// parseClientType maps a TYPE argument to a type name, or "".
+func parseClientType(b []byte) string {
+	switch {
+	case asciiEqualFold(b, "normal"):
+		return "normal"
+	case asciiEqualFold(b, "slave"), asciiEqualFold(b, "replica"):
+		return "replica"
+	case asciiEqualFold(b, "pubsub"):
+		return "pubsub"
+	case asciiEqualFold(b, "master"):
+		return "master"
+	}
+	return ""
+}
+
+// sessionsByID returns the connected clients, oldest first as Redis lists
+// them.
+func (c *Ctx) sessionsByID() []*Session {
+	if c.Env.Host == nil {
+		return []*Session{c.S}
+	}
+	all := c.Env.Host.Clients()
+	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+	return all
+}
+
+// CLIENT LIST [TYPE normal|master|replica|pubsub] | [ID id [id ...]]
+func cmdClientList(c *Ctx) {
+	var out []byte
+	switch {
+	case len(c.Args) == 2:
+		for _, s := range c.sessionsByID() {
+			out = c.clientLine(out, s)
+		}
+	case len(c.Args) == 4 && asciiEqualFold(c.Args[2], "type"):
+		t := parseClientType(c.Args[3])
+		if t == "" {
+			c.Errorf("ERR Unknown client type '%s'", cstr(c.Args[3]))
+			return
+		}
+		for _, s := range c.sessionsByID() {
+			if clientType(s) == t {
+				out = c.clientLine(out, s)
+			}
+		}
+	case len(c.Args) > 3 && asciiEqualFold(c.Args[2], "id"):
+		all := c.sessionsByID()
+		byID := make(map[int64]*Session, len(all))
+		for _, s := range all {
+			byID[s.ID] = s
+		}
+		for _, a := range c.Args[3:] {
+			id, ok := parseInt(a)
+			if !ok {
+				c.Error("ERR Invalid client ID")
+				return
+			}
+			if s := byID[id]; s != nil {
+				out = c.clientLine(out, s)
+			}
+		}
+	default:
+		c.Error(ErrSyntax)
+		return
+	}
+	c.W.Verbatim("txt", string(out))
+}
+
+// killFilter is the conjunction of CLIENT KILL's filters.
+type killFilter struct {
+	id, maxAge       int64
+	typ, addr, laddr string
+	user             string
+	hasUser          bool
+	skipMe           bool
+}
+
+func (f *killFilter) match(c *Ctx, s *Session) bool {
+	switch {
+	case f.id != 0 && s.ID != f.id,
+		f.typ != "" && clientType(s) != f.typ,
+		f.addr != "" && s.Addr != f.addr,
+		f.laddr != "" && s.LAddr != f.laddr,
+		f.hasUser && s.User != f.user,
+		f.skipMe && s == c.S,
+		f.maxAge != 0 && c.Now/1000-s.Created/1000 <= f.maxAge:
+		return false
+	}
+	return true
+}
+
+// CLIENT KILL ip:port | CLIENT KILL <filter> <value> [<filter> <value> ...]
+// Filters: ID, MAXAGE, TYPE, ADDR, LADDR, USER, SKIPME yes|no.
+func cmdClientKill(c *Ctx) {
+	f := killFilter{skipMe: true}
+	oldForm := len(c.Args) == 3
+	if oldForm {
+		// The old form may kill the calling client itself.
+		f.addr, f.skipMe = string(c.Args[2]), false
+	} else {
+		for i := 2; i < len(c.Args); i += 2 {
+			opt := c.Args[i]
+			if i+1 >= len(c.Args) {
+				c.Error(ErrSyntax)
+				return
+			}
+			val := c.Args[i+1]
+			switch {
+			case asciiEqualFold(opt, "id"):
+				id, ok := parseInt(val)
+				if !ok || id <= 0 {
+					c.Error("ERR client-id should be greater than 0")
+					return
+				}
+				f.id = id
+			case asciiEqualFold(opt, "maxage"):
+				age, ok := parseInt(val)
+				if !ok {
+					c.Error("ERR maxage is not an integer or out of range")
+					return
+				}
+				if age <= 0 {
+					c.Error("ERR maxage should be greater than 0")
+					return
+				}
+				f.maxAge = age
+			case asciiEqualFold(opt, "type"):
+				if f.typ = parseClientType(val); f.typ == "" {
+					c.Errorf("ERR Unknown client type '%s'", cstr(val))
+					return
+				}
+			case asciiEqualFold(opt, "addr"):
+				f.addr = string(val)
+			case asciiEqualFold(opt, "laddr"):
+				f.laddr = string(val)
+			case asciiEqualFold(opt, "user"):
+				// Only the default user exists until ACLs do.
+				if string(val) != "default" {
+					c.Errorf("ERR No such user '%s'", cstr(val))
+					return
+				}
+				f.user, f.hasUser = string(val), true
+			case asciiEqualFold(opt, "skipme"):
+				switch {
+				case asciiEqualFold(val, "yes"):
+					f.skipMe = true
+				case asciiEqualFold(val, "no"):
+					f.skipMe = false
+				default:
+					c.Error(ErrSyntax)
+					return
+				}
+			default:
+				c.Error(ErrSyntax)
+				return
+			}
+		}
+	}
+	killed, self := int64(0), false
+	for _, s := range c.sessionsByID() {
+		if !f.match(c, s) {
+			continue
+		}
+		killed++
+		if s == c.S {
+			self = true // closed once the reply is written
+		} else {
+			c.Env.Host.Kill(s)
+		}
+	}
+	if oldForm {
+		if killed == 0 {
+			c.Error("ERR No such client")
+			return
+		}
+		c.W.OK()
+	} else {
+		c.W.Int(killed)
+	}
+	if self {
+		c.S.CloseAfterReply = true
+	}
+}
+
+func cmdClientSetName(c *Ctx) {
+	name := c.Args[2]
+	if !validName(name) {
+		c.Error(errBadName)
+		return
+	}
+	c.S.Name = string(name)
+	c.W.OK()
+}
+
+func cmdClientGetName(c *Ctx) {
+	if c.S.Name == "" {
+		c.W.Null()
+		return
+	}
+	c.W.BulkString(c.S.Name)
+}
+
+// CLIENT SETINFO LIB-NAME <name> | LIB-VER <version>
+func cmdClientSetInfo(c *Ctx) {
+	attr, val := c.Args[2], c.Args[3]
+	var dst *string
+	switch {
+	case asciiEqualFold(attr, "lib-name"):
+		dst = &c.S.LibName
+	case asciiEqualFold(attr, "lib-ver"):
+		dst = &c.S.LibVer
+	default:
+		c.Errorf("ERR Unrecognized option '%s'", cstr(attr))
+		return
+	}
+	if !validName(val) {
+		c.Errorf("ERR %s cannot contain spaces, newlines or special characters.", cstr(attr))
+		return
+	}
+	*dst = string(val)
+	c.W.OK()
+}
+
+// onOff parses ON|OFF (any case), replying with a syntax error otherwise.
+func (c *Ctx) onOff(i int) (on, ok bool) {
+	switch {
+	case asciiEqualFold(c.Args[i], "on"):
+		return true, true
+	case asciiEqualFold(c.Args[i], "off"):
+		return false, true
+	}
+	c.Error(ErrSyntax)
+	return false, false
+}
+
+func cmdClientNoEvict(c *Ctx) {
+	if on, ok := c.onOff(2); ok {
+		c.S.NoEvict = on
+		c.W.OK()
+	}
+}
+
+func cmdClientNoTouch(c *Ctx) {
+	if on, ok := c.onOff(2); ok {
+		c.S.NoTouch = on
+		c.W.OK()
+	}
+}
+
+// CLIENT PAUSE <timeout-ms> [WRITE|ALL]
+func cmdClientPause(c *Ctx) {
+	if len(c.Args) > 4 {
+		c.Errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", trunc(cstr(c.Args[1]), 128))
+		return
+	}
+	writeOnly := false
+	if len(c.Args) == 4 {
+		switch {
+		case asciiEqualFold(c.Args[3], "write"):
+			writeOnly = true
+		case asciiEqualFold(c.Args[3], "all"):
+		default:
+			c.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
+			return
+		}
+	}
+	ms, ok := parseInt(c.Args[2])
+	if !ok {
+		c.Error("ERR timeout is not an integer or out of range")
+		return
+	}
+	if ms < 0 {
+		c.Error(ErrTimeoutNeg)
+		return
+	}
+	if ms > math.MaxInt64-c.Now {
+		c.Error("ERR timeout is out of range")
+		return
+	}
+	if ms > 0 {
+		c.Env.Host.Pause(c.Now+ms, writeOnly)
+	}
+	c.W.OK()
+}
+
+func cmdClientUnpause(c *Ctx) {
+	c.Env.Host.Unpause()
+	c.W.OK()
+}
+
+// CLIENT REPLY ON|OFF|SKIP. OFF and SKIP have no reply of their own.
+func cmdClientReply(c *Ctx) {
+	switch {
+	case asciiEqualFold(c.Args[2], "on"):
+		c.S.Reply = ReplyOn
+		c.W.OK()
+	case asciiEqualFold(c.Args[2], "off"):
+		c.S.Reply = ReplyOff
+	case asciiEqualFold(c.Args[2], "skip"):
+		if c.S.Reply != ReplyOff {
+			c.S.Reply = ReplySkip
+		}
+	default:
+		c.Error(ErrSyntax)
+	}
+}
+
+// clientHelp is Redis 7.4's CLIENT HELP, less the subcommands Abacus does
+// not have yet (CACHING, GETREDIR, TRACKING, TRACKINGINFO, UNBLOCK).
+var clientHelp = []string{
+	"GETNAME",
+	"    Return the name of the current connection.",
+	"ID",
+	"    Return the ID of the current connection.",
+	"INFO",
+	"    Return information about the current client connection.",
+	"KILL <ip:port>",
+	"    Kill connection made from <ip:port>.",
+	"KILL <option> <value> [<option> <value> [...]]",
+	"    Kill connections. Options are:",
+	"    * ADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made from the specified address",
+	"    * LADDR (<ip:port>|<unixsocket>:0)",
+	"      Kill connections made to specified local address",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Kill connections by type.",
+	"    * USER <username>",
+	"      Kill connections authenticated by <username>.",
+	"    * SKIPME (YES|NO)",
+	"      Skip killing current connection (default: yes).",
+	"    * ID <client-id>",
+	"      Kill connections by client id.",
+	"    * MAXAGE <maxage>",
+	"      Kill connections older than the specified age.",
+	"LIST [options ...]",
+	"    Return information about client connections. Options:",
+	"    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+	"      Return clients of specified type.",
+	"UNPAUSE",
+	"    Stop the current client pause, resuming traffic.",
+	"PAUSE <timeout> [WRITE|ALL]",
+	"    Suspend all, or just write, clients for <timeout> milliseconds.",
+	"REPLY (ON|OFF|SKIP)",
+	"    Control the replies sent to the current connection.",
+	"SETNAME <name>",
+	"    Assign the name <name> to the current connection.",
+	"SETINFO <option> <value>",
+	"    Set client meta attr. Options are:",
+	"    * LIB-NAME: the client lib name.",
+	"    * LIB-VER: the client lib version.",
+	"NO-EVICT (ON|OFF)",
+	"    Protect current client connection from eviction.",
+	"NO-TOUCH (ON|OFF)",
+	"    Will not touch LRU/LFU stats when this mode is on.",
+}
+
+func cmdClientHelp(c *Ctx) { c.ReplyHelp("CLIENT", clientHelp) }
+
+// ReplyHelp writes a HELP reply as Redis's addReplyHelp does: a header
+// line, the lines given, and the HELP entry, each as a status reply.
+func (c *Ctx) ReplyHelp(name string, lines []string) {
+	c.W.Array(len(lines) + 3)
+	c.W.Simple(name + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		c.W.Simple(l)
+	}
+	c.W.Simple("HELP")
+	c.W.Simple("    Print this help.")
+}
