@@ -14,6 +14,7 @@ import (
 func TestExpireDiffFixed(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 0, "list")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 EXPIRE nokey 100
 EXPIRE nokey abc
@@ -165,6 +166,7 @@ EXPIRETIME k
 	d.Do("EXPIRE", "k", "100", "nx\x00")
 	d.Do("EXPIRE", "k", "100", "FOO\x00BAR")
 	d.Do("EXPIRE", "k", "100", "")
+	dc.check(t, d, "TestExpireDiffFixed")
 }
 
 // TestExpireDiffStream runs random expiry-heavy streams. Relative expiry

@@ -13,6 +13,7 @@ import (
 func TestKeysDiffBasics(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 0, "list")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 DEL nokey
 MSET a 1 b 2
@@ -74,7 +75,9 @@ RENAME x y z
 	d.Do("TYPE", "")
 	d.Do("RENAME", "", "x")
 	d.Do("GET", "x")
+	dc.check(t, d, "TestKeysDiffBasics, first part")
 	skNonString(t, d, inst, 0, "l1")
+	dc = newSkDirtyCheck(t, d)
 	skLines(t, d, `
 RENAME l1 l2
 TYPE l1
@@ -83,11 +86,13 @@ SET s1 v
 RENAME s1 l2
 TYPE l2
 `)
+	dc.check(t, d, "TestKeysDiffBasics")
 }
 
 func TestKeysDiffMoveCopySwap(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 1, "list1")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 SET a 1
 MOVE a 1
@@ -191,10 +196,12 @@ SWAPDB 0 4294967296
 SWAPDB x y
 SWAPDB 0
 `)
+	dc.check(t, d, "TestKeysDiffMoveCopySwap")
 }
 
 func TestKeysDiffFlushAndRandom(t *testing.T) {
 	d, _ := skDiff(t)
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 RANDOMKEY
 SET only v
@@ -229,11 +236,13 @@ FLUSHALL sync async
 `)
 	d.Do("FLUSHDB", "sync\x00")
 	d.Do("FLUSHALL", "async\x00x")
+	dc.check(t, d, "TestKeysDiffFlushAndRandom")
 }
 
 func TestKeysDiffObject(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 0, "list")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 OBJECT
 OBJECT HELP
@@ -312,10 +321,12 @@ OBJECT FREQ list
 	d.Do("OBJECT", "REFCOUNT", "i")
 	d.Do("CONFIG", "SET", "maxmemory", "0")
 	d.Do("CONFIG", "SET", "maxmemory-policy", "noeviction")
+	dc.check(t, d, "TestKeysDiffObject")
 }
 
 func TestKeysDiffKeys(t *testing.T) {
 	d, _ := skDiff(t)
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 KEYS *
 MSET hello 1 hallo 2 hxllo 3 hllo 4 heeeello 5 Hello 6 h*llo 7 h[llo 8 a 9 ab 10 abc 11
@@ -354,11 +365,13 @@ KEYS a b
 	d.Do("SET", "k\x00ey", "v")
 	skDo(t, d, "KEYS", "k\x00*")
 	skDo(t, d, "KEYS", "k?ey")
+	dc.check(t, d, "TestKeysDiffKeys")
 }
 
 func TestKeysDiffScan(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 0, "list")
+	dc := newSkDirtyCheck(t, d)
 	// Errors and the empty database answer identically.
 	skLines(t, d, `
 SCAN 0
@@ -419,6 +432,7 @@ SCAN -
 			t.Errorf("SCAN %q: %+v / %+v", c, v, r)
 		}
 	}
+	dc.check(t, d, "TestKeysDiffScan")
 }
 
 // TestKeysDiffWrongType checks that the string commands refuse other types
@@ -426,6 +440,7 @@ SCAN -
 func TestKeysDiffWrongType(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 0, "l")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 GET l
 SET l v GET
@@ -458,6 +473,7 @@ TYPE l
 SET l v
 TYPE l
 `)
+	dc.check(t, d, "TestKeysDiffWrongType")
 }
 
 // TestKeysDiffStream runs random generic-command streams over two
@@ -577,6 +593,7 @@ func TestKeysDiffRESP3(t *testing.T) {
 	d, _ := skDiff(t)
 	d.A.Do("HELLO", "3")
 	d.R.Do("HELLO", "3")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 RANDOMKEY
 OBJECT ENCODING nokey
@@ -594,4 +611,5 @@ EXISTS k
 RENAMENX k k
 TTL k
 `)
+	dc.check(t, d, "TestKeysDiffRESP3")
 }

@@ -263,40 +263,52 @@ func (g *skGen) farExpireAt(ms bool) string {
 	return strconv.FormatInt(s, 10)
 }
 
-// skDirty reads rdb_changes_since_last_save (Redis's server.dirty, what
-// Ctx.Dirty counts) from INFO persistence.
-func skDirty(t testing.TB, c *servertest.Conn) int64 {
+// skCounters are the INFO fields that count what commands do: changes
+// (Redis's server.dirty, what Ctx.Dirty counts), keyspace hits and misses,
+// expired keys.
+var skCounters = []string{"rdb_changes_since_last_save", "keyspace_hits", "keyspace_misses", "expired_keys"}
+
+func skReadCounters(t testing.TB, c *servertest.Conn) []int64 {
 	t.Helper()
-	v, err := skParse(c.Do("INFO", "persistence"))
+	v, err := skParse(c.Do("INFO", "all"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	out := make([]int64, len(skCounters))
+	found := 0
 	for _, line := range strings.Split(v.str, "\r\n") {
-		if n, ok := strings.CutPrefix(line, "rdb_changes_since_last_save:"); ok {
-			d, err := strconv.ParseInt(n, 10, 64)
-			if err != nil {
-				t.Fatalf("bad INFO line %q", line)
+		for i, name := range skCounters {
+			if n, ok := strings.CutPrefix(line, name+":"); ok {
+				d, err := strconv.ParseInt(n, 10, 64)
+				if err != nil {
+					t.Fatalf("bad INFO line %q", line)
+				}
+				out[i] = d
+				found++
 			}
-			return d
 		}
 	}
-	t.Fatalf("no rdb_changes_since_last_save in %q", v.str)
-	return 0
+	if found != len(skCounters) {
+		t.Fatalf("INFO lacks some of %q", skCounters)
+	}
+	return out
 }
 
-// skDirtyCheck compares how much each server's dirty counter moved since
-// the last call: Abacus must count changes exactly as Redis does.
-type skDirtyCheck struct{ a, r int64 }
+// skDirtyCheck compares how much each server's counters moved since the
+// last call: Abacus must count changes, hits and misses as Redis does.
+type skDirtyCheck struct{ a, r []int64 }
 
 func newSkDirtyCheck(t testing.TB, d *servertest.Diff) *skDirtyCheck {
-	return &skDirtyCheck{a: skDirty(t, d.A), r: skDirty(t, d.R)}
+	return &skDirtyCheck{a: skReadCounters(t, d.A), r: skReadCounters(t, d.R)}
 }
 
 func (c *skDirtyCheck) check(t testing.TB, d *servertest.Diff, what string) {
 	t.Helper()
-	a, r := skDirty(t, d.A), skDirty(t, d.R)
-	if a-c.a != r-c.r {
-		t.Errorf("%s: abacus counted %d changes, redis %d", what, a-c.a, r-c.r)
+	a, r := skReadCounters(t, d.A), skReadCounters(t, d.R)
+	for i, name := range skCounters {
+		if a[i]-c.a[i] != r[i]-c.r[i] {
+			t.Errorf("%s: %s moved by %d on abacus, %d on redis", what, name, a[i]-c.a[i], r[i]-c.r[i])
+		}
 	}
 	c.a, c.r = a, r
 }

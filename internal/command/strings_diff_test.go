@@ -11,6 +11,7 @@ import (
 
 func TestStringsDiffSet(t *testing.T) {
 	d, _ := skDiff(t)
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 SET k v
 GET k
@@ -103,11 +104,13 @@ SET k v Px 100000 Nx GeT
 	d.Do("SET", "newk", "v", "keepttl\x00")
 	d.Do("SET", "k", "v", "EX", "100\x00")
 	d.Do("SET", "k", "v", "EX", "")
+	dc.check(t, d, "TestStringsDiffSet")
 }
 
 func TestStringsDiffGetFamily(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 0, "list")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 GET nokey
 GET list
@@ -204,11 +207,13 @@ MGET
 `)
 	d.Do("MSET", "e", "", "bin", "\x00\xff")
 	d.Do("MGET", "e", "bin", "")
+	dc.check(t, d, "TestStringsDiffGetFamily")
 }
 
 func TestStringsDiffAppendRange(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 0, "list")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 APPEND a hello
 OBJECT ENCODING a
@@ -308,11 +313,13 @@ SETRANGE s -9223372036854775808 x
 	d.Do("SETRANGE", "b", "2", "\x00")
 	d.Do("GET", "b")
 	d.Do("GETRANGE", "b", "1", "2")
+	dc.check(t, d, "TestStringsDiffAppendRange")
 }
 
 func TestStringsDiffCounters(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 0, "list")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 INCR n
 INCR n
@@ -471,6 +478,7 @@ OBJECT ENCODING z
 	d.Do("INCRBYFLOAT", "s4", "1")
 	d.Do("SET", "s4", "2."+strings.Repeat("0", 5118))
 	d.Do("INCRBYFLOAT", "s4", "1")
+	dc.check(t, d, "TestStringsDiffCounters")
 }
 
 // TestStringsDiffFloatStream adds random decimal and hexadecimal numbers
@@ -478,6 +486,7 @@ OBJECT ENCODING z
 // match redis-server's digit for digit.
 func TestStringsDiffFloatStream(t *testing.T) {
 	d, _ := skDiff(t)
+	dc := newSkDirtyCheck(t, d)
 	g := newSkGen(99, 1)
 	digits := func(n int) string {
 		b := make([]byte, n)
@@ -504,11 +513,13 @@ func TestStringsDiffFloatStream(t *testing.T) {
 		}
 		d.Do("INCRBYFLOAT", key, v)
 	}
+	dc.check(t, d, "TestStringsDiffFloatStream")
 }
 
 func TestStringsDiffLCS(t *testing.T) {
 	d, inst := skDiff(t)
 	skNonString(t, d, inst, 0, "list")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 MSET key1 ohmytext key2 mynewtext
 LCS key1 key2
@@ -557,6 +568,7 @@ LCS b a IDX WITHMATCHLEN
 	d.Do("LCS", "nokey", "nokey2", "IDX")
 	d.Do("LCS", "key1", "key2")
 	d.Do("LCS", "key1", "key2", "LEN")
+	dc.check(t, d, "TestStringsDiffLCS")
 }
 
 func randomText(g *skGen, n int) string {
@@ -573,6 +585,7 @@ func TestStringsDiffRESP3(t *testing.T) {
 	skNonString(t, d, inst, 0, "list")
 	d.A.Do("HELLO", "3")
 	d.R.Do("HELLO", "3")
+	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 GET nokey
 SET k v
@@ -587,6 +600,7 @@ GETSET nokey v
 INCRBYFLOAT f 1.5
 GETRANGE nokey 0 1
 `)
+	dc.check(t, d, "TestStringsDiffRESP3")
 }
 
 // TestStringsDiffStream sends random string-family commands over a small
