@@ -309,9 +309,13 @@ func scanCursorArg(c *Ctx, i int) (uint64, bool) {
 
 // scanOpts are the options of SCAN, HSCAN, SSCAN and ZSCAN.
 type scanOpts struct {
-	count   int64
-	pattern []byte // nil: no filtering ("*" also disables it)
-	typ     []byte // SCAN only: the TYPE filter
+	count int64
+	// match is set by MATCH with any pattern but "*", which matches all.
+	match   bool
+	pattern []byte
+	// hasType is set by TYPE (SCAN only); an unknown name matches nothing.
+	hasType  bool
+	typeName []byte
 }
 
 // parseScanOpts parses COUNT, MATCH and (with allowType) TYPE from
@@ -333,11 +337,9 @@ func parseScanOpts(c *Ctx, i int, allowType bool) (scanOpts, bool) {
 			o.count = n
 		case optIs(c.Args[i], "match") && more >= 2:
 			o.pattern = c.Args[i+1]
-			if len(o.pattern) == 1 && o.pattern[0] == '*' {
-				o.pattern = nil
-			}
+			o.match = !(len(o.pattern) == 1 && o.pattern[0] == '*')
 		case allowType && optIs(c.Args[i], "type") && more >= 2:
-			o.typ = c.Args[i+1]
+			o.hasType, o.typeName = true, c.Args[i+1]
 		default:
 			c.Error(ErrSyntax)
 			return o, false
@@ -393,12 +395,12 @@ func cmdScan(c *Ctx) {
 	}
 	for {
 		cursor = c.DB.Scan(cursor, func(o *keyspace.Object) {
-			if opts.pattern != nil && !glob.Match(opts.pattern, o.Key, false) {
+			if opts.match && !glob.Match(opts.pattern, o.Key, false) {
 				return
 			}
-			if opts.typ != nil {
+			if opts.hasType {
 				c.Env.KS.Stats.Hits++ // Redis looks each key up for its type
-				if !optIs(opts.typ, o.Type.String()) {
+				if !optIs(opts.typeName, o.Type.String()) {
 					return
 				}
 			}

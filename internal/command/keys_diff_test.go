@@ -396,6 +396,11 @@ SCAN -
 	d.Do("SCAN", "\t0")
 	d.Do("SCAN", "0 ")
 	d.Do("SCAN", "0", "COUNT", "5\x00")
+	d.Do("SET", "", "empty")
+	d.Do("SCAN", "0", "MATCH", "")
+	d.Do("SCAN", "0", "TYPE", "")
+	d.Do("SCAN", "0", "TYPE", "string\x00x")
+	d.Do("DEL", "")
 	// Full iterations return the same sets of keys.
 	for i := 0; i < 300; i++ {
 		d.Do("SET", "key:"+strconv.Itoa(i), strconv.Itoa(i))

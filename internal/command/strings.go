@@ -298,7 +298,7 @@ func cmdGet(c *Ctx) { replyGet(c, c.Key(1)) }
 // (intReply) answers 1 or 0 where the others answer OK or null.
 func setGeneric(c *Ctx, flags int, key string, val, expire []byte, intReply bool) {
 	var at int64
-	if expire != nil {
+	if flags&setExpireAny != 0 {
 		var ok bool
 		if at, ok = parseSetExpire(c, expire, flags); !ok {
 			return
@@ -391,7 +391,7 @@ func cmdGetex(c *Ctx) {
 		return
 	}
 	var at int64
-	if expire != nil {
+	if flags&setExpireAny != 0 {
 		if at, ok = parseSetExpire(c, expire, flags); !ok {
 			return
 		}
@@ -402,7 +402,7 @@ func cmdGetex(c *Ctx) {
 		// An absolute time already past deletes the key.
 		c.DB.Delete(key)
 		c.Dirty(1)
-	case expire != nil:
+	case flags&setExpireAny != 0:
 		c.DB.SetExpire(o, at)
 		c.Dirty(1)
 	case flags&setPersist != 0 && o.Expire != 0:
