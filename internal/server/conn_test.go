@@ -253,3 +253,27 @@ func TestProtectedMode(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleTimeoutSparesPaused: a client held by CLIENT PAUSE is not idle
+// in the timeout's sense, however long the pause lasts.
+func TestIdleTimeoutSparesPaused(t *testing.T) {
+	inst := servertest.Start(t, servertest.WithManualClock(1_700_000_000_000), servertest.WithConfig("timeout", "5"))
+	admin, held, idle := inst.Raw(t), inst.Raw(t), inst.Raw(t)
+	idle.Do("PING")
+	if r := admin.Do("CLIENT", "PAUSE", "60000", "WRITE"); r != "+OK\r\n" {
+		t.Fatalf("PAUSE: %q", r)
+	}
+	held.Write(servertest.Encode("SET", "held", "1"))
+	eventually(t, "the SET to be held by the pause", func() bool {
+		return strings.Contains(admin.Do("CLIENT", "LIST"), " flags=b ")
+	})
+	inst.Clock.Advance(30 * time.Second)
+	// The idle client goes: a cron pass has seen the new time.
+	idle.ExpectClosed()
+	if r := inst.Raw(t).Do("CLIENT", "UNPAUSE"); r != "+OK\r\n" {
+		t.Fatalf("UNPAUSE: %q", r)
+	}
+	if r := held.Read(); r != "+OK\r\n" {
+		t.Fatalf("held SET after the pause: %q", r)
+	}
+}
