@@ -151,11 +151,19 @@ func invalidateCache(b []byte) { b[15] |= cacheFlag }
 // leaves them, and should be stored (Redis keeps them but neither signals the
 // key as modified nor propagates the command).
 func Add(b []byte, sparseMaxBytes int, elems ...[]byte) (out []byte, changed bool, err error) {
+	out, n, err := AddCount(b, sparseMaxBytes, elems...)
+	return out, n > 0, err
+}
+
+// AddCount is Add reporting the number of changes Redis's PFADD adds to its
+// dirty counter instead of a flag: 1 for creating the value, plus 1 for each
+// element that changed a register.
+func AddCount(b []byte, sparseMaxBytes int, elems ...[]byte) (out []byte, changes int, err error) {
 	if b == nil {
 		b = New()
-		changed = true
+		changes = 1
 	} else if err := checkHeader(b); err != nil {
-		return b, false, err
+		return b, 0, err
 	}
 	// Elements come in no particular order; remembering opcode offsets still
 	// pays for itself when there are many of them.
@@ -170,15 +178,15 @@ func Add(b []byte, sparseMaxBytes int, elems ...[]byte) (out []byte, changed boo
 		}
 		switch r {
 		case 1:
-			changed = true
+			changes++
 		case -1:
-			return b, changed, ErrCorrupt
+			return b, changes, ErrCorrupt
 		}
 	}
-	if changed {
+	if changes > 0 {
 		invalidateCache(b)
 	}
-	return b, changed, nil
+	return b, changes, nil
 }
 
 // Count is PFCOUNT with one key. A valid cached cardinality is returned as it
