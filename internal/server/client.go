@@ -431,12 +431,15 @@ func (c *client) finish(direct bool) {
 	if !direct {
 		return
 	}
+	s := c.srv
+	// The time is taken before writing: once the bytes are out the client
+	// may act (and a test move the clock) before this goroutine goes on.
+	now := s.Env.Clock.NowMs()
 	n, err := c.conn.Write(c.w.Buf)
 	c.wmu.Unlock()
-	s := c.srv
 	s.Env.Stats.NetOutputBytes.Add(int64(n))
 	if n > 0 {
-		c.sess.LastIO.Store(s.Env.Clock.NowMs())
+		c.sess.LastIO.Store(now)
 	}
 	c.resetOut()
 	if err != nil {

@@ -91,11 +91,12 @@ func (c *client) writeLoop(q *outQueue) {
 		q.buf = spare[:0]
 		q.mu.Unlock()
 		c.wmu.Lock()
+		now := s.Env.Clock.NowMs()
 		n, err := c.conn.Write(b)
 		c.wmu.Unlock()
 		s.Env.Stats.NetOutputBytes.Add(int64(n))
 		if n > 0 {
-			c.sess.LastIO.Store(s.Env.Clock.NowMs())
+			c.sess.LastIO.Store(now)
 		}
 		q.mu.Lock()
 		c.sess.OutBuf.Store(int64(len(q.buf)))
