@@ -68,19 +68,16 @@ func (e *Env) SetActiveExpire(on bool) { e.activeExpireOff.Store(!on) }
 // Stats counts what INFO stats reports. Atomic fields are updated by the
 // connection goroutines outside the lock.
 type Stats struct {
-	TotalConnections   atomic.Int64
-	RejectedConns      atomic.Int64
-	TotalCommands      atomic.Int64
-	NetInputBytes      atomic.Int64
-	NetOutputBytes     atomic.Int64
-	PanicsRecovered    atomic.Int64
-	UnexpectedErrors   atomic.Int64
-	TotalErrorReplies  atomic.Int64
-	Dirty              atomic.Int64 // changes since the last save
-	opsSample          [16]int64
-	opsSampleIdx       int
-	lastOpsSampleTime  int64
-	lastOpsSampleCount int64
+	TotalConnections  atomic.Int64
+	RejectedConns     atomic.Int64
+	TotalCommands     atomic.Int64
+	NetInputBytes     atomic.Int64
+	NetOutputBytes    atomic.Int64
+	PanicsRecovered   atomic.Int64
+	UnexpectedErrors  atomic.Int64
+	TotalErrorReplies atomic.Int64
+	Dirty             atomic.Int64 // changes since the last save
+	info              infoState    // instantaneous_* samples, memory peak (info.go)
 }
 
 // CmdStat is one command's INFO commandstats line.
@@ -188,7 +185,8 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 		sub := cmd.Subs[string(asciiLower(lb[:0], args[1]))]
 		if sub == nil {
 			if cmd.Handler == nil {
-				e.reject(w, cmd, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(args[1]), 128), strings.ToUpper(cmd.Name)))
+				// Not counted against the container in commandstats, as in Redis.
+				e.reject(w, nil, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(args[1]), 128), strings.ToUpper(cmd.Name)))
 				return
 			}
 		} else {

@@ -62,14 +62,20 @@ type Command struct {
 	// set, extracts keys for commands whose keys move (ZUNIONSTORE, EVAL).
 	First, Last, Step int
 	Keys              func(args [][]byte) []int
-	ACL               string // categories beyond those implied by flags, e.g. "@string"
-	Group             string // COMMAND DOCS group: string, generic, server, connection ...
-	Summary           string
-	Since             string
-	Complexity        string
-	Handler           func(*Ctx)
-	Subs              map[string]*Command // subcommands by lower-case name
-	parent            *Command
+	// KeyFlags are the key-spec flags COMMAND INFO and GETKEYSANDFLAGS
+	// report, e.g. "RW access update"; empty derives them from Flags.
+	KeyFlags string
+	// Tips are COMMAND INFO's hints for clients, space-separated, e.g.
+	// "nondeterministic_output request_policy:all_shards".
+	Tips       string
+	ACL        string // categories beyond those implied by flags, e.g. "@string"
+	Group      string // COMMAND DOCS group: string, generic, server, connection ...
+	Summary    string
+	Since      string
+	Complexity string
+	Handler    func(*Ctx)
+	Subs       map[string]*Command // subcommands by lower-case name
+	parent     *Command
 }
 
 // table is the command table: the one place commands are listed.

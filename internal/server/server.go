@@ -307,6 +307,7 @@ func (s *Server) cron() {
 			return
 		case <-time.After(period):
 		}
+		s.Env.Cron() // INFO's instantaneous metrics and memory peak
 		s.clientsCron()
 		if !s.paused() {
 			s.activeExpire(period / 4)
