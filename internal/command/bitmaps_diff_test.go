@@ -665,3 +665,22 @@ PFMERGE bad h
 PFMERGE h bad
 `)
 }
+
+// TestBitmapsDiffCommandInfo: the table entries of the commands whose key
+// spec the table can express (one spec, no notes) answer COMMAND INFO as
+// redis-server does; the others are checked for their keys.
+func TestBitmapsDiffCommandInfo(t *testing.T) {
+	d, _ := bmDiff(t)
+	for _, name := range []string{"setbit", "getbit", "bitcount", "bitpos", "bitfield_ro", "pfadd"} {
+		d.Do("COMMAND", "INFO", name)
+	}
+	d.Lines(`
+COMMAND GETKEYS bitop and d a b c
+COMMAND GETKEYS bitfield k get u8 0
+COMMAND GETKEYS pfcount a b c
+COMMAND GETKEYS pfmerge d a b
+COMMAND GETKEYSANDFLAGS setbit k 1 1
+COMMAND GETKEYSANDFLAGS bitcount k
+COMMAND GETKEYSANDFLAGS pfadd k a
+`)
+}
