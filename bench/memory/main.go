@@ -22,8 +22,9 @@ import (
 )
 
 type dataset struct {
-	name string
-	load func(c *harness.Conn)
+	name   string
+	load   func(c *harness.Conn)
+	verify []string // a command whose reply must be the same on both servers
 }
 
 var datasets = []dataset{
@@ -38,7 +39,7 @@ var datasets = []dataset{
 			}
 		}
 		c.Send(args...)
-	}},
+	}, []string{"ZCARD", "z"}},
 	{"hash: 100,000 keys of 100 fields", func(c *harness.Conn) {
 		for i := 0; i < 100000; i++ {
 			args := []string{"HSET", "h:" + strconv.Itoa(i)}
@@ -47,7 +48,7 @@ var datasets = []dataset{
 			}
 			c.Send(args...)
 		}
-	}},
+	}, []string{"HLEN", "h:99999"}},
 	{"hash: 1,000,000 keys of 5 fields", func(c *harness.Conn) {
 		for i := 0; i < 1000000; i++ {
 			args := []string{"HSET", "h:" + strconv.Itoa(i)}
@@ -56,8 +57,8 @@ var datasets = []dataset{
 			}
 			c.Send(args...)
 		}
-	}},
-	{"alsofollows: sets of 5,000,000 and 7,500,000 ids sharing 2,000,000", loadAlsoFollows},
+	}, []string{"DBSIZE"}},
+	{"alsofollows: sets of 5,000,000 and 7,500,000 ids sharing 2,000,000", loadAlsoFollows, []string{"SCARD", "follows:b"}},
 }
 
 // loadAlsoFollows builds two sets of user ids, in random order: A holds
@@ -111,14 +112,19 @@ func main() {
 		}
 		servers := harness.StartBoth(bin)
 		var grown [2]float64
+		var check [2]string
 		for i, s := range servers {
 			base := s.RSS()
 			c := s.Dial()
 			start := time.Now()
 			ds.load(c)
+			check[i] = c.Do(ds.verify...)
 			c.Close()
 			fmt.Fprintf(os.Stderr, "%s: %s loaded in %v\n", s.Name, ds.name, time.Since(start).Round(time.Millisecond))
 			grown[i] = float64(s.RSS()-base) / (1 << 20)
+		}
+		if check[0] != check[1] {
+			harness.Fatal("%s: %v replied %q on abacus, %q on redis", ds.name, ds.verify, check[0], check[1])
 		}
 		fmt.Printf("| %s | %.1f | %.1f | %.2f |\n", ds.name, grown[0], grown[1], grown[0]/grown[1])
 		if strings.HasPrefix(ds.name, "alsofollows") {
