@@ -123,11 +123,11 @@ func (h *Hash) Get(now int64, field []byte) (value []byte, ok bool) {
 	if h.t != nil {
 		return h.t.get(now, field)
 	}
-	e, found := lpFind(h.lp, field)
-	if !found || e.expiredAt(now) {
+	v, ttl, found := lpGet(h.lp, field)
+	if !found || ttl != 0 && ttl <= now {
 		return nil, false
 	}
-	return h.lp[e.vOff : e.vOff+e.vLen], true
+	return v, true
 }
 
 // Exists reports whether field is live.

@@ -88,12 +88,21 @@ func lpEntryAt(b []byte, p int, ex bool) lpEntry {
 
 // lpFind looks field up by a linear walk, as Redis does in a listpack.
 func lpFind(b []byte, field []byte) (lpEntry, bool) {
-	_, ex, p := lpHeader(b)
+	p, ex, ok := lpFindPos(b, field)
+	if !ok {
+		return lpEntry{}, false
+	}
+	return lpEntryAt(b, p, ex), true
+}
+
+// lpFindPos returns the offset of field's entry.
+func lpFindPos(b []byte, field []byte) (p int, ex, ok bool) {
+	_, ex, p = lpHeader(b)
 	for p < len(b) {
 		fl, q := readUvarint(b, p)
 		fend := q + int(fl)
 		if int(fl) == len(field) && string(b[q:fend]) == string(field) {
-			return lpEntryAt(b, p, ex), true
+			return p, ex, true
 		}
 		vl, r := readUvarint(b, fend)
 		p = r + int(vl)
@@ -101,7 +110,23 @@ func lpFind(b []byte, field []byte) (lpEntry, bool) {
 			_, p = readUvarint(b, p)
 		}
 	}
-	return lpEntry{}, false
+	return 0, ex, false
+}
+
+// lpGet is lpFind for reads: the value and expiry only.
+func lpGet(b []byte, field []byte) (value []byte, ttl int64, ok bool) {
+	p, ex, ok := lpFindPos(b, field)
+	if !ok {
+		return nil, 0, false
+	}
+	fl, p := readUvarint(b, p)
+	vl, p := readUvarint(b, p+int(fl))
+	value = b[p : p+int(vl)]
+	if ex {
+		t, _ := readUvarint(b, p+int(vl))
+		ttl = int64(t)
+	}
+	return value, ttl, true
 }
 
 // lpExpiredPrefix counts the expired entries, which in the ex form are a
