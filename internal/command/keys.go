@@ -587,6 +587,9 @@ func objectEncoding(o *keyspace.Object) string {
 		}
 		return "raw"
 	}
+	if o.Type == keyspace.TypeList {
+		return listEncoding(o) // lists.go: Redis 7.0 names one list encoding
+	}
 	if e, ok := o.Val.(encoder); ok {
 		return e.Encoding()
 	}
