@@ -33,21 +33,16 @@ func less(a, b Entry) bool {
 	return a.Member < b.Member
 }
 
-// Encoding is the representation a Set currently uses. The names are the
-// ones OBJECT ENCODING reports in Redis.
-type Encoding uint8
+// Encoding is the representation a Set currently uses, named as OBJECT
+// ENCODING reports it in Redis. It is a plain string (an alias) so that
+// *Set satisfies the command layer's `Encoding() string` interface like the
+// hash, list and set packages do, and can sit in a keyspace value as is.
+type Encoding = string
 
 const (
-	Listpack Encoding = iota // compact: one sorted slice
-	Skiplist                 // large: arena, hash index, order-statistic B+tree
+	Listpack Encoding = "listpack" // compact: one sorted slice
+	Skiplist Encoding = "skiplist" // large: arena, hash index, order-statistic B+tree
 )
-
-func (e Encoding) String() string {
-	if e == Skiplist {
-		return "skiplist"
-	}
-	return "listpack"
-}
 
 // Limits are the thresholds of the compact encoding: zset-max-listpack-entries
 // and zset-max-listpack-value (bytes of one member).

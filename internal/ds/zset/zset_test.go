@@ -17,7 +17,7 @@ var (
 func both(t *testing.T, es []Entry, f func(t *testing.T, s *Set)) {
 	t.Helper()
 	for _, enc := range []Encoding{Listpack, Skiplist} {
-		t.Run(enc.String(), func(t *testing.T) {
+		t.Run(enc, func(t *testing.T) {
 			s := New(DefaultLimits())
 			for _, e := range es {
 				s.Add(e.Member, e.Score)
@@ -622,7 +622,7 @@ func TestMemoryUsage(t *testing.T) {
 }
 
 func TestEncodingString(t *testing.T) {
-	if Listpack.String() != "listpack" || Skiplist.String() != "skiplist" {
+	if Listpack != "listpack" || Skiplist != "skiplist" {
 		t.Errorf("names: %v %v", Listpack, Skiplist)
 	}
 }
