@@ -1,0 +1,180 @@
+package command
+
+import (
+	"iter"
+
+	"github.com/abacusdb/abacus/internal/ds/zset"
+	"github.com/abacusdb/abacus/internal/keyspace"
+)
+
+// ZRANGE and its older forms (ZREVRANGE, Z[REV]RANGEBYSCORE,
+// Z[REV]RANGEBYLEX) and ZRANGESTORE share one implementation, as in
+// Redis's zrangeGenericCommand: the older commands fix the range type and
+// direction, ZRANGE takes them from BYSCORE, BYLEX and REV.
+
+type zrangeBy uint8
+
+const (
+	zrAuto zrangeBy = iota
+	zrRank
+	zrScore
+	zrLex
+)
+
+type zrangeDir uint8
+
+const (
+	zdAuto zrangeDir = iota
+	zdForward
+	zdReverse
+)
+
+func cmdZrange(c *Ctx)           { zrangeGeneric(c, 1, false, zrAuto, zdAuto) }
+func cmdZrangestore(c *Ctx)      { zrangeGeneric(c, 2, true, zrAuto, zdAuto) }
+func cmdZrevrange(c *Ctx)        { zrangeGeneric(c, 1, false, zrRank, zdReverse) }
+func cmdZrangebyscore(c *Ctx)    { zrangeGeneric(c, 1, false, zrScore, zdForward) }
+func cmdZrevrangebyscore(c *Ctx) { zrangeGeneric(c, 1, false, zrScore, zdReverse) }
+func cmdZrangebylex(c *Ctx)      { zrangeGeneric(c, 1, false, zrLex, zdForward) }
+func cmdZrevrangebylex(c *Ctx)   { zrangeGeneric(c, 1, false, zrLex, zdReverse) }
+
+// zsCollect gathers a range into a slice, so that the reply's length is
+// known before it is written. The members are the set's own strings.
+func zsCollect(seq iter.Seq2[string, float64]) []zset.Entry {
+	var es []zset.Entry
+	seq(func(m string, s float64) bool {
+		es = append(es, zset.Entry{Member: m, Score: s})
+		return true
+	})
+	return es
+}
+
+// zrangeGeneric parses "<src> <min> <max> [BYSCORE|BYLEX] [REV]
+// [WITHSCORES] [LIMIT offset count]" from argument argStart on and replies
+// with the range, or stores it at argument 1 when store is set.
+func zrangeGeneric(c *Ctx, argStart int, store bool, by zrangeBy, dir zrangeDir) {
+	args := c.Args
+	minIdx, maxIdx := argStart+1, argStart+2
+	var offset int64
+	limit := int64(-1)
+	withScores := false
+	for j := argStart + 3; j < len(args); j++ {
+		left := len(args) - j - 1
+		switch a := args[j]; {
+		case !store && optIs(a, "withscores"):
+			withScores = true
+		case optIs(a, "limit") && left >= 2:
+			var ok bool
+			if offset, ok = c.Int(j + 1); !ok {
+				return
+			}
+			if limit, ok = c.Int(j + 2); !ok {
+				return
+			}
+			j += 2
+		case dir == zdAuto && optIs(a, "rev"):
+			dir = zdReverse
+		case by == zrAuto && optIs(a, "bylex"):
+			by = zrLex
+		case by == zrAuto && optIs(a, "byscore"):
+			by = zrScore
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	if dir == zdAuto {
+		dir = zdForward
+	}
+	if by == zrAuto {
+		by = zrRank
+	}
+	// LIMIT with count -1 is indistinguishable from no LIMIT, as in Redis.
+	if limit != -1 && by == zrRank {
+		c.Error(errZrangeLimit)
+		return
+	}
+	if withScores && by == zrLex {
+		c.Error(errZrangeLexScores)
+		return
+	}
+	reverse := dir == zdReverse
+	if reverse && by != zrRank {
+		minIdx, maxIdx = maxIdx, minIdx // given as max, min
+	}
+
+	var start, stop int64
+	var sr zset.ScoreRange
+	var lr zset.LexRange
+	var ok bool
+	switch by {
+	case zrRank:
+		if start, ok = c.Int(minIdx); !ok {
+			return
+		}
+		if stop, ok = c.Int(maxIdx); !ok {
+			return
+		}
+	case zrScore:
+		if sr, ok = zsScoreRange(c, minIdx, maxIdx); !ok {
+			return
+		}
+	case zrLex:
+		if lr, ok = zsLexRange(c, minIdx, maxIdx); !ok {
+			return
+		}
+	}
+
+	s, ok := zsRead(c, c.Key(argStart))
+	if !ok {
+		return
+	}
+	var es []zset.Entry
+	if s != nil {
+		switch by {
+		case zrRank:
+			if lo, hi, ok := zsRank(start, stop, s.Len()); ok {
+				es = zsCollect(s.RangeByRank(lo, hi, reverse))
+			}
+		case zrScore:
+			es = zsCollect(s.RangeByScore(sr, reverse, int(offset), int(limit)))
+		case zrLex:
+			es = zsCollect(s.RangeByLex(lr, reverse, int(offset), int(limit)))
+		}
+	}
+	if !store {
+		zsReplyEntries(c, es, withScores)
+		return
+	}
+	zsStoreResult(c, c.Key(1), es, true)
+}
+
+// zsStoreResult writes a *STORE result to dst, or deletes dst when the
+// result is empty, and replies with the result's size. Redis's ZRANGESTORE
+// inserts into a new listpack one entry at a time (so -0 scores inserted
+// before it converts become 0, those after stay -0); the other *STORE
+// commands convert a finished skiplist (sequential false).
+func zsStoreResult(c *Ctx, dst string, es []zset.Entry, sequential bool) {
+	if len(es) == 0 {
+		c.W.Int(0)
+		if c.DB.Delete(dst) {
+			c.Dirty(1)
+		}
+		return
+	}
+	lim := zsLimits(c)
+	if sequential {
+		compact := true
+		for i := range es {
+			if compact && (i+1 > lim.MaxEntries || len(es[i].Member) > lim.MaxValue) {
+				compact = false
+			}
+			if compact && es[i].Score == 0 {
+				es[i].Score = 0 // -0 becomes 0
+			}
+		}
+	}
+	s := zsFromEntries(es, lim)
+	c.DB.Set(dst, keyspace.NewValue(keyspace.TypeZSet, s), false)
+	c.Dirty(1)
+	c.W.Int(int64(s.Len()))
+}
