@@ -74,6 +74,7 @@ type Object struct {
 	Owned  bool   // an int 0..9999 in a private object, not Redis's shared one (COPY): REFCOUNT 1
 	LRU    uint32 // last access, seconds since the clock's epoch
 	hpos   int32  // 1 + index in the expiry heap; 0 when absent
+	fpos   int32  // 1 + index in the field-expiry heap (fieldexpiry.go); 0 when absent
 	Expire int64  // unix ms; 0 means no TTL
 	Int    int64
 	Str    []byte
@@ -143,13 +144,14 @@ type Keyspace struct {
 	// database, before the write returns: WATCH and blocking commands use
 	// it. It may be nil.
 	Touched func(db *DB, key string)
-	Stats Stats
-	rnd   *rand.Rand
+	Stats   Stats
+	rnd     *rand.Rand
 }
 
 // Stats counts what INFO reports.
 type Stats struct {
 	Hits, Misses, ExpiredKeys, EvictedKeys int64
+	ExpiredFields                          int64 // expired hash fields reclaimed, lazily or by the active cycle (expired_subkeys)
 	ExpiredStalePerc                       float64
 	ExpireCycleCPUMicros                   int64
 }
@@ -173,6 +175,7 @@ type DB struct {
 	ks      *Keyspace
 	dict    *dict
 	expires expiryHeap
+	fexp    fieldHeap // values with field TTLs, by next field expiry (fieldexpiry.go)
 }
 
 // Keyspace returns the keyspace the database belongs to.
@@ -241,10 +244,12 @@ func (db *DB) Set(key string, o *Object, keepTTL bool) {
 		} else if old.hpos > 0 {
 			heap.Remove(&db.expires, int(old.hpos-1))
 		}
+		db.fexpRemove(old)
 	}
 	if o.Expire != 0 && o.hpos == 0 {
 		heap.Push(&db.expires, o)
 	}
+	db.indexFields(o)
 	db.touched(key)
 }
 
@@ -258,6 +263,9 @@ func (db *DB) remove(key string) *Object {
 	o := db.dict.Delete(key)
 	if o != nil && o.hpos > 0 {
 		heap.Remove(&db.expires, int(o.hpos-1))
+	}
+	if o != nil {
+		db.fexpRemove(o)
 	}
 	return o
 }
@@ -308,6 +316,7 @@ func (db *DB) Flush() {
 	}
 	db.dict.Clear()
 	db.expires = nil
+	db.fexpClear()
 }
 
 // ForEach calls fn for every stored object, expired or not.
@@ -379,6 +388,7 @@ func (ks *Keyspace) Swap(a, b int) {
 	da, db := ks.DBs[a], ks.DBs[b]
 	da.dict, db.dict = db.dict, da.dict
 	da.expires, db.expires = db.expires, da.expires
+	da.fexp, db.fexp = db.fexp, da.fexp
 	if ks.Touched != nil {
 		for _, d := range []*DB{da, db} {
 			d.ForEach(func(o *Object) { ks.Touched(d, o.Key) })
@@ -387,9 +397,10 @@ func (ks *Keyspace) Swap(a, b int) {
 }
 
 // ExpireCycle reclaims keys whose TTL has passed, at most budget keys per
-// database, earliest first. It returns how many it reclaimed. Unlike Redis's
-// sampling cycle, the heap finds every expired key without scanning, so the
-// budget alone bounds the work.
+// database, earliest first, then as many expired hash fields (deleting the
+// hashes they leave empty; see fieldexpiry.go). It returns how many it
+// reclaimed. Unlike Redis's sampling cycle, the heaps find every expired key
+// and field without scanning, so the budget alone bounds the work.
 func (ks *Keyspace) ExpireCycle(budget int) int {
 	total := 0
 	for _, db := range ks.DBs {
@@ -401,6 +412,7 @@ func (ks *Keyspace) ExpireCycle(budget int) int {
 			db.expireIfNeeded(o)
 			total++
 		}
+		total += db.expireFields(budget)
 	}
 	return total
 }

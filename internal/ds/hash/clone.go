@@ -1,0 +1,19 @@
+package hash
+
+// Clone returns a deep copy of h in the same encoding, field expiry times
+// included (COPY, as Redis 7.4's hashTypeDup keeps them). Fields that have
+// expired but were not reclaimed yet are copied too; they stay invisible.
+func (h *Hash) Clone() *Hash {
+	n := &Hash{}
+	if h.lp != nil {
+		n.lp = append([]byte(nil), h.lp...)
+	}
+	if t := h.t; t != nil {
+		c := *t
+		c.arena = append([]byte(nil), t.arena...)
+		c.slots = append([]uint64(nil), t.slots...)
+		c.heap = append([]expEnt(nil), t.heap...)
+		n.t = &c
+	}
+	return n
+}
