@@ -1,0 +1,589 @@
+package command
+
+import (
+	"math"
+
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/ds/hash"
+	"github.com/abacusdb/abacus/internal/glob"
+	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/num"
+)
+
+// The hash family (t_hash.c). A hash key holds a *hash.Hash in Object.Val.
+// The commands Redis 7.0 has answer byte for byte as redis-server 7.0 does;
+// the per-field expiry commands (hashes_ttl.go) follow Redis 7.4 and 8.0.
+//
+// Field expiry and the keyspace: every lookup of a hash reclaims the fields
+// whose time has passed (Redis deletes an expired field when a command meets
+// it), and a hash left without fields is deleted, so that no command ever
+// sees an empty hash. The fields nobody touches are reclaimed by the active
+// expiry cycle through the keyspace's field-expiry index, which DB.Set keeps
+// for new keys and UpdateFieldExpiry for changes made in place.
+
+func init() {
+	const (
+		grp = "hash"
+		acl = "@hash"
+		o1  = "O(1)"
+		w   = FlagWrite
+		r   = FlagReadonly
+		wdf = FlagWrite | FlagDenyOOM | FlagFast
+		rf  = FlagReadonly | FlagFast
+	)
+	one := func(c *Command) *Command {
+		c.First, c.Last, c.Step = 1, 1, 1
+		c.ACL, c.Group = acl, grp
+		if c.Complexity == "" {
+			c.Complexity = o1
+		}
+		return c
+	}
+	register(
+		one(&Command{Name: "hset", Arity: -4, Flags: wdf, KeyFlags: "RW update",
+			Summary: "Set the string value of a hash field", Since: "2.0.0",
+			Complexity: "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.",
+			Handler:    cmdHset}),
+		one(&Command{Name: "hmset", Arity: -4, Flags: wdf, KeyFlags: "RW update",
+			Summary: "Set multiple hash fields to multiple values", Since: "2.0.0",
+			Complexity: "O(N) where N is the number of fields being set.", Handler: cmdHset}),
+		one(&Command{Name: "hsetnx", Arity: 4, Flags: wdf, KeyFlags: "RW insert",
+			Summary: "Set the value of a hash field, only if the field does not exist", Since: "2.0.0", Handler: cmdHsetnx}),
+		one(&Command{Name: "hget", Arity: 3, Flags: rf, KeyFlags: "RO access",
+			Summary: "Get the value of a hash field", Since: "2.0.0", Handler: cmdHget}),
+		one(&Command{Name: "hmget", Arity: -3, Flags: rf, KeyFlags: "RO access",
+			Summary: "Get the values of all the given hash fields", Since: "2.0.0",
+			Complexity: "O(N) where N is the number of fields being requested.", Handler: cmdHmget}),
+		one(&Command{Name: "hgetall", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
+			Summary: "Get all the fields and values in a hash", Since: "2.0.0",
+			Complexity: "O(N) where N is the size of the hash.", Handler: cmdHgetall}),
+		one(&Command{Name: "hkeys", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
+			Summary: "Get all the fields in a hash", Since: "2.0.0",
+			Complexity: "O(N) where N is the size of the hash.", Handler: cmdHgetall}),
+		one(&Command{Name: "hvals", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
+			Summary: "Get all the values in a hash", Since: "2.0.0",
+			Complexity: "O(N) where N is the size of the hash.", Handler: cmdHgetall}),
+		one(&Command{Name: "hdel", Arity: -3, Flags: w | FlagFast, KeyFlags: "RW delete",
+			Summary: "Delete one or more hash fields", Since: "2.0.0",
+			Complexity: "O(N) where N is the number of fields to be removed.", Handler: cmdHdel}),
+		one(&Command{Name: "hlen", Arity: 2, Flags: rf, KeyFlags: "RO",
+			Summary: "Get the number of fields in a hash", Since: "2.0.0", Handler: cmdHlen}),
+		one(&Command{Name: "hexists", Arity: 3, Flags: rf, KeyFlags: "RO",
+			Summary: "Determine if a hash field exists", Since: "2.0.0", Handler: cmdHexists}),
+		one(&Command{Name: "hstrlen", Arity: 3, Flags: rf, KeyFlags: "RO",
+			Summary: "Get the length of the value of a hash field", Since: "3.2.0", Handler: cmdHstrlen}),
+		one(&Command{Name: "hincrby", Arity: 4, Flags: wdf, KeyFlags: "RW access update",
+			Summary: "Increment the integer value of a hash field by the given number", Since: "2.0.0", Handler: cmdHincrby}),
+		one(&Command{Name: "hincrbyfloat", Arity: 4, Flags: wdf, KeyFlags: "RW access update",
+			Summary: "Increment the float value of a hash field by the given amount", Since: "2.6.0", Handler: cmdHincrbyfloat}),
+		one(&Command{Name: "hrandfield", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
+			Summary: "Get one or multiple random fields from a hash", Since: "6.2.0",
+			Complexity: "O(N) where N is the number of fields returned", Handler: cmdHrandfield}),
+		one(&Command{Name: "hscan", Arity: -3, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
+			Summary: "Incrementally iterate hash fields and associated values", Since: "2.8.0",
+			Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
+			Handler:    cmdHscan}),
+	)
+	registerHashTTLCommands(one)
+	registerCopier(keyspace.TypeHash, func(v any) any { return v.(*hash.Hash).Clone() })
+}
+
+// Error texts of this family that no other family uses.
+const (
+	errHashNotInt   = "ERR hash value is not an integer"
+	errHashNotFloat = "ERR hash value is not a float"
+	errIncrNaNInf   = "ERR value is NaN or Infinity"
+)
+
+// hashLimits are the current hash-max-listpack-* settings; passed to every
+// insert, so CONFIG SET applies from the next write on.
+func hashLimits(c *Ctx) hash.Limits {
+	return hash.Limits{
+		MaxListpackEntries: clampInt(c.Env.Cfg.Int(config.HashMaxListpackEntries)),
+		MaxListpackValue:   clampInt(c.Env.Cfg.Int(config.HashMaxListpackValue)),
+	}
+}
+
+func clampInt(v int64) int {
+	if v > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	return int(v)
+}
+
+// reclaimFields removes the fields of o's hash whose expiry time has passed
+// (lazily, as a command meets them) and deletes the key when none is left,
+// returning nil then.
+func reclaimFields(c *Ctx, o *keyspace.Object) *keyspace.Object {
+	h := o.Val.(*hash.Hash)
+	if at, ok := h.NextExpiry(); !ok || at > c.Now {
+		return o
+	}
+	n := h.ExpireFields(c.Now, math.MaxInt, nil)
+	c.Env.KS.Stats.ExpiredFields += int64(n)
+	if h.Len(c.Now) == 0 {
+		c.DB.Delete(o.Key)
+		return nil
+	}
+	c.DB.UpdateFieldExpiry(o)
+	return o
+}
+
+// hashRead looks key up for a read command (lookupKeyRead): it counts a
+// keyspace hit or miss and replies WRONGTYPE (ok false) for another type.
+// A missing key gives a nil hash.
+func hashRead(c *Ctx, key string) (h *hash.Hash, ok bool) {
+	o := c.DB.Lookup(key)
+	if o != nil && o.Type != keyspace.TypeHash {
+		c.Env.KS.Stats.Hits++
+		c.Error(ErrWrongType)
+		return nil, false
+	}
+	if o != nil {
+		o = reclaimFields(c, o)
+	}
+	if o == nil {
+		c.Env.KS.Stats.Misses++
+		return nil, true
+	}
+	c.Env.KS.Stats.Hits++
+	touchLRU(c, o)
+	return o.Val.(*hash.Hash), true
+}
+
+// hashWrite looks key up for a write (lookupKeyWrite: no statistics). A
+// missing key gives nil.
+func hashWrite(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, ok bool) {
+	o, ok = c.LookupWrite(key, keyspace.TypeHash)
+	if !ok || o == nil {
+		return nil, nil, ok
+	}
+	if o = reclaimFields(c, o); o == nil {
+		return nil, nil, true
+	}
+	touchLRU(c, o)
+	return o, o.Val.(*hash.Hash), true
+}
+
+// hashWriteOrCreate is hashWrite that makes a new hash object for a
+// missing key (hashTypeLookupWriteOrCreate), reported by fresh: it is not
+// stored until hashDone, so a command that fails leaves no empty hash.
+func hashWriteOrCreate(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, fresh, ok bool) {
+	o, h, ok = hashWrite(c, key)
+	if ok && o == nil {
+		h = hash.New()
+		o = keyspace.NewValue(keyspace.TypeHash, h)
+		fresh = true
+	}
+	return o, h, fresh, ok
+}
+
+// hashDone finishes a write that changed the hash at o: a fresh object is
+// stored, an existing one signalled (WATCH, blocked clients) and its place
+// in the field-expiry index updated, and a hash left empty is deleted.
+func hashDone(c *Ctx, key string, o *keyspace.Object, fresh bool) {
+	h := o.Val.(*hash.Hash)
+	switch {
+	case h.Len(c.Now) == 0:
+		if !fresh {
+			c.DB.Delete(key)
+		}
+	case fresh:
+		c.DB.Set(key, o, false)
+	default:
+		c.DB.Modified(key)
+		c.DB.UpdateFieldExpiry(o)
+	}
+}
+
+func cmdHset(c *Ctx) {
+	if len(c.Args)%2 == 1 {
+		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
+		return
+	}
+	key := c.Key(1)
+	o, h, fresh, ok := hashWriteOrCreate(c, key)
+	if !ok {
+		return
+	}
+	lim := hashLimits(c)
+	created := 0
+	for i := 2; i < len(c.Args); i += 2 {
+		if h.Set(c.Now, c.Args[i], c.Args[i+1], lim) {
+			created++
+		}
+	}
+	hashDone(c, key, o, fresh)
+	c.Dirty(int64(len(c.Args)-2) / 2)
+	if c.Cmd.Name == "hmset" {
+		c.W.OK()
+		return
+	}
+	c.W.Int(int64(created))
+}
+
+func cmdHsetnx(c *Ctx) {
+	key := c.Key(1)
+	o, h, fresh, ok := hashWriteOrCreate(c, key)
+	if !ok {
+		return
+	}
+	// An existing field leaves the hash alone, even its encoding: Redis 7.0
+	// checks the field before it converts for long arguments.
+	if !h.SetNX(c.Now, c.Args[2], c.Args[3], hashLimits(c)) {
+		c.W.Int(0)
+		return
+	}
+	hashDone(c, key, o, fresh)
+	c.Dirty(1)
+	c.W.Int(1)
+}
+
+func cmdHget(c *Ctx) {
+	h, ok := hashRead(c, c.Key(1))
+	if !ok {
+		return
+	}
+	if h == nil {
+		c.W.Null()
+		return
+	}
+	if v, found := h.Get(c.Now, c.Args[2]); found {
+		c.W.Bulk(v)
+		return
+	}
+	c.W.Null()
+}
+
+func cmdHmget(c *Ctx) {
+	h, ok := hashRead(c, c.Key(1))
+	if !ok {
+		return
+	}
+	c.W.Array(len(c.Args) - 2)
+	for _, f := range c.Args[2:] {
+		if h != nil {
+			if v, found := h.Get(c.Now, f); found {
+				c.W.Bulk(v)
+				continue
+			}
+		}
+		c.W.Null()
+	}
+}
+
+// cmdHgetall serves HGETALL (a map in RESP3), HKEYS and HVALS.
+func cmdHgetall(c *Ctx) {
+	keys, vals := c.Cmd.Name != "hvals", c.Cmd.Name != "hkeys"
+	h, ok := hashRead(c, c.Key(1))
+	if !ok {
+		return
+	}
+	n := 0
+	if h != nil {
+		n = h.Len(c.Now)
+	}
+	if keys && vals {
+		c.W.Map(n)
+	} else {
+		c.W.Array(n)
+	}
+	if n == 0 {
+		return
+	}
+	h.Range(c.Now, func(f, v []byte) bool {
+		if keys {
+			c.W.Bulk(f)
+		}
+		if vals {
+			c.W.Bulk(v)
+		}
+		return true
+	})
+}
+
+func cmdHdel(c *Ctx) {
+	key := c.Key(1)
+	o, h, ok := hashWrite(c, key)
+	if !ok {
+		return
+	}
+	if h == nil {
+		c.W.Int(0)
+		return
+	}
+	deleted := 0
+	for _, f := range c.Args[2:] {
+		if h.Delete(c.Now, f) {
+			deleted++
+			if h.Len(c.Now) == 0 {
+				break
+			}
+		}
+	}
+	if deleted > 0 {
+		hashDone(c, key, o, false)
+		c.Dirty(int64(deleted))
+	}
+	c.W.Int(int64(deleted))
+}
+
+func cmdHlen(c *Ctx) {
+	h, ok := hashRead(c, c.Key(1))
+	if !ok {
+		return
+	}
+	if h == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(h.Len(c.Now)))
+}
+
+func cmdHexists(c *Ctx) {
+	h, ok := hashRead(c, c.Key(1))
+	if !ok {
+		return
+	}
+	if h != nil && h.Exists(c.Now, c.Args[2]) {
+		c.W.Int(1)
+		return
+	}
+	c.W.Int(0)
+}
+
+func cmdHstrlen(c *Ctx) {
+	h, ok := hashRead(c, c.Key(1))
+	if !ok {
+		return
+	}
+	if h == nil {
+		c.W.Int(0)
+		return
+	}
+	c.W.Int(int64(h.ValueLen(c.Now, c.Args[2])))
+}
+
+func cmdHincrby(c *Ctx) {
+	incr, ok := c.Int(3)
+	if !ok {
+		return
+	}
+	key := c.Key(1)
+	o, h, fresh, ok := hashWriteOrCreate(c, key)
+	if !ok {
+		return
+	}
+	var cur int64
+	if v, found := h.Get(c.Now, c.Args[2]); found {
+		if cur, ok = num.ParseInt(v); !ok {
+			c.Error(errHashNotInt)
+			return
+		}
+	}
+	if incr < 0 && cur < 0 && incr < math.MinInt64-cur || incr > 0 && cur > 0 && incr > math.MaxInt64-cur {
+		c.Error(ErrOverflow)
+		return
+	}
+	cur += incr
+	var buf [24]byte
+	// A field gets or keeps its TTL: an increment changes the value only.
+	h.SetKeepTTL(c.Now, c.Args[2], num.AppendInt(buf[:0], cur), hashLimits(c))
+	hashDone(c, key, o, fresh)
+	c.Dirty(1)
+	c.W.Int(cur)
+}
+
+func cmdHincrbyfloat(c *Ctx) {
+	incr, ok := num.ParseLongDouble(c.Args[3])
+	if !ok {
+		c.Error(ErrNotFloat)
+		return
+	}
+	if incr.IsInf() {
+		c.Error(errIncrNaNInf)
+		return
+	}
+	key := c.Key(1)
+	o, h, fresh, ok := hashWriteOrCreate(c, key)
+	if !ok {
+		return
+	}
+	cur := num.LongDoubleFromInt(0)
+	if v, found := h.Get(c.Now, c.Args[2]); found {
+		if cur, ok = num.ParseLongDouble(v); !ok {
+			c.Error(errHashNotFloat)
+			return
+		}
+	}
+	if cur.IsInf() {
+		c.Error(ErrNaNOrInf) // inf + x: Redis computes it and refuses the result
+		return
+	}
+	sum := num.AddLongDouble(cur, incr)
+	if !num.LongDoubleInRange(sum) {
+		c.Error(ErrNaNOrInf)
+		return
+	}
+	s := num.FormatLongDouble(sum)
+	h.SetKeepTTL(c.Now, c.Args[2], []byte(s), hashLimits(c))
+	hashDone(c, key, o, fresh)
+	c.Dirty(1)
+	c.W.BulkString(s)
+}
+
+// HRANDFIELD key [count [WITHVALUES]]
+func cmdHrandfield(c *Ctx) {
+	if len(c.Args) == 2 {
+		h, ok := hashRead(c, c.Key(1))
+		if !ok {
+			return
+		}
+		if h == nil {
+			c.W.Null()
+			return
+		}
+		f, _, _ := h.RandomField(c.Now, c.Env.KS.Rand())
+		c.W.Bulk(f)
+		return
+	}
+	l, ok := c.Int(2)
+	if !ok {
+		return
+	}
+	if l == math.MinInt64 {
+		c.Errorf("ERR value is out of range, value must between %d and %d", -math.MaxInt64, int64(math.MaxInt64))
+		return
+	}
+	withValues := false
+	if len(c.Args) > 4 || len(c.Args) == 4 && !optIs(c.Args[3], "withvalues") {
+		c.Error(ErrSyntax)
+		return
+	}
+	if len(c.Args) == 4 {
+		withValues = true
+		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+			c.Error("ERR value is out of range")
+			return
+		}
+	}
+	h, ok := hashRead(c, c.Key(1))
+	if !ok {
+		return
+	}
+	if h == nil || l == 0 {
+		c.W.Array(0)
+		return
+	}
+	count, repeat := int(l), false
+	if l < 0 {
+		count, repeat = int(-l), true
+	}
+	// Redis's case 1 (negative count, or 1) gives count picks; the others
+	// at most the whole hash.
+	n := count
+	if !repeat && count != 1 {
+		n = min(count, h.Len(c.Now))
+	}
+	resp3Pairs := withValues && c.W.Proto == 3
+	if withValues && !resp3Pairs {
+		c.W.Array(2 * n)
+	} else {
+		c.W.Array(n)
+	}
+	h.RandomFields(c.Now, count, repeat || count == 1, c.Env.KS.Rand(), func(f, v []byte) {
+		if resp3Pairs {
+			c.W.Array(2)
+		}
+		c.W.Bulk(f)
+		if withValues {
+			c.W.Bulk(v)
+		}
+	})
+}
+
+// HSCAN key cursor [MATCH pattern] [COUNT count] [NOVALUES]
+//
+// As in Redis, the options are parsed only once the key is found, so a
+// missing key answers an empty scan whatever follows the cursor. A hash in
+// the small form is returned whole with cursor 0.
+func cmdHscan(c *Ctx) {
+	cursor, ok := scanCursorArg(c, 2)
+	if !ok {
+		return
+	}
+	h, ok := hashRead(c, c.Key(1))
+	if !ok {
+		return
+	}
+	if h == nil {
+		replyScan(c, 0, nil)
+		return
+	}
+	count := int64(10)
+	var pattern []byte
+	match, noValues := false, false
+	for i := 3; i < len(c.Args); {
+		more := len(c.Args) - i
+		switch {
+		case optIs(c.Args[i], "count") && more >= 2:
+			n, ok := c.Int(i + 1)
+			if !ok {
+				return
+			}
+			if n < 1 {
+				c.Error(ErrSyntax)
+				return
+			}
+			count = n
+			i += 2
+		case optIs(c.Args[i], "match") && more >= 2:
+			pattern = c.Args[i+1]
+			match = !(len(pattern) == 1 && pattern[0] == '*')
+			i += 2
+		case optIs(c.Args[i], "novalues"):
+			noValues = true
+			i++
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	// The items alias the hash; nothing writes to it before the reply is
+	// encoded.
+	var items [][]byte
+	emit := func(f, v []byte) {
+		if match && !glob.Match(pattern, f, false) {
+			return
+		}
+		items = append(items, f)
+		if !noValues {
+			items = append(items, v)
+		}
+	}
+	hint := int(min(count, math.MaxInt32))
+	// Like Redis, at most 10*COUNT steps, so that a sparse table cannot make
+	// one call walk for nothing.
+	maxIter := int64(math.MaxInt64)
+	if count <= math.MaxInt64/10 {
+		maxIter = count * 10
+	}
+	per := 2
+	if noValues {
+		per = 1
+	}
+	for {
+		cursor = h.Scan(c.Now, cursor, hint, emit)
+		if cursor == 0 || maxIter <= 0 || int64(len(items)/per) >= count {
+			break
+		}
+		maxIter--
+	}
+	c.W.Array(2)
+	var tmp [24]byte
+	c.W.Bulk(appendUint(tmp[:0], cursor))
+	c.W.Array(len(items))
+	for _, it := range items {
+		c.W.Bulk(it)
+	}
+}
