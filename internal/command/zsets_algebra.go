@@ -218,7 +218,7 @@ func zsAlgebra(c *Ctx, dst string, store bool, numIdx int, op int, cardOnly bool
 		es = zsDiffEntries(srcs)
 	}
 	if store {
-		zsStoreResult(c, dst, es, false)
+		zsStoreResult(c, dst, es, -1)
 		return
 	}
 	slices.SortFunc(es, func(a, b zset.Entry) int {

@@ -25,11 +25,9 @@ func zpopMinMax(c *Ctx, max bool) {
 	}
 	count := int64(-1)
 	if len(c.Args) == 3 {
-		v, ok := c.Int(2)
-		if !ok {
-			return
-		}
-		if v < 0 {
+		// getPositiveLongFromObjectOrReply: one error for both.
+		v, ok := parseInt(c.Args[2])
+		if !ok || v < 0 {
 			c.Error(ErrPositive)
 			return
 		}

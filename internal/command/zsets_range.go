@@ -145,15 +145,25 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, by zrangeBy, dir zrangeDir)
 		zsReplyEntries(c, es, withScores)
 		return
 	}
-	zsStoreResult(c, c.Key(1), es, true)
+	// Redis creates the destination for the length of a rank range, as a
+	// listpack for the others, and inserts one entry at a time.
+	hint := 0
+	if by == zrRank {
+		hint = len(es)
+	}
+	zsStoreResult(c, c.Key(1), es, hint)
 }
 
 // zsStoreResult writes a *STORE result to dst, or deletes dst when the
-// result is empty, and replies with the result's size. Redis's ZRANGESTORE
-// inserts into a new listpack one entry at a time (so -0 scores inserted
-// before it converts become 0, those after stay -0); the other *STORE
-// commands convert a finished skiplist (sequential false).
-func zsStoreResult(c *Ctx, dst string, es []zset.Entry, sequential bool) {
+// result is empty, and replies with the result's size.
+//
+// The encoding and -0 scores follow how Redis builds the result. The
+// algebra (sizeHint < 0) builds a skiplist and converts it to a listpack
+// when it fits, which writes every -0 as 0. ZRANGESTORE creates a listpack
+// when sizeHint entries fit (or a skiplist) and inserts the entries one at
+// a time, so a -0 inserted before the set converts becomes 0 and one
+// inserted after stays -0.
+func zsStoreResult(c *Ctx, dst string, es []zset.Entry, sizeHint int) {
 	if len(es) == 0 {
 		c.W.Int(0)
 		if c.DB.Delete(dst) {
@@ -162,8 +172,8 @@ func zsStoreResult(c *Ctx, dst string, es []zset.Entry, sequential bool) {
 		return
 	}
 	lim := zsLimits(c)
-	if sequential {
-		compact := true
+	if sizeHint >= 0 {
+		compact := sizeHint <= lim.MaxEntries
 		for i := range es {
 			if compact && (i+1 > lim.MaxEntries || len(es[i].Member) > lim.MaxValue) {
 				compact = false
