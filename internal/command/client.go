@@ -6,9 +6,9 @@ import (
 	"strconv"
 )
 
-// The CLIENT family. CLIENT UNBLOCK waits for blocking commands, and
-// TRACKING/CACHING/GETREDIR/TRACKINGINFO for client-side caching; until
-// they exist those subcommands answer as unknown.
+// The CLIENT family (CLIENT UNBLOCK lives with the blocking commands, in
+// blocking.go). TRACKING/CACHING/GETREDIR/TRACKINGINFO wait for
+// client-side caching; until it exists those subcommands answer as unknown.
 
 const (
 	clientAdmin = FlagAdmin | FlagNoScript | FlagLoading | FlagStale
@@ -35,6 +35,7 @@ func init() {
 			"unpause":  sub(2, clientAdmin, "Resumes processing commands from paused clients.", "6.2.0", "O(N) Where N is the number of paused clients", cmdClientUnpause),
 			"reply":    sub(3, clientPlain, "Instructs the server whether to reply to commands.", "3.2.0", "O(1)", cmdClientReply),
 			"help":     sub(2, FlagLoading|FlagStale, "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", cmdClientHelp),
+			"unblock":  sub(-3, clientAdmin, "Unblock a client blocked in a blocking command from a different connection", "5.0.0", "O(log N) where N is the number of client connections", cmdClientUnblock), // blocking.go
 		}})
 }
 
@@ -433,7 +434,7 @@ func cmdClientReply(c *Ctx) {
 }
 
 // clientHelp is Redis 7.4's CLIENT HELP, less the subcommands Abacus does
-// not have yet (CACHING, GETREDIR, TRACKING, TRACKINGINFO, UNBLOCK).
+// not have yet (CACHING, GETREDIR, TRACKING, TRACKINGINFO).
 var clientHelp = []string{
 	"GETNAME",
 	"    Return the name of the current connection.",
@@ -475,6 +476,8 @@ var clientHelp = []string{
 	"    Set client meta attr. Options are:",
 	"    * LIB-NAME: the client lib name.",
 	"    * LIB-VER: the client lib version.",
+	"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+	"    Unblock the specified blocked client.",
 	"NO-EVICT (ON|OFF)",
 	"    Protect current client connection from eviction.",
 	"NO-TOUCH (ON|OFF)",

@@ -493,12 +493,12 @@ func TestClientHelp(t *testing.T) {
 		t.Fatalf("HELP frame: %q ... %q", lines[0], lines[len(lines)-2:])
 	}
 	text := strings.Join(lines, "\n")
-	for _, sub := range []string{"GETNAME", "ID", "INFO", "KILL <ip:port>", "LIST", "PAUSE", "UNPAUSE", "REPLY", "SETNAME", "SETINFO", "NO-EVICT", "NO-TOUCH", "MAXAGE"} {
+	for _, sub := range []string{"GETNAME", "ID", "INFO", "KILL <ip:port>", "LIST", "PAUSE", "UNPAUSE", "REPLY", "SETNAME", "SETINFO", "NO-EVICT", "NO-TOUCH", "MAXAGE", "UNBLOCK"} {
 		if !strings.Contains(text, "\n"+sub) && !strings.Contains(text, "* "+sub) {
 			t.Errorf("HELP lacks %s", sub)
 		}
 	}
-	for _, absent := range []string{"TRACKING", "UNBLOCK", "CACHING"} {
+	for _, absent := range []string{"TRACKING", "CACHING"} {
 		if strings.Contains(text, absent) {
 			t.Errorf("HELP documents %s, which Abacus does not have", absent)
 		}

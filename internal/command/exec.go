@@ -55,6 +55,7 @@ type Env struct {
 	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
 
 	monitors []*Session // clients in MONITOR mode (under the server lock)
+	blk      blockState // clients parked by blocking commands (blocking.go)
 	ctxs     []*Ctx     // reused Ctx values, one per nesting level
 	depth    int        // Ctx values in use (EXEC and scripts nest)
 }
@@ -131,6 +132,10 @@ type Session struct {
 	// by CLIENT PAUSE, or later in a blocking command. CLIENT LIST shows
 	// it as flag b; the idle timeout spares it.
 	Blocked bool
+	// DenyBlocking makes blocking commands answer at once as if they had
+	// timed out, as Redis's CLIENT_DENY_BLOCKING does: set while a
+	// transaction's commands run (EXEC) and for a script's commands.
+	DenyBlocking bool
 	// Push delivers bytes to the client out of band, after the replies
 	// already due (MONITOR lines; later pub/sub messages). The server sets
 	// it; it is called with the server lock held and never blocks.
@@ -218,6 +223,11 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	e.latencySample("command", dur)
 	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
 		e.feedMonitors(s, cmd, args)
+	}
+	if e.depth == 0 && len(e.blk.ready) > 0 {
+		// The end of a top-level command (a whole EXEC or script):
+		// clients waiting on keys it made ready are served now.
+		e.ServeReady()
 	}
 }
 

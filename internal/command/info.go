@@ -166,7 +166,7 @@ func infoClients(e *Env, b *infoBuilder) {
 	for _, s := range clients {
 		maxIn = max(maxIn, s.QueryBuf.Load())
 		maxOut = max(maxOut, s.OutBuf.Load())
-		if strings.ContainsRune(s.Flags, 'b') {
+		if s.Blocked || strings.ContainsRune(s.Flags, 'b') {
 			blocked++
 		}
 	}
@@ -177,7 +177,7 @@ func infoClients(e *Env, b *infoBuilder) {
 	b.kvi("client_recent_max_output_buffer", maxOut)
 	b.kvi("blocked_clients", blocked)
 	b.kv("tracking_clients", "0")
-	b.kv("clients_in_timeout_table", "0")
+	b.kvi("clients_in_timeout_table", int64(e.blockedWithTimeout())) // blocking.go
 }
 
 func infoMemory(e *Env, b *infoBuilder) {

@@ -40,6 +40,8 @@ type client struct {
 	// first time something is pushed to this client; from then on all its
 	// output goes through it, in the order it was produced.
 	out *outQueue
+	// blk is the wait of a blocking command in progress (blocking.go).
+	blk parkState
 }
 
 const (
@@ -180,7 +182,7 @@ func (c *client) serve() {
 			return
 		}
 		buf = c.readRoom(buf)
-		n, err := c.conn.Read(buf[len(buf):cap(buf)])
+		n, err := c.read(buf[len(buf):cap(buf)]) // blocking.go: bytes kept while parked first
 		if n > 0 {
 			buf = buf[:len(buf)+n]
 			s.Env.Stats.NetInputBytes.Add(int64(n))
@@ -341,6 +343,14 @@ func (c *client) runBatch() (ran int, reparse, stop bool) {
 	for ran < len(c.ends) {
 		var paused bool
 		ran, reparse, stop, paused = c.runLocked(ran)
+		if c.blk.wait != nil {
+			// A blocking command parked the client (blocking.go): the rest
+			// of the batch runs once its wait is over.
+			if !c.waitBlocked() {
+				return ran, false, true
+			}
+			continue
+		}
 		if !paused || reparse || stop {
 			return ran, reparse, stop
 		}
@@ -380,6 +390,9 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 		}
 		mark := len(c.w.Buf)
 		s.Env.Execute(c.sess, args, &c.w)
+		if c.sess.Blocked && c.park() {
+			return i + 1, false, false, false // the reply comes when the wait ends
+		}
 		c.applyReplyMode(mark)
 		start = c.ends[i]
 		if c.sess.CloseAfterReply {
