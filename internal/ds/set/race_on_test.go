@@ -1,0 +1,5 @@
+//go:build race
+
+package set
+
+const raceEnabled = true
