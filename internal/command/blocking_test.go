@@ -466,3 +466,22 @@ func TestBlockingGoRedis(t *testing.T) {
 	r = <-done
 	lsSlice(t, "BLMPOP", r.v, r.err, "y", "3", "2")
 }
+
+// TestBlockingServerClose: closing the server ends a wait (the client's
+// connection closes) instead of waiting for it.
+func TestBlockingServerClose(t *testing.T) {
+	inst := servertest.Start(t)
+	a := inst.Raw(t)
+	a.Write(servertest.Encode("BLPOP", "k", "0"))
+	bkWaitBlocked(t, inst, "k", 1)
+	done := make(chan struct{})
+	go func() {
+		inst.Srv.Close()
+		close(done)
+	}()
+	a.ExpectClosed()
+	<-done
+	if n := bkBlockedClients(inst); n != 0 {
+		t.Fatalf("%d clients registered after Close", n)
+	}
+}
