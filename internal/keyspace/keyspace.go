@@ -175,7 +175,8 @@ type DB struct {
 	ks      *Keyspace
 	dict    *dict
 	expires expiryHeap
-	fexp    fieldHeap // values with field TTLs, by next field expiry (fieldexpiry.go)
+	fexp    fieldHeap           // values with field TTLs, by next field expiry (fieldexpiry.go)
+	watched map[string][]*watch // WATCHed keys (watch.go)
 }
 
 // Keyspace returns the keyspace the database belongs to.
@@ -189,6 +190,9 @@ func (db *DB) Len() int { return db.dict.Len() }
 func (db *DB) ExpiresLen() int { return len(db.expires) }
 
 func (db *DB) touched(key string) {
+	if len(db.watched) != 0 {
+		db.touchWatched(key)
+	}
 	if db.ks.Touched != nil {
 		db.ks.Touched(db, key)
 	}
@@ -311,6 +315,9 @@ func (db *DB) SetExpire(o *Object, at int64) {
 
 // Flush removes every key, signalling each watched one first.
 func (db *DB) Flush() {
+	if len(db.watched) != 0 {
+		db.touchAllWatched(nil)
+	}
 	if db.ks.Touched != nil {
 		db.ForEach(func(o *Object) { db.ks.Touched(db, o.Key) })
 	}
@@ -386,6 +393,12 @@ func (db *DB) AvgTTL() int64 {
 // Swap exchanges the contents of two databases (SWAPDB).
 func (ks *Keyspace) Swap(a, b int) {
 	da, db := ks.DBs[a], ks.DBs[b]
+	if len(da.watched) != 0 {
+		da.touchAllWatched(db)
+	}
+	if len(db.watched) != 0 {
+		db.touchAllWatched(da)
+	}
 	da.dict, db.dict = db.dict, da.dict
 	da.expires, db.expires = db.expires, da.expires
 	da.fexp, db.fexp = db.fexp, da.fexp
