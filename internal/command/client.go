@@ -73,9 +73,16 @@ func (c *Ctx) clientLine(b []byte, s *Session) []byte {
 	if s.Monitor {
 		b = append(b, 'O')
 	}
-	b = append(b, s.Flags...) // letters other families set (P, x, d...)
+	b = append(b, s.Flags...) // letters other families set (P...)
+	inMulti, dirty, queued, multiMem := txClientInfo(s)
+	if inMulti {
+		b = append(b, 'x')
+	}
 	if s.Blocked {
 		b = append(b, 'b')
+	}
+	if dirty {
+		b = append(b, 'd')
 	}
 	if s.CloseAfterReply || s.Killed.Load() {
 		b = append(b, 'c')
@@ -90,15 +97,16 @@ func (c *Ctx) clientLine(b []byte, s *Session) []byte {
 		b = append(b, 'N')
 	}
 	num(" db=", int64(s.DB))
-	str(" sub=0 psub=0 ssub=0 multi=-1", "")
+	str(" sub=0 psub=0 ssub=0", "")
+	num(" multi=", queued)
 	num(" qbuf=", qbuf)
 	str(" qbuf-free=0", "")
 	num(" argv-mem=", int64(argvMem))
-	str(" multi-mem=0", "")
+	num(" multi-mem=", multiMem)
 	num(" obl=", omem)
 	str(" oll=0", "")
 	num(" omem=", omem)
-	num(" tot-mem=", qbuf+omem+int64(argvMem))
+	num(" tot-mem=", qbuf+omem+int64(argvMem)+multiMem)
 	if omem > 0 {
 		str(" events=rw", "")
 	} else {

@@ -140,6 +140,8 @@ type Session struct {
 	// already due (MONITOR lines; later pub/sub messages). The server sets
 	// it; it is called with the server lock held and never blocks.
 	Push func(b []byte)
+	// tx is the client's MULTI queue and WATCHed keys (tx.go).
+	tx txState
 }
 
 // ReplyMode is CLIENT REPLY's setting.
@@ -175,14 +177,17 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if len(args) == 0 {
 		return
 	}
-	e.Stats.TotalCommands.Add(1)
 	start := time.Now()
 	now := e.nowMs(start)
+	if e.depth > 0 {
+		// Inside EXEC or a script the clock stands still, as in Redis.
+		now = e.KS.Now
+	}
 	e.KS.Now = now
 	s.LastCmdAt = now
 	cmd := Lookup(args[0])
 	if cmd == nil {
-		e.reject(w, nil, unknownCommand(args))
+		e.reject(s, w, nil, args, unknownCommand(args))
 		return
 	}
 	if len(cmd.Subs) > 0 && len(args) >= 2 {
@@ -191,7 +196,7 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 		if sub == nil {
 			if cmd.Handler == nil {
 				// Not counted against the container in commandstats, as in Redis.
-				e.reject(w, nil, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(args[1]), 128), strings.ToUpper(cmd.Name)))
+				e.reject(s, w, nil, args, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(args[1]), 128), strings.ToUpper(cmd.Name)))
 				return
 			}
 		} else {
@@ -199,14 +204,20 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 		}
 	}
 	if !cmd.ArityOK(len(args)) {
-		e.reject(w, cmd, fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name))
+		e.reject(s, w, cmd, args, fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name))
 		return
 	}
 	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.authRequired() {
-		e.reject(w, cmd, ErrNoAuth)
+		e.reject(s, w, cmd, args, ErrNoAuth)
 		return
 	}
-	s.LastCmd = cmd.Name
+	if e.depth == 0 {
+		s.LastCmd = cmd.Name // not the commands EXEC or a script runs
+	}
+	if s.tx.multi && e.queue(s, cmd, args, w) {
+		return
+	}
+	e.Stats.TotalCommands.Add(1)
 	ctx := e.getCtx()
 	*ctx = Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, DB: e.KS.DBs[s.DB], Now: now}
 	e.call(ctx, len(w.Buf))
@@ -286,11 +297,13 @@ func (e *Env) cmdStat(name string) *CmdStat {
 	return st
 }
 
-// reject answers a command that did not run (unknown, arity, auth).
-func (e *Env) reject(w *resp.Writer, cmd *Command, msg string) {
+// reject answers a command that did not run (unknown, arity, auth). In
+// MULTI that dooms the transaction; a refused EXEC discards it (tx.go).
+func (e *Env) reject(s *Session, w *resp.Writer, cmd *Command, args [][]byte, msg string) {
 	if cmd != nil {
 		e.cmdStat(cmd.Name).Rejected++
 	}
+	msg = e.txRejected(s, cmd, args, msg)
 	e.countError(msg)
 	w.Error(msg)
 }

@@ -16,6 +16,11 @@ func init() {
 // MONITOR: from now on the client receives a line for every command the
 // server runs (its own included), until it disconnects or sends RESET.
 func cmdMonitor(c *Ctx) {
+	if c.S.DenyBlocking {
+		// Inside EXEC (or a script) every command owes one reply.
+		c.Error("ERR MONITOR isn't allowed for DENY BLOCKING client")
+		return
+	}
 	if c.S.Monitor {
 		return // Redis ignores a second MONITOR, without a reply
 	}
@@ -41,6 +46,7 @@ func (e *Env) Disconnected(s *Session) {
 	if s.Monitor {
 		e.removeMonitor(s)
 	}
+	e.dropTx(s)
 }
 
 // feedMonitors sends the command just run to every monitoring client in

@@ -508,7 +508,8 @@ func (s *Server) pausedFor(sess *command.Session, args [][]byte) bool {
 	if st&1 == 0 {
 		return true // ALL
 	}
-	return cmd.Flags&(command.FlagWrite|command.FlagMayReplicate) != 0
+	// EXEC counts as a write when it would run one (Redis 7.0).
+	return sess.EffectiveFlags(cmd)&(command.FlagWrite|command.FlagMayReplicate) != 0
 }
 
 // waitPause holds the client (its replies already written) until command
