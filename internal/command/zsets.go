@@ -205,7 +205,7 @@ func zsWrite(c *Ctx, key string) (s *zset.Set, ok bool) {
 	if !ok || o == nil {
 		return nil, ok
 	}
-	touchLRU(c, o)
+	o.LRU = uint32(c.Now / 1000) // lookupKeyWrite touches the key too
 	s = o.Val.(*zset.Set)
 	if lim := zsLimits(c); s.Limits() != lim {
 		s.SetLimits(lim)

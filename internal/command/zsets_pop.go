@@ -83,7 +83,7 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 	if count == -1 {
 		count = 1
 	}
-	touchLRU(c, o)
+	o.LRU = uint32(c.Now / 1000)
 	s := o.Val.(*zset.Set)
 	n := int(min(count, int64(s.Len())))
 	switch {
