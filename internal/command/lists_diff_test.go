@@ -538,6 +538,7 @@ func TestListsDiffRandom(t *testing.T) {
 	for i, fill := range []string{"1", "2", "5", "-1", "-2"} {
 		d.Do("FLUSHALL")
 		d.Do("CONFIG", "SET", "list-max-listpack-size", fill)
+		d.Do("CONFIG", "RESETSTAT")
 		seed := uint64(1000 + i)
 		g := &lsGen{r: rand.New(rand.NewPCG(seed, seed*31)), keys: []string{"k0", "k1", "k2"}}
 		for n := 0; n < 800; n++ {
@@ -551,6 +552,29 @@ func TestListsDiffRandom(t *testing.T) {
 			d.Do("LRANGE", k, "0", "-1")
 			total++
 		}
+		// Reads count keyspace hits and misses, writes do not, as in Redis.
+		a, r := lsStat(t, d.A, "keyspace_hits", "keyspace_misses"), lsStat(t, d.R, "keyspace_hits", "keyspace_misses")
+		if a != r {
+			t.Errorf("list-max-listpack-size %s: abacus %s, redis %s", fill, a, r)
+		}
 	}
 	t.Logf("%d random list commands compared", total)
+}
+
+// lsStat returns the named INFO stats fields of a server, as one string.
+func lsStat(t *testing.T, c *servertest.Conn, fields ...string) string {
+	t.Helper()
+	v, err := skParse(c.Do("INFO", "stats"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(v.str, "\r\n") {
+		for _, f := range fields {
+			if strings.HasPrefix(line, f+":") {
+				out = append(out, line)
+			}
+		}
+	}
+	return strings.Join(out, " ")
 }
