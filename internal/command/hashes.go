@@ -14,12 +14,13 @@ import (
 // The commands Redis 7.0 has answer byte for byte as redis-server 7.0 does;
 // the per-field expiry commands (hashes_ttl.go) follow Redis 7.4 and 8.0.
 //
-// Field expiry and the keyspace: every lookup of a hash reclaims the fields
-// whose time has passed (Redis deletes an expired field when a command meets
-// it), and a hash left without fields is deleted, so that no command ever
-// sees an empty hash. The fields nobody touches are reclaimed by the active
-// expiry cycle through the keyspace's field-expiry index, which DB.Set keeps
-// for new keys and UpdateFieldExpiry for changes made in place.
+// Field expiry and the keyspace: every lookup of a hash whose next field
+// expiry has passed reclaims its expired fields (DB.Lookup, through the
+// keyspace's field-expiry index), and a hash left without fields is deleted
+// there, so that no command ever sees an empty hash. The fields nobody
+// touches are reclaimed by the active expiry cycle through the same index,
+// which DB.Set keeps for new keys and hashDone (UpdateFieldExpiry) for
+// changes made in place.
 
 func init() {
 	const (
@@ -111,43 +112,14 @@ func clampInt(v int64) int {
 	return int(v)
 }
 
-// reclaimFields removes the fields of o's hash whose expiry time has passed
-// (lazily, as a command meets them) and deletes the key when none is left,
-// returning nil then.
-func reclaimFields(c *Ctx, o *keyspace.Object) *keyspace.Object {
-	h := o.Val.(*hash.Hash)
-	if at, ok := h.NextExpiry(); !ok || at > c.Now {
-		return o
-	}
-	n := h.ExpireFields(c.Now, math.MaxInt, nil)
-	c.Env.KS.Stats.ExpiredFields += int64(n)
-	if h.Len(c.Now) == 0 {
-		c.DB.Delete(o.Key)
-		return nil
-	}
-	c.DB.UpdateFieldExpiry(o)
-	return o
-}
-
 // hashRead looks key up for a read command (lookupKeyRead): it counts a
 // keyspace hit or miss and replies WRONGTYPE (ok false) for another type.
 // A missing key gives a nil hash.
 func hashRead(c *Ctx, key string) (h *hash.Hash, ok bool) {
-	o := c.DB.Lookup(key)
-	if o != nil && o.Type != keyspace.TypeHash {
-		c.Env.KS.Stats.Hits++
-		c.Error(ErrWrongType)
-		return nil, false
+	o, ok := c.Lookup(key, keyspace.TypeHash)
+	if !ok || o == nil {
+		return nil, ok
 	}
-	if o != nil {
-		o = reclaimFields(c, o)
-	}
-	if o == nil {
-		c.Env.KS.Stats.Misses++
-		return nil, true
-	}
-	c.Env.KS.Stats.Hits++
-	touchLRU(c, o)
 	return o.Val.(*hash.Hash), true
 }
 
@@ -157,9 +129,6 @@ func hashWrite(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, ok bool) {
 	o, ok = c.LookupWrite(key, keyspace.TypeHash)
 	if !ok || o == nil {
 		return nil, nil, ok
-	}
-	if o = reclaimFields(c, o); o == nil {
-		return nil, nil, true
 	}
 	touchLRU(c, o)
 	return o, o.Val.(*hash.Hash), true

@@ -1,5 +1,7 @@
 package keyspace
 
+import "math"
+
 // Active expiry of parts of values: the fields of a hash that carry their own
 // TTL (Redis 7.4's hash-field expiration).
 //
@@ -9,6 +11,12 @@ package keyspace
 // last indexed. Object.fpos is the object's place in it, so that deleting,
 // renaming or replacing the key drops or moves the entry in O(log n) without
 // a search.
+//
+// Lookups reclaim too: DB.Lookup and DB.Delete meet an indexed value whose
+// next field expiry has passed, remove its expired fields, and delete the key
+// when none is left, so that no command sees a hash whose fields have all
+// expired (EXISTS, TYPE and the hash commands alike). Keys that nobody looks
+// up are reclaimed by the active cycle (ExpireCycle).
 //
 // Who keeps the index right:
 //   - DB.Set indexes the object it stores and drops the one it replaces, so
@@ -77,6 +85,33 @@ func (db *DB) UpdateFieldExpiry(o *Object) {
 		o.fpos = int32(len(db.fexp))
 		db.fexpUp(len(db.fexp) - 1)
 	}
+}
+
+// fieldsDue reports whether the live object o is indexed with a field
+// expiry time that has passed (the check every lookup makes: one branch for
+// values without field TTLs).
+func (db *DB) fieldsDue(o *Object) bool {
+	return o.fpos > 0 && db.fexp[o.fpos-1].at <= db.ks.Now
+}
+
+// expireFieldsOf reclaims every expired field of the live object o, found
+// due by a lookup, and deletes the key if that leaves it empty, reporting
+// whether it did.
+func (db *DB) expireFieldsOf(o *Object) (deleted bool) {
+	fe, ok := o.Val.(FieldExpirer)
+	if !ok {
+		db.fexpRemove(o)
+		return false
+	}
+	now := db.ks.Now
+	db.ks.Stats.ExpiredFields += int64(fe.ExpireFields(now, math.MaxInt, nil))
+	if fe.Len(now) == 0 {
+		db.remove(o.Key)
+		db.touched(o.Key)
+		return true
+	}
+	db.UpdateFieldExpiry(o)
+	return false
 }
 
 // indexFields adds o to the field-expiry index if its value has field TTLs
@@ -187,8 +222,9 @@ func (db *DB) expireFields(budget int) int {
 		}
 		if fe.Len(now) == 0 {
 			// The last field expired: the key goes, as Redis deletes an
-			// emptied hash (DB.Delete signals WATCH and blocked clients).
-			db.Delete(o.Key)
+			// emptied hash, signalled to WATCH and blocked clients.
+			db.remove(o.Key)
+			db.touched(o.Key)
 			done++
 			continue
 		}

@@ -260,3 +260,36 @@ func TestFieldExpiryRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldExpiryLookup checks that a lookup reclaims the expired fields it
+// meets and that a hash whose fields have all expired is gone for every
+// lookup (EXISTS, TYPE, DEL, the hash commands), before any cycle runs.
+func TestFieldExpiryLookup(t *testing.T) {
+	ks := New(1)
+	ks.Now = fxT0
+	db := ks.DBs[0]
+	var touched []string
+	ks.Touched = func(_ *DB, key string) { touched = append(touched, key) }
+	o := fxHash(db, "some", fxT0+10, fxT0+20, 0)
+	fxHash(db, "all", fxT0+10, fxT0+10)
+	fxHash(db, "del", fxT0+10)
+
+	ks.Now = fxT0 + 10
+	touched = nil
+	if db.Lookup("some") != o || physLen(o) != 2 || db.fexp[o.fpos-1].at != fxT0+20 {
+		t.Fatalf("lookup of a partly expired hash: %d fields left", physLen(o))
+	}
+	if db.Lookup("all") != nil || db.Peek("all") != nil {
+		t.Fatal("a hash whose fields all expired is still there")
+	}
+	if db.Delete("del") {
+		t.Fatal("DEL reported a hash whose fields all expired")
+	}
+	if db.Peek("del") != nil || len(touched) != 2 {
+		t.Fatalf("del still stored, or signals %v", touched)
+	}
+	if ks.Stats.ExpiredFields != 4 || ks.Stats.ExpiredKeys != 0 {
+		t.Fatalf("counted %d fields, %d keys", ks.Stats.ExpiredFields, ks.Stats.ExpiredKeys)
+	}
+	fxCheck(t, db)
+}

@@ -216,7 +216,7 @@ func (db *DB) Peek(key string) *Object { return db.dict.Get(key) }
 // lookup a write or an existence check does.
 func (db *DB) Lookup(key string) *Object {
 	o := db.dict.Get(key)
-	if o == nil || db.expireIfNeeded(o) {
+	if o == nil || db.expireIfNeeded(o) || db.fieldsDue(o) && db.expireFieldsOf(o) {
 		return nil
 	}
 	return o
@@ -280,7 +280,7 @@ func (db *DB) Delete(key string) bool {
 	if o == nil {
 		return false
 	}
-	if db.expireIfNeeded(o) {
+	if db.expireIfNeeded(o) || db.fieldsDue(o) && db.expireFieldsOf(o) {
 		return false
 	}
 	db.remove(key)
