@@ -276,6 +276,18 @@ func TestBlockingDiffScenario(t *testing.T) {
 		d.do(p, "EXEC")
 		d.recv(1, "BLPOP ea eb after EXEC")
 		d.do(p, "LRANGE", "ea", "0", "-1")
+		// Nothing is served in the middle of a transaction: the waiter gets
+		// what the key holds when EXEC is done.
+		d.send(1, "BLPOP", "ec", "0")
+		d.blocked(1)
+		d.do(p, "MULTI")
+		d.do(p, "RPUSH", "ec", "a")
+		d.do(p, "LPOP", "ec")
+		d.do(p, "RPUSH", "ec", "b", "c")
+		d.do(p, "LLEN", "ec")
+		d.do(p, "EXEC")
+		d.recv(1, "BLPOP ec after EXEC")
+		d.do(p, "LRANGE", "ec", "0", "-1")
 	}
 	t.Logf("%d replies compared", d.n)
 }

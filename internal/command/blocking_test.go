@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/abacusdb/abacus/internal/servertest"
 )
 
@@ -483,5 +485,64 @@ func TestBlockingServerClose(t *testing.T) {
 	<-done
 	if n := bkBlockedClients(inst); n != 0 {
 		t.Fatalf("%d clients registered after Close", n)
+	}
+}
+
+// TestBlockingZsetsGoRedis drives BZPOPMIN, BZPOPMAX and BZMPOP through
+// go-redis, served at once and after a wait, in RESP2 and RESP3.
+func TestBlockingZsetsGoRedis(t *testing.T) {
+	inst := servertest.Start(t)
+	for _, proto := range []int{2, 3} {
+		g := redis.NewClient(&redis.Options{Addr: inst.Addr, Protocol: proto, DisableIdentity: true, MaxRetries: -1})
+		defer g.Close()
+		p := inst.Client(t)
+		p.FlushAll(lsCtx)
+		p.ZAdd(lsCtx, "z", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 2, Member: "b"}, redis.Z{Score: 3, Member: "c"})
+		zk, err := g.BZPopMin(lsCtx, 0, "none", "z").Result()
+		if err != nil || zk.Key != "z" || zk.Member != "a" || zk.Score != 1 {
+			t.Fatalf("RESP%d BZPOPMIN = %+v %v", proto, zk, err)
+		}
+		zk, err = g.BZPopMax(lsCtx, time.Second, "z").Result()
+		if err != nil || zk.Key != "z" || zk.Member != "c" || zk.Score != 3 {
+			t.Fatalf("RESP%d BZPOPMAX = %+v %v", proto, zk, err)
+		}
+		key, zs, err := g.BZMPop(lsCtx, 0, "min", 5, "none", "z").Result()
+		if err != nil || key != "z" || len(zs) != 1 || zs[0].Member != "b" || zs[0].Score != 2 {
+			t.Fatalf("RESP%d BZMPOP = %q %+v %v", proto, key, zs, err)
+		}
+
+		type res struct {
+			key string
+			zs  []redis.Z
+			err error
+		}
+		done := make(chan res, 1)
+		go func() {
+			zk, err := g.BZPopMax(lsCtx, 0, "w1", "w2").Result()
+			if zk == nil {
+				done <- res{err: err}
+				return
+			}
+			done <- res{zk.Key, []redis.Z{zk.Z}, err}
+		}()
+		bkWaitBlocked(t, inst, "w2", 1)
+		p.ZAdd(lsCtx, "w2", redis.Z{Score: 5, Member: "x"}, redis.Z{Score: 7.5, Member: "y"})
+		r := <-done
+		if r.err != nil || r.key != "w2" || r.zs[0].Member != "y" || r.zs[0].Score != 7.5 {
+			t.Fatalf("RESP%d BZPOPMAX after a wait = %+v", proto, r)
+		}
+		go func() {
+			key, zs, err := g.BZMPop(lsCtx, 0, "max", 10, "w3").Result()
+			done <- res{key, zs, err}
+		}()
+		bkWaitBlocked(t, inst, "w3", 1)
+		p.ZAdd(lsCtx, "w3", redis.Z{Score: 1, Member: "m"}, redis.Z{Score: 2, Member: "n"})
+		r = <-done
+		if r.err != nil || r.key != "w3" || len(r.zs) != 2 || r.zs[0].Member != "n" || r.zs[1].Member != "m" {
+			t.Fatalf("RESP%d BZMPOP after a wait = %+v", proto, r)
+		}
+		if n, err := p.Exists(lsCtx, "w3").Result(); err != nil || n != 0 {
+			t.Fatalf("w3 left behind: %d %v", n, err)
+		}
 	}
 }
