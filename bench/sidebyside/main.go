@@ -5,6 +5,7 @@
 //
 //	go run ./bench/sidebyside                      # SET GET INCR MSET, RSS of 1M SETs
 //	go run ./bench/sidebyside -suite types         # ZADD ZINCRBY ZRANGEBYSCORE ZRANK HSET HINCRBY SADD LPUSH LRANGE_100
+//	go run ./bench/sidebyside -suite tx            # MULTI, 10 INCR, EXEC (transactions/s; bench/txbench has more options)
 //	go run ./bench/sidebyside -cases set,get -rounds 5
 //
 // Only loopback addresses are used.
@@ -26,6 +27,9 @@ type benchCase struct {
 	test    string   // redis-benchmark -t name, when args is empty
 	args    []string // a command with __rand_int__ placeholders
 	prepare func(*harness.Server)
+	// load, when set, replaces redis-benchmark: it runs n requests from
+	// clients connections, pipe at a time, and returns requests/s.
+	load func(s *harness.Server, pipe, n, clients, keyspace int) float64
 }
 
 var suites = map[string][]benchCase{
@@ -45,6 +49,12 @@ var suites = map[string][]benchCase{
 		{name: "SADD", test: "sadd"},
 		{name: "LPUSH", test: "lpush"},
 		{name: "LRANGE_100", test: "lrange_100"},
+	},
+	// Transactions per second; redis-benchmark cannot send MULTI blocks.
+	"tx": {
+		{name: "MULTI+10xINCR+EXEC (tx/s)", load: func(s *harness.Server, pipe, n, clients, keyspace int) float64 {
+			return s.TxLoad(n, clients, pipe, 10, keyspace) // n transactions
+		}},
 	},
 }
 
@@ -71,7 +81,7 @@ func loadBigZset(s *harness.Server) {
 }
 
 func main() {
-	suite := flag.String("suite", "strings", "strings or types")
+	suite := flag.String("suite", "strings", "strings, types or tx")
 	only := flag.String("cases", "", "comma-separated case names to run (default: the whole suite)")
 	pipes := flag.String("pipelines", "1,16", "pipeline depths")
 	rounds := flag.Int("rounds", 3, "rounds (A B A B ...)")
@@ -127,7 +137,12 @@ func main() {
 						bc.prepare(s)
 					}
 					before := s.CPUTicks()
-					v := s.Bench(bc.test, p, *n, *clients, *keyspace, bc.args...)
+					var v float64
+					if bc.load != nil {
+						v = bc.load(s, p, *n, *clients, *keyspace)
+					} else {
+						v = s.Bench(bc.test, p, *n, *clients, *keyspace, bc.args...)
+					}
 					after := s.CPUTicks()
 					k := key{bc.name, s.Name, p}
 					rps[k] = append(rps[k], v)

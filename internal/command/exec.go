@@ -58,6 +58,12 @@ type Env struct {
 	blk      blockState // clients parked by blocking commands (blocking.go)
 	ctxs     []*Ctx     // reused Ctx values, one per nesting level
 	depth    int        // Ctx values in use (EXEC and scripts nest)
+	// execMark, while EXEC runs its queue, is the monotonic reading
+	// (since monoBase) at which the next queued command starts.
+	execMark time.Duration
+	// scr is the scripting state: EVAL scripts, function libraries and
+	// the script running now (scripting_run.go).
+	scr scriptEnv
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.
@@ -177,14 +183,6 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if len(args) == 0 {
 		return
 	}
-	start := time.Now()
-	now := e.nowMs(start)
-	if e.depth > 0 {
-		// Inside EXEC or a script the clock stands still, as in Redis.
-		now = e.KS.Now
-	}
-	e.KS.Now = now
-	s.LastCmdAt = now
 	cmd := Lookup(args[0])
 	if cmd == nil {
 		e.reject(s, w, nil, args, unknownCommand(args))
@@ -217,13 +215,51 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if s.tx.multi && e.queue(s, cmd, args, w) {
 		return
 	}
+	e.run(s, cmd, args, w)
+}
+
+// monoBase is the origin of the monotonic readings that time nested
+// commands.
+var monoBase = time.Now()
+
+// run executes a command that passed Execute's checks (EXEC runs its
+// queue through here). Inside EXEC or a script (depth > 0) the clock
+// stands still, as in Redis, and only the monotonic clock is read to time
+// the command.
+func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
+	nested := e.depth > 0
+	var start time.Time
+	var mono time.Duration
+	now := e.KS.Now
+	chained := nested && e.execMark != 0
+	if chained {
+		// EXEC's commands run back to back: one clock reading ends one
+		// and starts the next.
+		mono, e.execMark = e.execMark, 0
+	} else if nested {
+		mono = time.Since(monoBase)
+	} else {
+		start = time.Now()
+		now = e.nowMs(start)
+		e.KS.Now = now
+	}
+	s.LastCmdAt = now
 	e.Stats.TotalCommands.Add(1)
 	ctx := e.getCtx()
 	*ctx = Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, DB: e.KS.DBs[s.DB], Now: now}
 	e.call(ctx, len(w.Buf))
 	failed := ctx.err
 	e.putCtx(ctx)
-	dur := time.Since(start)
+	var dur time.Duration
+	if nested {
+		end := time.Since(monoBase)
+		dur = end - mono
+		if chained {
+			e.execMark = end
+		}
+	} else {
+		dur = time.Since(start)
+	}
 	st := e.cmdStat(cmd.Name)
 	st.Calls++
 	st.Usec += dur.Microseconds()

@@ -2,6 +2,7 @@ package command
 
 import (
 	"strings"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
@@ -13,8 +14,9 @@ import (
 // NOAUTH, no_multi) and then, instead of running it, copies it into the
 // session's queue and answers QUEUED. A command refused while queuing
 // dooms the transaction: EXEC answers EXECABORT. EXEC runs the queue
-// through Execute, one command after the other inside its own call, so
-// nothing else runs in between (the server lock is held for the whole
+// through Env.run (Execute after its checks, which were made when each
+// command was queued), one command after the other inside its own call,
+// so nothing else runs in between (the server lock is held for the whole
 // command), and each queued command gets its commandstats, slow log and
 // MONITOR line as in Redis. Errors of single commands do not stop the
 // others: the EXEC array carries them.
@@ -63,10 +65,17 @@ type txState struct {
 	flags   Flag  // the union of the queued commands' flags
 	mem     int64 // CLIENT LIST multi-mem: argument bytes + a pointer per argument
 	buf     []byte
-	ends    []int // end of each queued argument in buf
-	cmds    []int // end of each queued command in ends
+	ends    []int       // end of each queued argument in buf
+	cmds    []queuedCmd // the queued commands
 	args    [][]byte
 	watch   keyspace.Watcher
+}
+
+// queuedCmd is a command checked when queued: EXEC runs it without looking
+// it up again.
+type queuedCmd struct {
+	cmd *Command
+	end int // end of its arguments in ends
 }
 
 // arenaKeep is the arena capacity kept from one transaction to the next.
@@ -120,7 +129,7 @@ func (t *txState) push(cmd *Command, args [][]byte) {
 		t.ends = append(t.ends, len(t.buf))
 		t.mem += int64(len(a)) + 8
 	}
-	t.cmds = append(t.cmds, len(t.ends))
+	t.cmds = append(t.cmds, queuedCmd{cmd, len(t.ends)})
 	t.flags |= cmd.Flags
 }
 
@@ -129,10 +138,10 @@ func (t *txState) push(cmd *Command, args [][]byte) {
 func (t *txState) queued(i int) [][]byte {
 	lo := 0
 	if i > 0 {
-		lo = t.cmds[i-1]
+		lo = t.cmds[i-1].end
 	}
 	t.args = t.args[:0]
-	for j := lo; j < t.cmds[i]; j++ {
+	for j := lo; j < t.cmds[i].end; j++ {
 		start := 0
 		if j > 0 {
 			start = t.ends[j-1]
@@ -224,12 +233,14 @@ func cmdExec(c *Ctx) {
 	s.DenyBlocking = true
 	defer func() {
 		s.DenyBlocking = deny
+		e.execMark = 0
 		t.clearQueue()
 	}()
 	n := len(t.cmds)
 	c.W.Array(n)
+	e.execMark = time.Since(monoBase)
 	for i := 0; i < n; i++ {
-		e.Execute(s, t.queued(i), c.W)
+		e.run(s, t.cmds[i].cmd, t.queued(i), c.W)
 	}
 }
 

@@ -1,0 +1,81 @@
+// Command txbench benchmarks transactions on Abacus and redis-server side by
+// side: clients each send MULTI, 10 × INCR on random keys, EXEC, with
+// several transactions pipelined per write, against each server in turn
+// (A B A B ...), and it prints the median transactions per second, the
+// ratio Abacus/redis-server and the server CPU time per transaction.
+// redis-benchmark cannot send MULTI blocks, hence this generator
+// (harness.TxLoad).
+//
+//	go run ./bench/txbench
+//	go run ./bench/txbench -pipelines 1,16 -rounds 5 -c 50
+//
+// Only loopback addresses are used.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/abacusdb/abacus/bench/harness"
+)
+
+func main() {
+	pipes := flag.String("pipelines", "1,16", "transactions per write")
+	rounds := flag.Int("rounds", 5, "rounds (A B A B ...)")
+	n := flag.Int("n", 100000, "transactions per run")
+	clients := flag.Int("c", 50, "parallel clients")
+	incrs := flag.Int("incrs", 10, "INCRs per transaction")
+	keyspace := flag.Int("r", 100000, "random key space")
+	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
+	flag.Parse()
+
+	var pipeList []int
+	for _, p := range strings.Split(*pipes, ",") {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 1 {
+			harness.Fatal("bad pipeline %q", p)
+		}
+		pipeList = append(pipeList, v)
+	}
+	bin, cleanup := harness.BuildAbacus(*abacusBin)
+	defer cleanup()
+	servers := []*harness.Server{harness.Start("abacus", bin), harness.Start("redis", "redis-server")}
+	defer func() {
+		for _, s := range servers {
+			s.Stop()
+		}
+	}()
+
+	type key struct {
+		server string
+		pipe   int
+	}
+	tps := map[key][]float64{}
+	cpu := map[key][]float64{}
+	for r := 0; r < *rounds; r++ {
+		for _, p := range pipeList {
+			for _, s := range servers {
+				before := s.CPUTicks()
+				v := s.TxLoad(*n, *clients, p, *incrs, *keyspace)
+				after := s.CPUTicks()
+				k := key{s.Name, p}
+				tps[k] = append(tps[k], v)
+				cpu[k] = append(cpu[k], float64(after-before)*1e4/float64(*n))
+				fmt.Fprintf(os.Stderr, "round %d P=%-2d %-6s %10.0f tx/s\n", r+1, p, s.Name, v)
+			}
+		}
+	}
+
+	harness.Header(fmt.Sprintf("MULTI + %d INCR + EXEC; %d clients, %d transactions per run, %d rounds (A B A B), medians.",
+		*incrs, *clients, *n, *rounds))
+	fmt.Println("| transactions per write | abacus tx/s | redis tx/s | ratio | abacus CPU µs/tx | redis CPU µs/tx |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, p := range pipeList {
+		a, b := harness.Median(tps[key{"abacus", p}]), harness.Median(tps[key{"redis", p}])
+		ca, cb := harness.Median(cpu[key{"abacus", p}]), harness.Median(cpu[key{"redis", p}])
+		fmt.Printf("| %d | %.0f | %.0f | %.2fx | %.2f | %.2f |\n", p, a, b, a/b, ca, cb)
+	}
+}
