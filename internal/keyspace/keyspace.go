@@ -146,6 +146,7 @@ type Keyspace struct {
 	Touched func(db *DB, key string)
 	Stats   Stats
 	rnd     *rand.Rand
+	wj      watchJournal // WATCH changes an undone script takes back (watch.go)
 }
 
 // Stats counts what INFO reports.

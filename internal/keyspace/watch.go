@@ -108,13 +108,63 @@ func (db *DB) touchWatched(key string) {
 			// is then watched as absent.
 			if o := db.dict.Get(key); o == nil || (o.Expire != 0 && o.Expire <= db.ks.Now) {
 				if o == nil {
-					wk.expired = false
+					db.ks.setExpired(wk, false)
 				}
 				continue
 			}
 		}
-		wk.w.Dirty = true
+		db.ks.dirty(wk.w)
 	}
+}
+
+func (ks *Keyspace) dirty(w *Watcher) {
+	if !w.Dirty && ks.wj.on {
+		ks.wj.dirtied = append(ks.wj.dirtied, w)
+	}
+	w.Dirty = true
+}
+
+func (ks *Keyspace) setExpired(wk *watch, v bool) {
+	if wk.expired != v && ks.wj.on {
+		ks.wj.flipped = append(ks.wj.flipped, wk)
+	}
+	wk.expired = v
+}
+
+// watchJournal records what writes did to watches while a script that may
+// be undone runs.
+type watchJournal struct {
+	on      bool
+	dirtied []*Watcher // made dirty
+	flipped []*watch   // expired flag changed
+}
+
+// StartWatchJournal begins recording the watchers that writes make dirty,
+// for a script whose writes may all be undone (all-or-nothing scripts):
+// afterwards a client that watched a key the script touched must still be
+// able to EXEC. The server lock must be held until EndWatchJournal, so no
+// client can watch or unwatch in between.
+func (ks *Keyspace) StartWatchJournal() {
+	ks.wj.on = true
+}
+
+// EndWatchJournal stops recording. With undo, every watcher made dirty
+// since StartWatchJournal is clean again and every watch is as it was:
+// call it after the writes have been undone (the undoing writes touch keys
+// too, and are taken back as well).
+func (ks *Keyspace) EndWatchJournal(undo bool) {
+	if undo {
+		for _, w := range ks.wj.dirtied {
+			w.Dirty = false
+		}
+		for i := len(ks.wj.flipped) - 1; i >= 0; i-- {
+			wk := ks.wj.flipped[i]
+			wk.expired = !wk.expired
+		}
+	}
+	clear(ks.wj.dirtied)
+	clear(ks.wj.flipped)
+	ks.wj = watchJournal{dirtied: ks.wj.dirtied[:0], flipped: ks.wj.flipped[:0]}
 }
 
 // touchAllWatched is called before db's contents are dropped (FLUSHDB,
@@ -136,15 +186,15 @@ func (db *DB) touchAllWatched(with *DB) {
 		for _, wk := range list {
 			switch {
 			case wk.expired && repl == nil:
-				wk.expired = false
+				db.ks.setExpired(wk, false)
 				continue
 			case wk.expired && replExpired:
 				continue
 			case !wk.expired && !inDB && replExpired:
-				wk.expired = true
+				db.ks.setExpired(wk, true)
 				continue
 			}
-			wk.w.Dirty = true
+			db.ks.dirty(wk.w)
 		}
 	}
 }

@@ -174,3 +174,43 @@ func TestWatchNoWatchersCost(t *testing.T) {
 		t.Fatalf("Modified allocates %v times", n)
 	}
 }
+
+// TestWatchJournal: writes of a script that is undone leave watchers as
+// they were; those of a script that stands are seen.
+func TestWatchJournal(t *testing.T) {
+	ks := watchKS()
+	db := ks.DBs[0]
+	setStr(db, "k", "v", 0)
+	setStr(db, "old", "v", 900) // expired, not reclaimed
+	var clean, already, old Watcher
+	db.Watch(&clean, "k")
+	db.Watch(&already, "k")
+	db.Watch(&old, "old")
+	already.Dirty = true
+
+	ks.StartWatchJournal()
+	setStr(db, "k", "w", 0)
+	db.Lookup("old") // reclaims it: the watch becomes one of an absent key
+	db.Delete("k")   // the undo writes touch the key again
+	setStr(db, "k", "v", 0)
+	ks.EndWatchJournal(true)
+	if clean.Dirty || !already.Dirty || old.Dirty {
+		t.Fatalf("after undo: clean %v already %v old %v", clean.Dirty, already.Dirty, old.Dirty)
+	}
+	// The expired flag is back: setting the key now is still a change, but
+	// its reclamation would not have been.
+	if !old.keys[0].expired {
+		t.Fatal("the expired flag was not restored")
+	}
+
+	ks.StartWatchJournal()
+	setStr(db, "k", "x", 0)
+	ks.EndWatchJournal(false)
+	if !clean.Dirty {
+		t.Fatal("a kept write went unseen")
+	}
+	setStr(db, "other", "x", 0)
+	if len(ks.wj.dirtied) != 0 || ks.wj.on {
+		t.Fatal("the journal still records")
+	}
+}
