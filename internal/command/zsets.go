@@ -2,6 +2,7 @@ package command
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/ds/zset"
@@ -171,6 +172,16 @@ const (
 	errZrangeLimit     = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
 	errZrangeLexScores = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
 )
+
+// zsView returns b as a string without copying it, for a lookup that does
+// not keep its argument (Score, Rank, Delete). Add keeps its member, so it
+// gets a copy.
+func zsView(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
 
 // zsLimits are the compact-encoding thresholds the configuration sets now.
 func zsLimits(c *Ctx) zset.Limits {
@@ -371,8 +382,21 @@ options:
 	}
 	var added, updated, processed int64
 	var last float64
+	plain := flags&(zaddNX|zaddXX|zaddGT|zaddLT|zaddIncr) == 0
 	for j, score := range scores {
 		member := string(args[idx+2*j+1])
+		if plain {
+			// No condition to test: one lookup, in Add.
+			switch zsPut(s, member, score) {
+			case zset.Added:
+				added++
+			case zset.Updated:
+				updated++
+			}
+			processed++
+			last = score
+			continue
+		}
 		cur, exists := s.Score(member)
 		switch {
 		case exists:
@@ -441,7 +465,7 @@ func cmdZscore(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	if v, found := s.Score(string(c.Args[2])); found {
+	if v, found := s.Score(zsView(c.Args[2])); found {
 		c.W.Double(v)
 	} else {
 		c.W.Null()
@@ -459,7 +483,7 @@ func cmdZmscore(c *Ctx) {
 			c.W.Null()
 			continue
 		}
-		if v, found := s.Score(string(m)); found {
+		if v, found := s.Score(zsView(m)); found {
 			c.W.Double(v)
 		} else {
 			c.W.Null()
@@ -592,7 +616,7 @@ func zrankGeneric(c *Ctx, reverse bool) {
 		miss()
 		return
 	}
-	member := string(c.Args[2])
+	member := zsView(c.Args[2])
 	rank, found := s.Rank(member, reverse)
 	if !found {
 		miss()
@@ -621,7 +645,7 @@ func cmdZrem(c *Ctx) {
 	var deleted int64
 	removed := false
 	for _, m := range c.Args[2:] {
-		if s.Delete(string(m)) {
+		if s.Delete(zsView(m)) {
 			deleted++
 		}
 		if s.Len() == 0 {

@@ -275,10 +275,12 @@ func zrandmemberCount(c *Ctx, l int64, withScores bool) {
 // (zsScanCursor); a call resumes at the first score above it and returns
 // at least COUNT entries and then the rest of the run of the last score,
 // so a run of equal scores is never split. Every member present for the
-// whole scan is therefore returned exactly once, whatever is added or
-// removed in between; the price is that a run longer than COUNT comes back
-// in one call (a set whose members all share one score, as lexicographic
-// sets do, is returned whole, like a listpack).
+// whole scan with an unchanged score is therefore returned exactly once,
+// whatever is added or removed in between. The prices: a run longer than
+// COUNT comes back in one call (a set whose members all share one score,
+// as lexicographic sets do, is returned whole, like a listpack), and a
+// member whose score changes mid-scan may be missed or repeated, which
+// Redis's scan of its member hash table avoids (see docs/design.md).
 func cmdZscan(c *Ctx) {
 	cursor, ok := scanCursorArg(c, 2)
 	if !ok {

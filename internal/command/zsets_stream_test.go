@@ -327,6 +327,7 @@ func TestZsetDiffStream(t *testing.T) {
 func zsRunStream(t *testing.T, d *servertest.Diff, g *zsGen, n int) {
 	t.Helper()
 	var history []string
+	d.Do("CONFIG", "RESETSTAT")
 	for i := 0; i < n; i++ {
 		args := g.next()
 		req := servertest.Encode(args...)
@@ -342,12 +343,39 @@ func zsRunStream(t *testing.T, d *servertest.Diff, g *zsGen, n int) {
 			t.Fatalf("command %d differs:\n%s\n abacus: %q\n  redis: %q", i, strings.Join(history[from:], "\n"), a, r)
 		}
 		if i%100 == 99 {
+			// Reads count keyspace hits and misses, writes do not, as in
+			// Redis. The full ZSCANs below take a different number of
+			// calls on each side, so the counters restart after them.
+			a, r := zsStats(t, d.A), zsStats(t, d.R)
+			if a != r {
+				t.Fatalf("after command %d: hits/misses %v, redis %v\n%s", i, a, r, strings.Join(history[max(0, len(history)-25):], "\n"))
+			}
 			for _, k := range append(zsKeys, "lx", "d1", "d2") {
 				zsSameScan(t, d, k)
 				if t.Failed() {
 					t.Fatalf("after command %d:\n%s", i, strings.Join(history[max(0, len(history)-25):], "\n"))
 				}
 			}
+			d.Do("CONFIG", "RESETSTAT")
 		}
 	}
+}
+
+// zsStats reads keyspace_hits and keyspace_misses from INFO stats.
+func zsStats(t *testing.T, c *servertest.Conn) [2]string {
+	t.Helper()
+	info := zsParse(t, c.Do("INFO", "stats")).str
+	var out [2]string
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "keyspace_hits:"); ok {
+			out[0] = v
+		}
+		if v, ok := strings.CutPrefix(line, "keyspace_misses:"); ok {
+			out[1] = v
+		}
+	}
+	if out[0] == "" || out[1] == "" {
+		t.Fatalf("no keyspace_hits/misses in INFO stats")
+	}
+	return out
 }
