@@ -24,6 +24,9 @@ const (
 	ErrNoScript      = "NOSCRIPT No matching script. Please use EVAL."
 	ErrOOM           = "OOM command not allowed when used memory > 'maxmemory'."
 	ErrBusy          = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	ErrBusyFunction  = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+	ErrNotBusy       = "NOTBUSY No scripts in execution right now."
+	ErrUnkillable    = "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 	ErrPositive      = "ERR value is out of range, must be positive"
 	ErrMultiNested   = "ERR MULTI calls can not be nested"
 )

@@ -61,6 +61,9 @@ type Env struct {
 	// execMark, while EXEC runs its queue, is the monotonic reading
 	// (since monoBase) at which the next queued command starts.
 	execMark time.Duration
+	// scr is the scripting state: EVAL scripts, function libraries and
+	// the script running now (scripting_run.go).
+	scr scriptEnv
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,6 +41,9 @@ type client struct {
 	// first time something is pushed to this client; from then on all its
 	// output goes through it, in the order it was produced.
 	out *outQueue
+	// outSet is set once out exists, for replies written outside the
+	// server lock while a script runs (busy.go).
+	outSet atomic.Bool
 	// blk is the wait of a blocking command in progress (blocking.go).
 	blk parkState
 }
@@ -341,6 +345,17 @@ func (c *client) protocolError(err error) {
 // CLIENT PAUSE holds the client between commands, outside the lock.
 func (c *client) runBatch() (ran int, reparse, stop bool) {
 	for ran < len(c.ends) {
+		if c.srv.Env.ScriptRunning() {
+			// A script holds the lock: BUSY and SCRIPT KILL are answered
+			// without it (busy.go).
+			if answered, quit := c.busyCommand(ran); answered {
+				ran++
+				if quit {
+					return ran, false, true
+				}
+				continue
+			}
+		}
 		var paused bool
 		ran, reparse, stop, paused = c.runLocked(ran)
 		if c.blk.wait != nil {
@@ -479,6 +494,7 @@ func (c *client) push(b []byte) {
 	}
 	if c.out == nil {
 		c.out = newOutQueue()
+		c.outSet.Store(true)
 		s.wg.Add(1)
 		go c.writeLoop(c.out)
 	}

@@ -1,0 +1,295 @@
+package command
+
+import (
+	"time"
+
+	"github.com/abacusdb/abacus/internal/glob"
+	"github.com/abacusdb/abacus/internal/resp"
+	"github.com/abacusdb/abacus/internal/script"
+)
+
+// Redis 7 functions (functions.c): FUNCTION LOAD/DELETE/FLUSH/LIST/DUMP/
+// RESTORE/STATS/KILL/HELP and FCALL, FCALL_RO. The libraries live in
+// internal/script; DUMP and RESTORE's payload format is in
+// functions_dump.go.
+
+func init() {
+	const scr = "@scripting"
+	fcall := func(name string, ro bool, summary string, h func(*Ctx)) *Command {
+		c := &Command{Name: name, Arity: -3, Flags: FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys,
+			Keys: numkeysKeys(2), KeyFlags: "RW access update", ACL: scr, Group: "scripting", Summary: summary,
+			Since: "7.0.0", Complexity: "Depends on the function that is executed.", Handler: h}
+		if ro {
+			c.Flags |= FlagReadonly
+			c.KeyFlags = "RO access"
+		}
+		return c
+	}
+	shards := "request_policy:all_shards response_policy:all_succeeded"
+	register(
+		fcall("fcall", false, "Invokes a function.", cmdFcall),
+		fcall("fcall_ro", true, "Invokes a read-only function.", cmdFcallRO),
+		&Command{Name: "function", Arity: -2, Group: "scripting",
+			Summary: "A container for function commands.", Since: "7.0.0", Complexity: "Depends on subcommand.",
+			Subs: map[string]*Command{
+				"load": {Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionLoad,
+					Summary: "Creates a library.", Since: "7.0.0", Complexity: "O(1) (considering compilation time is redundant)"},
+				"delete": {Arity: 3, Flags: FlagWrite | FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionDelete,
+					Summary: "Deletes a library and its functions.", Since: "7.0.0", Complexity: "O(1)"},
+				"flush": {Arity: -2, Flags: FlagWrite | FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionFlush,
+					Summary: "Deletes all libraries and functions.", Since: "7.0.0", Complexity: "O(N) where N is the number of functions deleted"},
+				"list": {Arity: -2, Flags: FlagNoScript, ACL: scr, Tips: "nondeterministic_output_order", Handler: cmdFunctionList,
+					Summary: "Returns information about all libraries.", Since: "7.0.0", Complexity: "O(N) where N is the number of functions"},
+				"dump": {Arity: 2, Flags: FlagNoScript, ACL: scr, Handler: cmdFunctionDump,
+					Summary: "Dumps all libraries into a serialized binary payload.", Since: "7.0.0", Complexity: "O(N) where N is the number of functions"},
+				"restore": {Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionRestore,
+					Summary: "Restores all libraries from a payload.", Since: "7.0.0", Complexity: "O(N) where N is the number of functions on the payload"},
+				"stats": {Arity: 2, Flags: FlagNoScript | FlagAllowBusy, ACL: scr,
+					Tips:    "nondeterministic_output request_policy:all_shards response_policy:special",
+					Handler: cmdFunctionStats,
+					Summary: "Returns information about a function during execution.", Since: "7.0.0", Complexity: "O(1)"},
+				"kill": {Arity: 2, Flags: FlagNoScript | FlagAllowBusy, ACL: scr,
+					Tips:    "request_policy:all_shards response_policy:one_succeeded",
+					Handler: cmdFunctionKill,
+					Summary: "Terminates a function during execution.", Since: "7.0.0", Complexity: "O(1)"},
+				"help": {Arity: 2, Flags: FlagLoading | FlagStale, ACL: scr, Handler: cmdFunctionHelp,
+					Summary: "Returns helpful text about the different subcommands.", Since: "7.0.0", Complexity: "O(1)"},
+			}},
+	)
+}
+
+func cmdFcall(c *Ctx)        { fcallGeneric(c, false) }
+func cmdFcallRO(c *Ctx)      { fcallGeneric(c, true) }
+func cmdFunctionKill(c *Ctx) { c.Error(ErrNotBusy) } // nothing runs while this holds the lock
+
+func fcallGeneric(c *Ctx, ro bool) {
+	feedScriptMonitors(c)
+	eng := c.Env.scripting()
+	f := eng.Function(string(c.Args[1]))
+	if f == nil {
+		c.Error("ERR Function not found")
+		return
+	}
+	nkeys, ok := scriptNumkeys(c, "ERR Bad number of keys provided")
+	if !ok {
+		return
+	}
+	run := &scriptRun{name: f.Name, flags: f.Flags}
+	if !scriptAllowed(c, f.Flags, ro, run) {
+		return
+	}
+	run.argv = make([]string, len(c.Args))
+	for i, a := range c.Args {
+		run.argv[i] = string(a)
+	}
+	keys := c.Args[3 : 3+nkeys]
+	args := c.Args[3+nkeys:]
+	c.Env.runScript(c, run, keys, args, func(call *script.Call) bool { return eng.RunFunction(f, call) })
+}
+
+// syncFunctionCounts publishes the library and function counts for
+// FUNCTION STATS while a function runs.
+func (e *Env) syncFunctionCounts() {
+	eng := e.scripting()
+	e.scr.nlibs.Store(int64(len(eng.Libraries())))
+	e.scr.nfuncs.Store(int64(eng.NumFunctions()))
+}
+
+// FUNCTION LOAD [REPLACE] code
+func cmdFunctionLoad(c *Ctx) {
+	replace := false
+	i := 2
+	for ; i < len(c.Args)-1; i++ {
+		if !c.ArgIs(i, "replace") {
+			c.Errorf("ERR Unknown option given: %s", c.Args[i])
+			return
+		}
+		replace = true
+	}
+	name, err := c.Env.scripting().LoadLibrary(string(c.Args[i]), replace)
+	if err != nil {
+		c.Error(err.Error())
+		return
+	}
+	c.Env.syncFunctionCounts()
+	c.Dirty(1)
+	c.W.BulkString(name)
+}
+
+// FUNCTION DELETE library
+func cmdFunctionDelete(c *Ctx) {
+	if !c.Env.scripting().DeleteLibrary(string(c.Args[2])) {
+		c.Error("ERR Library not found")
+		return
+	}
+	c.Env.syncFunctionCounts()
+	c.Dirty(1)
+	c.W.OK()
+}
+
+// FUNCTION FLUSH [ASYNC|SYNC]
+func cmdFunctionFlush(c *Ctx) {
+	if len(c.Args) > 3 {
+		c.Error(ErrSyntax)
+		return
+	}
+	if len(c.Args) == 3 && !c.ArgIs(2, "sync") && !c.ArgIs(2, "async") {
+		c.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
+		return
+	}
+	c.Env.scripting().FlushFunctions()
+	c.Env.syncFunctionCounts()
+	c.Dirty(1)
+	c.W.OK()
+}
+
+// FUNCTION LIST [LIBRARYNAME pattern] [WITHCODE]
+func cmdFunctionList(c *Ctx) {
+	withCode := false
+	var pattern []byte
+	havePattern := false
+	for i := 2; i < len(c.Args); i++ {
+		switch {
+		case !withCode && c.ArgIs(i, "withcode"):
+			withCode = true
+		case !havePattern && c.ArgIs(i, "libraryname"):
+			if i >= len(c.Args)-1 {
+				c.Error("ERR library name argument was not given")
+				return
+			}
+			i++
+			pattern, havePattern = c.Args[i], true
+		default:
+			c.Errorf("ERR Unknown argument %s", c.Args[i])
+			return
+		}
+	}
+	var libs []*script.Library
+	for _, l := range c.Env.scripting().Libraries() {
+		if !havePattern || glob.Match(pattern, l.Name, true) {
+			libs = append(libs, l)
+		}
+	}
+	w := c.W
+	w.Array(len(libs))
+	for _, l := range libs {
+		if withCode {
+			w.Map(4)
+		} else {
+			w.Map(3)
+		}
+		w.BulkString("library_name")
+		w.BulkString(l.Name)
+		w.BulkString("engine")
+		w.BulkString("LUA")
+		w.BulkString("functions")
+		fns := l.SortedFuncs()
+		w.Array(len(fns))
+		for _, f := range fns {
+			w.Map(3)
+			w.BulkString("name")
+			w.BulkString(f.Name)
+			w.BulkString("description")
+			if f.HasDesc {
+				w.BulkString(f.Desc)
+			} else {
+				w.Null()
+			}
+			w.BulkString("flags")
+			names := f.Flags.Names()
+			w.Set(len(names))
+			for _, n := range names {
+				w.Simple(n)
+			}
+		}
+		if withCode {
+			w.BulkString("library_code")
+			w.BulkString(l.Code)
+		}
+	}
+}
+
+// FUNCTION STATS under the lock: no function is running then.
+func cmdFunctionStats(c *Ctx) {
+	c.Env.syncFunctionCounts()
+	writeFunctionStats(c.W, nil, c.Env.scr.nlibs.Load(), c.Env.scr.nfuncs.Load())
+}
+
+// functionStatsBusy is FUNCTION STATS while a script runs (no lock).
+func (e *Env) functionStatsBusy(w *resp.Writer, run *scriptRun) {
+	if run.eval {
+		e.countError(ErrBusy)
+		w.Error(ErrBusy)
+		return
+	}
+	writeFunctionStats(w, run, e.scr.nlibs.Load(), e.scr.nfuncs.Load())
+}
+
+func writeFunctionStats(w *resp.Writer, run *scriptRun, nlibs, nfuncs int64) {
+	w.Map(2)
+	w.BulkString("running_script")
+	if run == nil {
+		w.Null()
+	} else {
+		w.Map(3)
+		w.BulkString("name")
+		w.BulkString(run.name)
+		w.BulkString("command")
+		w.StringArray(run.argv)
+		w.BulkString("duration_ms")
+		w.Int(time.Since(run.start).Milliseconds())
+	}
+	w.BulkString("engines")
+	w.Map(1)
+	w.BulkString("LUA")
+	w.Map(2)
+	w.BulkString("libraries_count")
+	w.Int(nlibs)
+	w.BulkString("functions_count")
+	w.Int(nfuncs)
+}
+
+var functionHelp = []string{
+	"FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"LOAD [REPLACE] <FUNCTION CODE>",
+	"    Create a new library with the given library name and code.",
+	"DELETE <LIBRARY NAME>",
+	"    Delete the given library.",
+	"LIST [LIBRARYNAME PATTERN] [WITHCODE]",
+	"    Return general information on all the libraries:",
+	"    * Library name",
+	"    * The engine used to run the Library",
+	"    * Library description",
+	"    * Functions list",
+	"    * Library code (if WITHCODE is given)",
+	"    It also possible to get only function that matches a pattern using LIBRARYNAME argument.",
+	"STATS",
+	"    Return information about the current function running:",
+	"    * Function name",
+	"    * Command used to run the function",
+	"    * Duration in MS that the function is running",
+	"    If no function is running, return nil",
+	"    In addition, returns a list of available engines.",
+	"KILL",
+	"    Kill the current running function.",
+	"FLUSH [ASYNC|SYNC]",
+	"    Delete all the libraries.",
+	"    When called without the optional mode argument, the behavior is determined by the",
+	"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+	"    * ASYNC: Asynchronously flush the libraries.",
+	"    * SYNC: Synchronously flush the libraries.",
+	"DUMP",
+	"    Return a serialized payload representing the current libraries, can be restored using FUNCTION RESTORE command",
+	"RESTORE <PAYLOAD> [FLUSH|APPEND|REPLACE]",
+	"    Restore the libraries represented by the given payload, it is possible to give a restore policy to",
+	"    control how to handle existing libraries (default APPEND):",
+	"    * FLUSH: delete all existing libraries.",
+	"    * APPEND: appends the restored libraries to the existing libraries. On collision, abort.",
+	"    * REPLACE: appends the restored libraries to the existing libraries, On collision, replace the old",
+	"      libraries with the new libraries (notice that even on this option there is a chance of failure",
+	"      in case of functions name collision with another library).",
+	"HELP",
+	"    Prints this help.",
+}
+
+func cmdFunctionHelp(c *Ctx) { statusLines(c, functionHelp) }

@@ -1,0 +1,216 @@
+package command
+
+import (
+	"github.com/abacusdb/abacus/internal/script"
+)
+
+// Lua scripting (eval.c in Redis 7.0): EVAL, EVALSHA, EVAL_RO,
+// EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/KILL/DEBUG/HELP. The Lua
+// environment itself lives in internal/script; this file parses the
+// commands, applies the shebang flags' rules and runs scripts through
+// runScript (scripting_run.go).
+
+func init() {
+	const scr = "@scripting"
+	evalFlags := FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys
+	eval := func(name string, ro bool, summary string, h func(*Ctx)) *Command {
+		c := &Command{Name: name, Arity: -3, Flags: evalFlags, Keys: numkeysKeys(2), KeyFlags: "RW access update",
+			ACL: scr, Group: "scripting", Summary: summary, Since: "2.6.0",
+			Complexity: "Depends on the script that is executed.", Handler: h}
+		if ro {
+			c.Flags |= FlagReadonly
+			c.KeyFlags = "RO access"
+			c.Since = "7.0.0"
+		}
+		return c
+	}
+	register(
+		eval("eval", false, "Executes a server-side Lua script.", cmdEval),
+		eval("evalsha", false, "Executes a server-side Lua script by SHA1 digest.", cmdEvalsha),
+		eval("eval_ro", true, "Executes a read-only server-side Lua script.", cmdEvalRO),
+		eval("evalsha_ro", true, "Executes a read-only server-side Lua script by SHA1 digest.", cmdEvalshaRO),
+		&Command{Name: "script", Arity: -2, Group: "scripting",
+			Summary: "A container for Lua scripts management commands.", Since: "2.6.0", Complexity: "Depends on subcommand.",
+			Subs: map[string]*Command{
+				"load": {Arity: 3, Flags: FlagNoScript | FlagStale, ACL: scr, Handler: cmdScriptLoad,
+					Tips:    "request_policy:all_nodes response_policy:all_succeeded",
+					Summary: "Loads a server-side Lua script to the script cache.", Since: "2.6.0",
+					Complexity: "O(N) with N being the length in bytes of the script body."},
+				"exists": {Arity: -3, Flags: FlagNoScript, ACL: scr, Handler: cmdScriptExists,
+					Tips:    "request_policy:all_shards response_policy:agg_logical_and",
+					Summary: "Determines whether server-side Lua scripts exist in the script cache.", Since: "2.6.0",
+					Complexity: "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation)."},
+				"flush": {Arity: -2, Flags: FlagNoScript, ACL: scr, Handler: cmdScriptFlush,
+					Tips:    "request_policy:all_nodes response_policy:all_succeeded",
+					Summary: "Removes all server-side Lua scripts from the script cache.", Since: "2.6.0",
+					Complexity: "O(N) with N being the number of scripts in cache"},
+				"kill": {Arity: 2, Flags: FlagNoScript | FlagAllowBusy, ACL: scr, Handler: cmdScriptKill,
+					Tips:    "request_policy:all_shards response_policy:one_succeeded",
+					Summary: "Terminates a server-side Lua script during execution.", Since: "2.6.0", Complexity: "O(1)"},
+				"debug": {Arity: 3, Flags: FlagNoScript, ACL: scr, Handler: cmdScriptDebug,
+					Summary: "Sets the debug mode of server-side Lua scripts.", Since: "3.2.0", Complexity: "O(1)"},
+				"help": {Arity: 2, Flags: FlagLoading | FlagStale, ACL: scr, Handler: cmdScriptHelp,
+					Summary: "Returns helpful text about the different subcommands.", Since: "5.0.0", Complexity: "O(1)"},
+			}},
+	)
+}
+
+func cmdEval(c *Ctx)       { evalGeneric(c, false, false) }
+func cmdEvalsha(c *Ctx)    { evalGeneric(c, true, false) }
+func cmdEvalRO(c *Ctx)     { evalGeneric(c, false, true) }
+func cmdEvalshaRO(c *Ctx)  { evalGeneric(c, true, true) }
+func cmdScriptKill(c *Ctx) { c.Error(ErrNotBusy) } // nothing runs while this holds the lock
+
+// Errors of the EVAL family.
+const (
+	errNumkeysGreater = "ERR Number of keys can't be greater than number of args"
+	errNumkeysNeg     = "ERR Number of keys can't be negative"
+	errWriteFlagRO    = "ERR Can not execute a script with write flag using *_ro command."
+)
+
+// scriptNumkeys parses the numkeys argument at 2 and replies with the
+// error when it is out of range; bad is the error for a non-integer.
+func scriptNumkeys(c *Ctx, bad string) (int, bool) {
+	n, ok := parseInt(c.Args[2])
+	switch {
+	case !ok:
+		c.Error(bad)
+		return 0, false
+	case n > int64(len(c.Args)-3):
+		c.Error(errNumkeysGreater)
+		return 0, false
+	case n < 0:
+		c.Error(errNumkeysNeg)
+		return 0, false
+	}
+	return int(n), true
+}
+
+// feedScriptMonitors shows EVAL and FCALL to monitors before their
+// script's commands, as Redis does (they are skip_monitor for that).
+func feedScriptMonitors(c *Ctx) {
+	if len(c.Env.monitors) > 0 {
+		c.Env.feedMonitors(c.S, c.Cmd, c.Args)
+	}
+}
+
+func evalGeneric(c *Ctx, bySHA, ro bool) {
+	feedScriptMonitors(c)
+	if bySHA && len(c.Args[1]) != 40 {
+		c.Error(ErrNoScript)
+		return
+	}
+	nkeys, ok := scriptNumkeys(c, ErrNotInt)
+	if !ok {
+		return
+	}
+	eng := c.Env.scripting()
+	var s *script.Script
+	if bySHA {
+		if s = eng.Lookup(string(c.Args[1])); s == nil {
+			c.Error(ErrNoScript)
+			return
+		}
+	} else {
+		var err error
+		if s, err = eng.Load(string(c.Args[1])); err != nil {
+			c.Error(err.Error())
+			return
+		}
+	}
+	run := &scriptRun{eval: true, name: s.SHA, flags: s.Flags}
+	if !scriptAllowed(c, s.Flags, ro, run) {
+		return
+	}
+	keys := c.Args[3 : 3+nkeys]
+	args := c.Args[3+nkeys:]
+	c.Env.runScript(c, run, keys, args, func(call *script.Call) bool { return eng.RunScript(s, call) })
+}
+
+// scriptAllowed applies a script's flags before it runs (Redis's
+// scriptPrepareForRun) and sets the run's read-only mode.
+func scriptAllowed(c *Ctx, flags script.Flags, ro bool, run *scriptRun) bool {
+	compat := flags&script.FlagEvalCompat != 0
+	if !compat && flags&script.FlagNoWrites == 0 && ro {
+		c.Error(errWriteFlagRO)
+		return false
+	}
+	run.readOnly = ro || (!compat && flags&script.FlagNoWrites != 0)
+	run.Transactional = flags&script.FlagTransactional != 0
+	return true
+}
+
+// SCRIPT LOAD script
+func cmdScriptLoad(c *Ctx) {
+	s, err := c.Env.scripting().Load(string(c.Args[2]))
+	if err != nil {
+		c.Error(err.Error())
+		return
+	}
+	c.W.BulkString(s.SHA)
+}
+
+// SCRIPT EXISTS sha [sha ...]
+func cmdScriptExists(c *Ctx) {
+	eng := c.Env.scripting()
+	c.W.Array(len(c.Args) - 2)
+	for _, a := range c.Args[2:] {
+		if eng.Lookup(string(a)) != nil {
+			c.W.Int(1)
+		} else {
+			c.W.Int(0)
+		}
+	}
+}
+
+// SCRIPT FLUSH [ASYNC|SYNC]: both empty the cache at once.
+func cmdScriptFlush(c *Ctx) {
+	if len(c.Args) > 3 || (len(c.Args) == 3 && !c.ArgIs(2, "sync") && !c.ArgIs(2, "async")) {
+		c.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+		return
+	}
+	c.Env.scripting().Flush()
+	c.W.OK()
+}
+
+// SCRIPT DEBUG YES|SYNC|NO: there is no Lua debugger; NO is accepted.
+func cmdScriptDebug(c *Ctx) {
+	switch {
+	case c.ArgIs(2, "no"):
+		c.W.OK()
+	case c.ArgIs(2, "yes"), c.ArgIs(2, "sync"):
+		c.Error("ERR Abacus has no Lua debugger: SCRIPT DEBUG YES and SYNC are not supported")
+	default:
+		c.Error("ERR Use SCRIPT DEBUG YES/SYNC/NO")
+	}
+}
+
+var scriptHelp = []string{
+	"SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"DEBUG (YES|SYNC|NO)",
+	"    Set the debug mode for subsequent scripts executed.",
+	"EXISTS <sha1> [<sha1> ...]",
+	"    Return information about the existence of the scripts in the script cache.",
+	"FLUSH [ASYNC|SYNC]",
+	"    Flush the Lua scripts cache. Very dangerous on replicas.",
+	"    When called without the optional mode argument, the behavior is determined by the",
+	"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+	"    * ASYNC: Asynchronously flush the scripts cache.",
+	"    * SYNC: Synchronously flush the scripts cache.",
+	"KILL",
+	"    Kill the currently executing Lua script.",
+	"LOAD <script>",
+	"    Load a script into the scripts cache without executing it.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func cmdScriptHelp(c *Ctx) { statusLines(c, scriptHelp) }
+
+// statusLines writes a HELP reply given in full: status lines.
+func statusLines(c *Ctx, lines []string) {
+	c.W.Array(len(lines))
+	for _, l := range lines {
+		c.W.Simple(l)
+	}
+}

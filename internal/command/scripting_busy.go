@@ -1,0 +1,150 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/resp"
+)
+
+// While a script runs it holds the server lock. Redis, single-threaded,
+// lets the script's hook serve other clients once the script has run for
+// busy-reply-threshold milliseconds: they get BUSY, except for the few
+// commands that must work then (SCRIPT KILL, FUNCTION KILL, FUNCTION
+// STATS, SHUTDOWN NOSAVE). Abacus does the same from the connection
+// goroutines, without the lock: ExecuteBusy is called for a command that
+// arrives while a script runs, before the connection takes the lock.
+//
+// A command that was already waiting for the lock when the script started
+// waits for the script to end instead of getting BUSY.
+
+// busyPoll is how often a command waiting for a script rechecks it.
+const busyPoll = time.Millisecond
+
+// ExecuteBusy answers a command from s that arrived while a script runs,
+// without the server lock. It waits until the script ends or runs past
+// busy-reply-threshold. It returns false when the command must run the
+// usual way (no script is running any more, the threshold is 0, or the
+// command is allowed while busy and needs the lock); otherwise it wrote
+// the reply to w.
+func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
+	if len(args) == 0 {
+		return false
+	}
+	var run *scriptRun
+	for {
+		run = e.scr.running.Load()
+		if run == nil {
+			return false
+		}
+		th := time.Duration(e.Cfg.Int(config.BusyReplyThreshold)) * time.Millisecond
+		if th <= 0 {
+			return false // Redis never serves other clients then
+		}
+		left := th - time.Since(run.start)
+		if left <= 0 {
+			break
+		}
+		if left > busyPoll {
+			left = busyPoll
+		}
+		time.Sleep(left)
+	}
+	// The checks Redis makes before the busy one.
+	cmd := Lookup(args[0])
+	if cmd == nil {
+		e.busyError(s, w, unknownCommand(args))
+		return true
+	}
+	if len(cmd.Subs) > 0 && len(args) >= 2 {
+		var lb [32]byte
+		sub := cmd.Subs[string(asciiLower(lb[:0], args[1]))]
+		if sub == nil && cmd.Handler == nil {
+			e.busyError(s, w, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(args[1]), 128), strings.ToUpper(cmd.Name)))
+			return true
+		}
+		if sub != nil {
+			cmd = sub
+		}
+	}
+	if !cmd.ArityOK(len(args)) {
+		e.busyError(s, w, fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name))
+		return true
+	}
+	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.authRequired() {
+		e.busyError(s, w, ErrNoAuth)
+		return true
+	}
+	if cmd.Flags&FlagAllowBusy == 0 {
+		e.busyError(s, w, busyText(run))
+		return true
+	}
+	switch cmd.Name {
+	case "script|kill":
+		e.killScript(w, run, true)
+	case "function|kill":
+		e.killScript(w, run, false)
+	case "function|stats":
+		e.functionStatsBusy(w, run)
+	case "shutdown":
+		nosave := false
+		for _, a := range args[1:] {
+			if strings.EqualFold(string(a), "nosave") {
+				nosave = true
+			}
+		}
+		if !nosave {
+			e.busyError(s, w, busyText(run))
+			return true
+		}
+		// The script cannot be stopped cleanly: stop it anyway (its
+		// writes stay), so that the server can go down.
+		e.scr.engine.Kill()
+		if e.Host != nil {
+			e.Host.Shutdown(false, true, false, false)
+		}
+		s.CloseAfterReply = true
+	default:
+		return false // AUTH, HELLO, MULTI...: they wait for the lock
+	}
+	return true
+}
+
+// busyText is the BUSY error for the kind of script running.
+func busyText(run *scriptRun) string {
+	if run.eval {
+		return ErrBusy
+	}
+	return ErrBusyFunction
+}
+
+// busyError writes an error reply outside the lock: the statistics it
+// touches are safe there, and a transaction being queued is doomed.
+func (e *Env) busyError(s *Session, w *resp.Writer, msg string) {
+	if s.tx.multi {
+		s.tx.aborted = true
+	}
+	e.countError(msg)
+	w.Error(msg)
+}
+
+// killScript is SCRIPT KILL (eval) and FUNCTION KILL while a script runs.
+func (e *Env) killScript(w *resp.Writer, run *scriptRun, eval bool) {
+	switch {
+	case run.wrote.Load():
+		e.countError(ErrUnkillable)
+		w.Error(ErrUnkillable)
+	case eval && !run.eval:
+		e.countError(ErrBusyFunction)
+		w.Error(ErrBusyFunction)
+	case !eval && run.eval:
+		e.countError(ErrBusy)
+		w.Error(ErrBusy)
+	default:
+		e.Log.Warn("Lua script killed by user with SCRIPT KILL.")
+		e.scr.engine.Kill()
+		w.OK()
+	}
+}

@@ -1,0 +1,205 @@
+package command
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/resp"
+	"github.com/abacusdb/abacus/internal/script"
+)
+
+// Running scripts: the state EVAL and FCALL share, the Host through which
+// redis.call reaches the command table, and the record of the script in
+// progress that other clients read, without the server lock, to answer
+// BUSY and to kill it.
+//
+// A script runs inside its command's handler, under the server lock, like
+// any command: nothing else runs until it ends. Its commands go through
+// the command table with a session of its own (the "lua" client: the
+// caller's database at the start, SELECT changes only the script's),
+// after the checks Redis makes for scripts.
+//
+// The seam for all-or-nothing scripts: beginScript runs before the script,
+// endScript after it with whether it failed, before its reply leaves (the
+// reply is only buffered until the batch ends). An undo log attaches
+// there; scriptRun.Transactional says whether the script asked for it.
+
+// scriptEnv is Env's scripting state. Its zero value is ready: the engine
+// is made on first use (under the lock); running, libs and funcs are read
+// without the lock.
+type scriptEnv struct {
+	engine *script.Engine
+	host   scriptHost
+	sess   *Session // the "lua" client
+	// running is the script in progress, nil between scripts.
+	running atomic.Pointer[scriptRun]
+	// Library and function counts for FUNCTION STATS while a function runs.
+	nlibs, nfuncs atomic.Int64
+}
+
+// scriptRun describes the script in progress.
+type scriptRun struct {
+	start    time.Time
+	eval     bool // EVAL family (SCRIPT KILL), else FCALL (FUNCTION KILL)
+	name     string
+	argv     []string // the FCALL command line, for FUNCTION STATS
+	readOnly bool
+	flags    script.Flags
+	// wrote is set once the script has called a write command: it can no
+	// longer be killed (UNKILLABLE).
+	wrote atomic.Bool
+	// Transactional marks an all-or-nothing script (flag "transactional").
+	Transactional bool
+	caller        *Session
+}
+
+// scripting returns the engine, creating it on first use.
+func (e *Env) scripting() *script.Engine {
+	st := &e.scr
+	if st.engine == nil {
+		st.engine = script.New(script.Options{Log: e.scriptLog, Rand: scriptRand})
+		st.sess = &Session{Addr: "lua", Authed: true, User: "default", Proto: 2, DenyBlocking: true}
+		st.host.env = e
+	}
+	return st.engine
+}
+
+// scriptRand is math.random's generator: one per process, as in Redis.
+var scriptRand = script.NewRand48()
+
+// scriptLog writes redis.log lines at the matching server log level.
+func (e *Env) scriptLog(level int, msg string) {
+	if e.Log == nil {
+		return
+	}
+	lv := slog.LevelInfo
+	switch level {
+	case script.LogDebug:
+		lv = slog.LevelDebug
+	case script.LogVerbose:
+		lv = slog.Level(-2) // the server's verbose level
+	case script.LogWarning:
+		lv = slog.LevelWarn
+	}
+	e.Log.Log(context.Background(), lv, msg)
+}
+
+// ScriptRunning reports whether a script is running now. Safe without
+// the server lock.
+func (e *Env) ScriptRunning() bool { return e.scr.running.Load() != nil }
+
+// runScript runs one script or function for the command in c: exec does
+// the running and writes the reply to c.W. It reports whether the script
+// failed.
+func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte, exec func(*script.Call) bool) bool {
+	st := &e.scr
+	sess := st.sess
+	sess.DB = c.S.DB
+	sess.User = c.S.User
+	sess.Proto = 2
+	run.caller = c.S
+	st.host.run = run
+	st.host.ctx = c
+	run.start = time.Now()
+	st.running.Store(run)
+	e.beginScript(run)
+	call := script.Call{Host: &st.host, Keys: keys, Args: args, W: c.W, CountError: st.host.countError}
+	failed := exec(&call)
+	e.endScript(run, failed)
+	st.running.Store(nil)
+	st.host.run, st.host.ctx = nil, nil
+	return failed
+}
+
+// beginScript is called before a script runs (the hook for an undo log).
+func (e *Env) beginScript(run *scriptRun) {}
+
+// endScript is called after a script ran, failed telling whether its
+// reply is an error; the reply is buffered and not yet sent.
+func (e *Env) endScript(run *scriptRun, failed bool) {}
+
+// scriptHost is the script.Host of the running script.
+type scriptHost struct {
+	env *Env
+	run *scriptRun
+	ctx *Ctx // the EVAL/FCALL command
+	w   resp.Writer
+}
+
+// Texts of the refusals of redis.call.
+const (
+	errScriptUnknownCmd = "ERR Unknown Redis command called from script"
+	errScriptArity      = "ERR Wrong number of args calling Redis command from script"
+	errScriptNoScript   = "ERR This Redis command is not allowed from script"
+	errScriptReadOnly   = "ERR Write commands are not allowed from read-only scripts."
+)
+
+// Call implements script.Host: it runs a command for the script after
+// Redis's checks, with the script's session, and returns the reply.
+func (h *scriptHost) Call(args [][]byte, proto int) []byte {
+	e := h.env
+	w := &h.w
+	w.Reset()
+	w.Proto = proto
+	cmd := scriptLookup(args)
+	switch {
+	case cmd == nil:
+		h.refuse(nil, errScriptUnknownCmd)
+	case !cmd.ArityOK(len(args)):
+		h.refuse(cmd, errScriptArity)
+	case cmd.Flags&FlagNoScript != 0:
+		h.refuse(cmd, errScriptNoScript)
+	case h.run.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
+		h.refuse(cmd, errScriptReadOnly)
+	default:
+		if cmd.Flags&FlagWrite != 0 {
+			h.run.wrote.Store(true)
+		}
+		sess := e.scr.sess
+		sess.Proto = proto
+		e.run(sess, cmd, args, w)
+	}
+	return w.Buf
+}
+
+// refuse answers a command redis.call does not run, counting it as Redis
+// does (a rejected call, an error reply).
+func (h *scriptHost) refuse(cmd *Command, msg string) {
+	if cmd != nil {
+		h.env.cmdStat(cmd.Name).Rejected++
+	}
+	h.env.countError(msg)
+	h.w.Error(msg)
+}
+
+// countError records an error reply of the script in the statistics and
+// marks the EVAL/FCALL as failed (Redis counts a command that replied
+// with any error as failed).
+func (h *scriptHost) countError(msg string) {
+	h.env.countError(msg)
+	if h.ctx != nil {
+		h.ctx.err = true
+	}
+}
+
+// CommandKnown implements script.Host.
+func (h *scriptHost) CommandKnown(args [][]byte) bool { return scriptLookup(args) != nil }
+
+// scriptLookup finds the command a script calls: a subcommand when the
+// command has them, nil for an unknown one, as Redis's lookupCommand.
+func scriptLookup(args [][]byte) *Command {
+	cmd := Lookup(args[0])
+	if cmd == nil || len(cmd.Subs) == 0 || len(args) < 2 {
+		return cmd
+	}
+	var lb [32]byte
+	if sub := cmd.Subs[string(asciiLower(lb[:0], args[1]))]; sub != nil {
+		return sub
+	}
+	if cmd.Handler == nil {
+		return nil
+	}
+	return cmd
+}

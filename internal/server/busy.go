@@ -1,0 +1,37 @@
+package server
+
+// busyCommand answers command i of the batch without the server lock
+// while a script holds it: Env.ExecuteBusy waits until the script ends or
+// passes busy-reply-threshold, then replies BUSY or runs SCRIPT KILL,
+// FUNCTION KILL, FUNCTION STATS or SHUTDOWN NOSAVE. It reports whether it
+// answered the command, and whether the connection must close.
+func (c *client) busyCommand(i int) (answered, quit bool) {
+	start := 0
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	args := c.argv[start:c.ends[i]]
+	mark := len(c.w.Buf)
+	if !c.srv.Env.ExecuteBusy(c.sess, args, &c.w) {
+		return false, false
+	}
+	c.applyReplyMode(mark)
+	c.flushUnlocked()
+	return true, c.sess.CloseAfterReply || c.sess.Killed.Load()
+}
+
+// flushUnlocked writes the buffered replies without the server lock:
+// through the pushed-output queue when the client has one, directly
+// otherwise (wmu keeps the two from interleaving).
+func (c *client) flushUnlocked() {
+	if len(c.w.Buf) == 0 {
+		return
+	}
+	if c.outSet.Load() {
+		c.out.add(c, c.w.Buf)
+		c.resetOut()
+		return
+	}
+	c.wmu.Lock()
+	c.finish(true)
+}
