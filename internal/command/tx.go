@@ -79,7 +79,7 @@ type queuedCmd struct {
 }
 
 // arenaKeep is the arena capacity kept from one transaction to the next.
-const arenaKeep = 64 << 10
+const arenaKeep = 4 << 10
 
 // InMulti reports whether the session is queuing commands (after MULTI).
 func (s *Session) InMulti() bool { return s.tx.multi }
