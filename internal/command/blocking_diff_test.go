@@ -289,5 +289,17 @@ func TestBlockingDiffScenario(t *testing.T) {
 		d.recv(1, "BLPOP ec after EXEC")
 		d.do(p, "LRANGE", "ec", "0", "-1")
 	}
+	// A script is one command too: its waiters are served when it is done,
+	// and inside it BLMPOP answers at once (BLPOP may not run in scripts).
+	if command.Lookup([]byte("eval")) != nil {
+		d.send(1, "BLPOP", "sc", "0")
+		d.blocked(1)
+		d.do(p, "EVAL", "redis.call('rpush', KEYS[1], 'a', 'b') redis.call('lpop', KEYS[1]) return redis.call('llen', KEYS[1])", "1", "sc")
+		d.recv(1, "BLPOP sc after EVAL")
+		d.do(p, "EVAL", "return redis.call('blmpop', 0, 1, KEYS[1], 'LEFT')", "1", "nokey")
+		d.do(p, "EVAL", "return redis.call('bzmpop', 0, 1, KEYS[1], 'MIN')", "1", "nokey")
+		d.do(p, "EVAL", "return redis.pcall('blpop', KEYS[1], 0)", "1", "nokey")
+		d.blocked(0)
+	}
 	t.Logf("%d replies compared", d.n)
 }
