@@ -147,6 +147,7 @@ type Keyspace struct {
 	Stats   Stats
 	rnd     *rand.Rand
 	wj      watchJournal // WATCH changes an undone script takes back (watch.go)
+	undo    undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
 }
 
 // Stats counts what INFO reports.
@@ -204,6 +205,9 @@ func (db *DB) expireIfNeeded(o *Object) bool {
 	if o.Expire == 0 || o.Expire > db.ks.Now {
 		return false
 	}
+	if db.ks.undo.on {
+		db.journal(o.Key)
+	}
 	db.remove(o.Key)
 	db.ks.Stats.ExpiredKeys++
 	db.touched(o.Key)
@@ -211,11 +215,19 @@ func (db *DB) expireIfNeeded(o *Object) bool {
 }
 
 // Peek returns key's object without expiring it or touching statistics.
-func (db *DB) Peek(key string) *Object { return db.dict.Get(key) }
+func (db *DB) Peek(key string) *Object {
+	if db.ks.undo.on {
+		db.journalLookup(key)
+	}
+	return db.dict.Get(key)
+}
 
 // Lookup returns the live object at key, or nil, without statistics: the
 // lookup a write or an existence check does.
 func (db *DB) Lookup(key string) *Object {
+	if db.ks.undo.on {
+		db.journalLookup(key)
+	}
 	o := db.dict.Get(key)
 	if o == nil || db.expireIfNeeded(o) || db.fieldsDue(o) && db.expireFieldsOf(o) {
 		return nil
@@ -239,6 +251,9 @@ func (db *DB) LookupRead(key string) *Object {
 // Set stores o at key, replacing any value; the key loses any TTL unless
 // keepTTL. It signals the write.
 func (db *DB) Set(key string, o *Object, keepTTL bool) {
+	if db.ks.undo.on {
+		db.journal(key)
+	}
 	o.Key = key
 	o.LRU = uint32(db.ks.Now / 1000)
 	old := db.dict.Put(o)
@@ -277,6 +292,9 @@ func (db *DB) remove(key string) *Object {
 
 // Delete removes key and reports whether a live value was there.
 func (db *DB) Delete(key string) bool {
+	if db.ks.undo.on {
+		db.journal(key)
+	}
 	o := db.dict.Get(key)
 	if o == nil {
 		return false
@@ -291,6 +309,9 @@ func (db *DB) Delete(key string) bool {
 
 // Take removes key and returns its live object (RENAME, MOVE).
 func (db *DB) Take(key string) *Object {
+	if db.ks.undo.on {
+		db.journal(key)
+	}
 	o := db.Lookup(key)
 	if o == nil {
 		return nil
@@ -302,6 +323,9 @@ func (db *DB) Take(key string) *Object {
 
 // SetExpire sets or clears (at == 0) the TTL of the live object o.
 func (db *DB) SetExpire(o *Object, at int64) {
+	if db.ks.undo.on {
+		db.journal(o.Key)
+	}
 	o.Expire = at
 	switch {
 	case at == 0 && o.hpos > 0:
@@ -321,6 +345,10 @@ func (db *DB) Flush() {
 	}
 	if db.ks.Touched != nil {
 		db.ForEach(func(o *Object) { db.ks.Touched(db, o.Key) })
+	}
+	if db.ks.undo.on {
+		db.journalFlush()
+		return
 	}
 	db.dict.Clear()
 	db.expires = nil
@@ -400,9 +428,10 @@ func (ks *Keyspace) Swap(a, b int) {
 	if len(db.watched) != 0 {
 		db.touchAllWatched(da)
 	}
-	da.dict, db.dict = db.dict, da.dict
-	da.expires, db.expires = db.expires, da.expires
-	da.fexp, db.fexp = db.fexp, da.fexp
+	if ks.undo.on {
+		ks.journalSwap(da, db)
+	}
+	swapTables(da, db)
 	if ks.Touched != nil {
 		for _, d := range []*DB{da, db} {
 			d.ForEach(func(o *Object) { ks.Touched(d, o.Key) })

@@ -1,0 +1,184 @@
+package keyspace
+
+import "container/heap"
+
+// The undo journal behind all-or-nothing scripts.
+//
+// While a journal is open, the first time a key is about to change its
+// current state is saved: a deep copy of its object (value, encoding, TTL),
+// or "absent". Rollback puts every saved state back, newest first, so the
+// keyspace is as it was when the journal opened; Commit drops the copies.
+// The cost is proportional to what the script touches, not to the size of
+// the keyspace: one copy per distinct key written (FLUSHDB and SWAPDB save
+// whole tables by moving them, in O(1)).
+//
+// Where the copies are taken: every path that changes a key goes through
+// this package (Set, StoreString, Delete, Take, SetExpire, Flush, Swap,
+// lazy expiry), and in-place changes start with a lookup. While the command
+// being run may write (SetUndoWrites), every lookup journals its key before
+// returning the object, so a handler that changes a value in place has had
+// it saved first. Lookups by read-only commands take no copies.
+//
+// WATCH state and keyspace statistics are restored too (watch.go keeps the
+// watchers a script dirtied), so that after a rollback nothing a client can
+// observe tells that the script ran.
+
+// UndoCloner deep-copies a non-string value (the command layer supplies
+// it: it knows every data type's copy).
+type UndoCloner func(t Type, v any) any
+
+type undoEntry struct {
+	db  *DB
+	key string
+	// prev is the saved object, nil when the key was absent.
+	prev *Object
+	// Whole-table entries: a flushed table, or a swap of two databases.
+	flushed *tables
+	swapped *DB
+}
+
+// tables is a database's storage, moved aside by a journaled FLUSHDB.
+type tables struct {
+	dict    *dict
+	expires expiryHeap
+	fexp    fieldHeap
+}
+
+type undoLog struct {
+	on      bool
+	writes  bool // the running command may write: lookups journal
+	clone   UndoCloner
+	seen    map[*DB]map[string]struct{}
+	entries []undoEntry
+	stats   Stats
+}
+
+// BeginUndo opens a journal. The server lock must be held until Commit or
+// Rollback. Journals do not nest: BeginUndo while one is open panics.
+func (ks *Keyspace) BeginUndo(clone UndoCloner) {
+	if ks.undo.on {
+		panic("keyspace: undo journal already open")
+	}
+	ks.undo = undoLog{on: true, clone: clone, seen: map[*DB]map[string]struct{}{}, stats: ks.Stats}
+	ks.StartWatchJournal()
+}
+
+// UndoOpen reports whether a journal is open.
+func (ks *Keyspace) UndoOpen() bool { return ks.undo.on }
+
+// SetUndoWrites tells the journal whether the command about to run may
+// write; while it may, lookups save the keys they return.
+func (ks *Keyspace) SetUndoWrites(w bool) { ks.undo.writes = w }
+
+// UndoLen is the number of saved states (for tests and statistics).
+func (ks *Keyspace) UndoLen() int { return len(ks.undo.entries) }
+
+// Commit keeps every change and closes the journal.
+func (ks *Keyspace) Commit() {
+	if !ks.undo.on {
+		return
+	}
+	ks.undo = undoLog{}
+	ks.EndWatchJournal(false)
+}
+
+// Rollback puts back every saved state, newest first, restores the
+// statistics and WATCH state, and closes the journal. Nothing is signalled:
+// to every observer the keyspace never changed.
+func (ks *Keyspace) Rollback() {
+	if !ks.undo.on {
+		return
+	}
+	u := ks.undo
+	ks.undo = undoLog{}
+	for i := len(u.entries) - 1; i >= 0; i-- {
+		e := u.entries[i]
+		switch {
+		case e.flushed != nil:
+			e.db.dict, e.db.expires, e.db.fexp = e.flushed.dict, e.flushed.expires, e.flushed.fexp
+		case e.swapped != nil:
+			swapTables(e.db, e.swapped)
+		default:
+			e.db.restore(e.key, e.prev)
+		}
+	}
+	ks.Stats = u.stats
+	ks.EndWatchJournal(true)
+}
+
+// journal saves key's current state if this is its first change.
+func (db *DB) journal(key string) {
+	u := &db.ks.undo
+	seen := u.seen[db]
+	if seen == nil {
+		seen = map[string]struct{}{}
+		u.seen[db] = seen
+	}
+	if _, ok := seen[key]; ok {
+		return
+	}
+	seen[key] = struct{}{}
+	var prev *Object
+	if o := db.dict.Get(key); o != nil {
+		prev = o.cloneFor(u.clone)
+	}
+	u.entries = append(u.entries, undoEntry{db: db, key: key, prev: prev})
+}
+
+// journalLookup is the lookup-time hook: it saves key when the running
+// command may write.
+func (db *DB) journalLookup(key string) {
+	if db.ks.undo.writes {
+		db.journal(key)
+	}
+}
+
+// journalFlush moves the database's tables aside instead of clearing them.
+func (db *DB) journalFlush() {
+	u := &db.ks.undo
+	u.entries = append(u.entries, undoEntry{db: db, flushed: &tables{db.dict, db.expires, db.fexp}})
+	db.dict, db.expires, db.fexp = newDict(), nil, nil
+	delete(u.seen, db)
+}
+
+// journalSwap records SWAPDB a b (applied by the caller).
+func (ks *Keyspace) journalSwap(a, b *DB) {
+	ks.undo.entries = append(ks.undo.entries, undoEntry{db: a, swapped: b})
+	// Keys seen in either database now live in the other: start over.
+	delete(ks.undo.seen, a)
+	delete(ks.undo.seen, b)
+}
+
+func swapTables(a, b *DB) {
+	a.dict, b.dict = b.dict, a.dict
+	a.expires, b.expires = b.expires, a.expires
+	a.fexp, b.fexp = b.fexp, a.fexp
+}
+
+// restore puts prev (nil: absent) back at key, without signalling.
+func (db *DB) restore(key string, prev *Object) {
+	if db.dict.Get(key) != nil {
+		db.remove(key)
+	}
+	if prev == nil {
+		return
+	}
+	db.dict.Put(prev)
+	if prev.Expire != 0 {
+		heap.Push(&db.expires, prev)
+	}
+	db.indexFields(prev)
+}
+
+// cloneFor deep-copies o for the journal: the copy owns its bytes and
+// value and sits in no table or heap.
+func (o *Object) cloneFor(clone UndoCloner) *Object {
+	c := &Object{Type: o.Type, Enc: o.Enc, LRU: o.LRU, Expire: o.Expire, Int: o.Int, Key: o.Key, Owned: o.Owned}
+	if o.Str != nil {
+		c.Str = append([]byte(nil), o.Str...)
+	}
+	if o.Val != nil {
+		c.Val = clone(o.Type, o.Val)
+	}
+	return c
+}
