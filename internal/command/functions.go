@@ -1,6 +1,7 @@
 package command
 
 import (
+	"strings"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/glob"
@@ -130,7 +131,7 @@ func cmdFunctionDelete(c *Ctx) {
 // FUNCTION FLUSH [ASYNC|SYNC]
 func cmdFunctionFlush(c *Ctx) {
 	if len(c.Args) > 3 {
-		c.Error(ErrSyntax)
+		subcommandSyntaxError(c)
 		return
 	}
 	if len(c.Args) == 3 && !c.ArgIs(2, "sync") && !c.ArgIs(2, "async") {
@@ -293,3 +294,9 @@ var functionHelp = []string{
 }
 
 func cmdFunctionHelp(c *Ctx) { statusLines(c, functionHelp) }
+
+// subcommandSyntaxError is Redis's addReplySubcommandSyntaxError.
+func subcommandSyntaxError(c *Ctx) {
+	c.Errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP.",
+		trunc(cstr(c.Args[1]), 128), strings.ToUpper(string(c.Args[0])))
+}

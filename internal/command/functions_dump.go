@@ -63,7 +63,7 @@ func appendRDBString(b []byte, s string) []byte {
 // FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]
 func cmdFunctionRestore(c *Ctx) {
 	if len(c.Args) > 4 {
-		c.Errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try FUNCTION HELP.", c.Args[1])
+		subcommandSyntaxError(c)
 		return
 	}
 	policy := script.RestoreAppend
@@ -117,6 +117,15 @@ func readFunctionPayload(p []byte) (codes []string, msg string) {
 		switch p[0] {
 		case rdbOpcodeFunction2:
 		case rdbOpcodeFunctionPreGA:
+			// The format of Redis 7.0's release candidates: library and
+			// engine names first. Abacus reads only the released format.
+			_, rest, err := readRDBString(p[1:])
+			if err != nil {
+				return nil, "Failed loading library name"
+			}
+			if _, _, err := readRDBString(rest); err != nil {
+				return nil, "Failed loading engine name"
+			}
 			return nil, "Pre-GA function format not supported"
 		default:
 			return nil, "given type is not a function"

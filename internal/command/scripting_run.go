@@ -174,14 +174,18 @@ func (h *scriptHost) refuse(cmd *Command, msg string) {
 	h.w.Error(msg)
 }
 
-// countError records an error reply of the script in the statistics and
-// marks the EVAL/FCALL as failed (Redis counts a command that replied
-// with any error as failed).
-func (h *scriptHost) countError(msg string) {
-	h.env.countError(msg)
-	if h.ctx != nil {
-		h.ctx.err = true
+// countError records an error reply of the script as Redis does: one the
+// script made enters the error statistics and marks the EVAL/FCALL as
+// failed; one that came from a command's reply (already counted by that
+// command) adds a failed call to the EVAL/FCALL directly, once per error.
+func (h *scriptHost) countError(msg string, counted bool) {
+	c := h.ctx
+	if counted {
+		h.env.countError(msg)
+		c.err = true
+		return
 	}
+	h.env.cmdStat(c.Cmd.Name).Failed++
 }
 
 // CommandKnown implements script.Host.

@@ -19,6 +19,9 @@ type scriptDiff struct {
 	a3, r3   *servertest.Conn
 	t        testing.TB
 	compared int
+	// list makes do compare FUNCTION LIST replies with each library's
+	// functions in name order.
+	list bool
 }
 
 func newScriptDiff(t testing.TB, opts ...servertest.Option) *scriptDiff {
@@ -50,6 +53,16 @@ func (sd *scriptDiff) seed(n int) {
 func (sd *scriptDiff) do(args ...string) string {
 	sd.t.Helper()
 	sd.compared++
+	if sd.list && len(args) >= 2 && strings.EqualFold(args[0], "FUNCTION") && strings.EqualFold(args[1], "LIST") {
+		req := servertest.Encode(args...)
+		sd.A.Write(req)
+		sd.R.Write(req)
+		a, r := sortFunctionEntries(sd.A.Read()), sortFunctionEntries(sd.R.Read())
+		if a != r {
+			sd.t.Errorf("%s\n abacus: %q\n  redis: %q", shortArgs(args), a, r)
+		}
+		return a
+	}
 	return sd.Do(args...)
 }
 

@@ -83,10 +83,13 @@ func (vm *VM) newCjson(cfg *cjsonConfig) *lua.LTable {
 	return t
 }
 
+// cjsonArgInit is json_arg_init: at most n arguments, padded with nils
+// so that the results pushed later do not read as arguments.
 func cjsonArgInit(L *lua.LState, n int) {
 	if L.GetTop() > n {
 		argError(L, n+1, cjsonFname(L), "found too many arguments")
 	}
+	L.SetTop(n)
 }
 
 // cjsonFname is the name of the running cjson function for messages.

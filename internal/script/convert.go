@@ -32,7 +32,7 @@ type replyWriter struct {
 	w        *resp.Writer
 	vm       *VM
 	resp     int // the script's redis.setresp
-	countErr func(msg string)
+	countErr func(msg string, counted bool)
 }
 
 // write writes v (Redis's luaReplyToRedisReply).
@@ -141,8 +141,8 @@ func (rw *replyWriter) error(msg string, counted bool) {
 	} else {
 		rw.w.Error(body)
 	}
-	if counted && rw.countErr != nil {
-		rw.countErr(body)
+	if rw.countErr != nil {
+		rw.countErr(body, counted)
 	}
 }
 

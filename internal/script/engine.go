@@ -199,10 +199,11 @@ type Call struct {
 	Args [][]byte
 	// W receives the reply, in the caller's protocol.
 	W *resp.Writer
-	// CountError records an error reply written to W (the top-level one
-	// or one nested in an array) in the error statistics; errors a
-	// command already counted are not passed.
-	CountError func(msg string)
+	// CountError is told of every error reply written to W (the
+	// top-level one or one nested in an array). counted is false for an
+	// error that came from a command's reply, which the command already
+	// counted in the error statistics.
+	CountError func(msg string, counted bool)
 }
 
 // RunScript runs an EVAL script and writes its reply. It reports whether

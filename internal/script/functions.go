@@ -299,12 +299,15 @@ func (vm *VM) registerNamed(L *lua.LState, f *Function) {
 
 // LoadLibrary is FUNCTION LOAD [REPLACE]: it returns the library name.
 func (e *Engine) LoadLibrary(code string, replace bool) (string, error) {
-	_, name, _, err := libraryMeta(code)
+	engine, name, _, err := libraryMeta(code)
 	if err != nil {
 		return "", err
 	}
 	if !validName(name) {
 		return "", replyErr(errNameChars)
+	}
+	if !strings.EqualFold(engine, "lua") {
+		return "", replyErr("ERR Engine '" + engine + "' not found")
 	}
 	if e.fns.libs[name] != nil && !replace {
 		return "", replyErr("ERR Library '" + name + "' already exists")

@@ -146,6 +146,9 @@ func putInteger(b []byte, n float64, little bool, size int) []byte {
 
 func structPack(L *lua.LState) int {
 	f := newStructFmt(L, "pack")
+	// struct.pack pushes a nil before packing: the first missing argument
+	// reads as that nil, not as "no value".
+	L.Push(lua.LNil)
 	arg := 2
 	var b []byte
 	total := 0
@@ -314,7 +317,7 @@ func structSize(L *lua.LState) int {
 		size := f.optsize(opt)
 		pos += f.toalign(pos, opt, size)
 		if opt == 's' {
-			argError(L, 1, "size", "options 's' has no fixed size")
+			argError(L, 1, "size", "option 's' has no fixed size")
 		} else if opt == 'c' && size == 0 {
 			argError(L, 1, "size", "option 'c0' has no fixed size")
 		}

@@ -421,8 +421,17 @@ func syntaxError(err error, source, name string) error {
 			tok = "<eof>"
 		}
 		msg := pe.Message
-		if msg == "syntax error" || msg == "" {
+		switch msg {
+		case "syntax error", "":
 			msg = "unexpected symbol"
+		case "unterminated string":
+			msg = "unfinished string"
+		case "unterminated multiline string":
+			msg = "unfinished long string"
+		case "invalid multiline comment":
+			msg = "unfinished long comment"
+		case "illegal hexadecimal number":
+			msg = "malformed number"
 		}
 		if tok == "" {
 			return fmt.Errorf("%s:%d: %s", name, line, msg)
