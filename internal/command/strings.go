@@ -296,7 +296,9 @@ func cmdGet(c *Ctx) { replyGet(c, c.Key(1)) }
 
 // setGeneric is setGenericCommand: SET, SETNX, SETEX and PSETEX. SETNX
 // (intReply) answers 1 or 0 where the others answer OK or null.
-func setGeneric(c *Ctx, flags int, key string, val, expire []byte, intReply bool) {
+// The key stays bytes until it is stored: lookups convert it without
+// allocating, and StoreString copies it only for a new key.
+func setGeneric(c *Ctx, flags int, key, val, expire []byte, intReply bool) {
 	var at int64
 	if flags&setExpireAny != 0 {
 		var ok bool
@@ -304,11 +306,11 @@ func setGeneric(c *Ctx, flags int, key string, val, expire []byte, intReply bool
 			return
 		}
 	}
-	if flags&setGet != 0 && !replyGet(c, key) {
+	if flags&setGet != 0 && !replyGet(c, string(key)) {
 		return
 	}
-	found := c.DB.Lookup(key) != nil
-	if (flags&setNX != 0 && found) || (flags&setXX != 0 && !found) {
+	cur := c.DB.Lookup(string(key))
+	if (flags&setNX != 0 && cur != nil) || (flags&setXX != 0 && cur == nil) {
 		if flags&setGet == 0 {
 			if intReply {
 				c.W.Int(0)
@@ -318,9 +320,7 @@ func setGeneric(c *Ctx, flags int, key string, val, expire []byte, intReply bool
 		}
 		return
 	}
-	o := keyspace.NewString(val)
-	o.Expire = at
-	c.DB.Set(key, o, flags&setKeepTTL != 0)
+	c.DB.StoreString(cur, key, val, at, flags&setKeepTTL != 0)
 	c.Dirty(1)
 	if flags&setGet == 0 {
 		if intReply {
@@ -336,11 +336,11 @@ func cmdSet(c *Ctx) {
 	if !ok {
 		return
 	}
-	setGeneric(c, flags, c.Key(1), c.Args[2], expire, false)
+	setGeneric(c, flags, c.Args[1], c.Args[2], expire, false)
 }
 
 func cmdSetnx(c *Ctx) {
-	setGeneric(c, setNX, c.Key(1), c.Args[2], nil, true)
+	setGeneric(c, setNX, c.Args[1], c.Args[2], nil, true)
 }
 
 // cmdSetex serves SETEX (seconds) and PSETEX (milliseconds).
@@ -349,7 +349,7 @@ func cmdSetex(c *Ctx) {
 	if c.Cmd.Name == "psetex" {
 		flags = setPX
 	}
-	setGeneric(c, flags, c.Key(1), c.Args[3], c.Args[2], false)
+	setGeneric(c, flags, c.Args[1], c.Args[3], c.Args[2], false)
 }
 
 func cmdGetset(c *Ctx) {
@@ -426,8 +426,10 @@ func cmdMset(c *Ctx) {
 			}
 		}
 	}
+	c.DB.Prefetch(c.Args[1:], 2)
 	for j := 1; j < len(c.Args); j += 2 {
-		c.DB.Set(c.Key(j), keyspace.NewString(c.Args[j+1]), false)
+		// setKey: the lookup expires a stale key first, as Redis's does.
+		c.DB.StoreString(c.DB.Lookup(string(c.Args[j])), c.Args[j], c.Args[j+1], 0, false)
 	}
 	c.Dirty(int64(len(c.Args)-1) / 2)
 	if nx {

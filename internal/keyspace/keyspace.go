@@ -68,10 +68,17 @@ const EmbstrMaxLen = 44
 // Object is one key's value. Strings live inline (Int for integer-encoded
 // strings, Str otherwise) so a string key costs one allocation besides its
 // bytes; other types hang a data structure off Val.
+//
+// Field order matters for speed: an Object is 96 bytes, so it starts on a
+// 32-byte boundary, and what a dict chain walk reads (Key, next, htag) sits
+// in the first 32 bytes, one cache line. The struct has no padding left.
 type Object struct {
+	Key    string
+	next   *Object // chain in the dict
 	Type   Type
 	Enc    uint8  // string encoding (EncRaw, EncEmbstr, EncInt)
 	Owned  bool   // an int 0..9999 in a private object, not Redis's shared one (COPY): REFCOUNT 1
+	htag   uint8  // top byte of the key's hash in its dict (dict.go tagOf)
 	LRU    uint32 // last access, seconds since the clock's epoch
 	hpos   int32  // 1 + index in the expiry heap; 0 when absent
 	fpos   int32  // 1 + index in the field-expiry heap (fieldexpiry.go); 0 when absent
@@ -79,8 +86,6 @@ type Object struct {
 	Int    int64
 	Str    []byte
 	Val    any
-	Key    string
-	next   *Object // chain in the dict
 }
 
 // NewString makes a string object the way SET stores one: integers that

@@ -1,6 +1,9 @@
 package keyspace
 
-import "container/heap"
+import (
+	"container/heap"
+	"strings"
+)
 
 // The undo journal behind all-or-nothing scripts.
 //
@@ -117,12 +120,16 @@ func (db *DB) journal(key string) {
 	if _, ok := seen[key]; ok {
 		return
 	}
-	seen[key] = struct{}{}
+	// The journal keeps its own copy of the key: lookups pass keys that
+	// alias the request (converted without allocating), and storing them
+	// would make every caller's conversion allocate.
+	k := strings.Clone(key)
+	seen[k] = struct{}{}
 	var prev *Object
 	if o := db.dict.Get(key); o != nil {
 		prev = o.cloneFor(u.clone)
 	}
-	u.entries = append(u.entries, undoEntry{db: db, key: key, prev: prev})
+	u.entries = append(u.entries, undoEntry{db: db, key: k, prev: prev})
 }
 
 // journalLookup is the lookup-time hook: it saves key when the running

@@ -1,0 +1,103 @@
+package keyspace
+
+import (
+	"container/heap"
+	"unsafe"
+)
+
+// SET's store, the hottest write path, shaped to cost one dict walk and no
+// allocation when the key already holds a string (a cache entry or a
+// counter being overwritten), and two allocations (the Object, and key and
+// value bytes together) when the key is new.
+
+// StoreString stores val at key as SET does (createStringObject and
+// tryObjectEncoding: int when canonical, embstr up to 44 bytes, raw
+// beyond). cur must be the live object at key as the caller just looked it
+// up (nil when there is none). The key's TTL becomes at (0: none), or is
+// kept when keepTTL. It signals the write, like Set.
+//
+// A string object is updated in place, reusing its value buffer when the
+// new value fits: nothing outside the keyspace may keep a reference to an
+// Object or to its Str across commands (commands copy what they reply).
+func (db *DB) StoreString(cur *Object, key, val []byte, at int64, keepTTL bool) {
+	if db.ks.undo.on {
+		db.journal(string(key))
+	}
+	if cur == nil || cur.Type != TypeString {
+		k, o := newStringObject(key, val)
+		o.Expire = at
+		db.Set(k, o, keepTTL)
+		return
+	}
+	cur.overwriteString(val)
+	cur.Owned = false
+	cur.LRU = uint32(db.ks.Now / 1000)
+	if !keepTTL {
+		db.setTTL(cur, at)
+	}
+	db.touched(cur.Key)
+}
+
+// overwriteString replaces a string object's value as SetString does, but
+// writes into the current buffer when the new value fits in it.
+func (o *Object) overwriteString(b []byte) {
+	if len(b) <= 20 {
+		if v, ok := parseInt(b); ok {
+			o.Enc, o.Int, o.Str = EncInt, v, nil
+			return
+		}
+	}
+	// A buffer much larger than the value (left by APPEND) is let go, as
+	// Redis frees the old object.
+	if n := cap(o.Str); o.Enc != EncInt && n >= len(b) && n <= 2*len(b)+32 {
+		o.Str = append(o.Str[:0], b...)
+	} else {
+		o.Str = append([]byte(nil), b...)
+	}
+	o.Int = 0
+	o.Enc = EncRaw
+	if len(b) <= EmbstrMaxLen {
+		o.Enc = EncEmbstr
+	}
+}
+
+// newStringObject makes the key string and the object SET stores for a
+// new key. A value that is not an integer shares one allocation with the
+// key's bytes, so a read finds both in the same cache line or two. The key
+// part is never written again: the value part is handed out with its
+// capacity capped, so an append reallocates instead of running into it.
+func newStringObject(key, val []byte) (string, *Object) {
+	o := &Object{Type: TypeString}
+	if len(val) <= 20 {
+		if v, ok := parseInt(val); ok {
+			o.Enc, o.Int = EncInt, v
+			return string(key), o
+		}
+	}
+	o.Enc = EncRaw
+	if len(val) <= EmbstrMaxLen {
+		o.Enc = EncEmbstr
+	}
+	buf := make([]byte, len(key)+len(val))
+	copy(buf, key)
+	copy(buf[len(key):], val)
+	o.Str = buf[len(key):len(buf):len(buf)]
+	if len(key) == 0 {
+		return "", o
+	}
+	return unsafe.String(&buf[0], len(key)), o
+}
+
+// setTTL sets o's expiry to at (0: none), keeping the expiry heap in step,
+// without signalling (the caller does).
+func (db *DB) setTTL(o *Object, at int64) {
+	o.Expire = at
+	switch {
+	case at == 0 && o.hpos > 0:
+		heap.Remove(&db.expires, int(o.hpos-1))
+	case at != 0 && o.hpos > 0:
+		heap.Fix(&db.expires, int(o.hpos-1))
+	case at != 0:
+		heap.Push(&db.expires, o)
+	}
+}
