@@ -46,6 +46,8 @@ type client struct {
 	outSet atomic.Bool
 	// blk is the wait of a blocking command in progress (blocking.go).
 	blk parkState
+	// pf is scratch for the keys of the commands prefetched together.
+	pf [][]byte
 }
 
 const (
@@ -56,6 +58,9 @@ const (
 	// maxBatch bounds how many commands run in one lock acquisition, so a
 	// client pipelining a million commands does not hold off the others.
 	maxBatch = 1024
+	// prefetchWindow is how many pipelined commands have their keys
+	// prefetched at a time: their lines stay in cache until they run.
+	prefetchWindow = 16
 )
 
 // Redis's text for a connection refused by protected mode.
@@ -395,9 +400,16 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	if i > 0 {
 		start = c.ends[i-1]
 	}
+	pfEnd := i
 	for ; i < len(c.ends); i++ {
 		if c.sess.Killed.Load() || s.closing.Load() {
 			return i, false, true, false
+		}
+		if i == pfEnd && len(c.ends)-i > 1 {
+			// The keys of the next few commands are looked up together
+			// (command/prefetch.go).
+			pfEnd = min(i+prefetchWindow, len(c.ends))
+			c.pf = s.Env.PrefetchBatch(c.sess, c.argv, start, c.ends[i:pfEnd], c.pf)
 		}
 		args := c.argv[start:c.ends[i]]
 		if s.pausedFor(c.sess, args) {
