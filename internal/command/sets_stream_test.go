@@ -443,7 +443,6 @@ func (g *sxGen) spop() {
 	} else {
 		a, rr = g.both("SPOP", k)
 	}
-	popped := map[string]bool{}
 	for _, raw := range []string{a, rr} {
 		var ms []string
 		if withCount {
@@ -460,7 +459,6 @@ func (g *sxGen) spop() {
 				g.t.Errorf("SPOP %s: %q not a member or repeated in %q", k, m, raw)
 			}
 			seen[m] = true
-			popped[m] = true
 		}
 	}
 	// Each server's encoding now: when most members went, Redis rebuilt the
@@ -491,8 +489,11 @@ func (g *sxGen) spop() {
 		g.enc(k)
 	}
 	// The servers popped different members: give both the same content
-	// again, what neither popped.
-	for m := range popped {
+	// again, the set less count members the generator picks, so that the
+	// stream stays a function of its seed.
+	sorted := slices.Sorted(maps.Keys(set))
+	g.r.Shuffle(len(sorted), func(i, j int) { sorted[i], sorted[j] = sorted[j], sorted[i] })
+	for _, m := range sorted[:count] {
 		delete(set, m)
 	}
 	g.put(k, set)
