@@ -133,7 +133,9 @@ func (e *Env) busyError(s *Session, w *resp.Writer, msg string) {
 // killScript is SCRIPT KILL (eval) and FUNCTION KILL while a script runs.
 func (e *Env) killScript(w *resp.Writer, run *scriptRun, eval bool) {
 	switch {
-	case run.wrote.Load():
+	case run.wrote.Load() && !run.undo:
+		// An all-or-nothing script can be killed after writing: its
+		// writes are undone.
 		e.countError(ErrUnkillable)
 		w.Error(ErrUnkillable)
 	case eval && !run.eval:

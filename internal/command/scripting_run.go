@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
 	"github.com/abacusdb/abacus/internal/script"
 )
@@ -52,7 +54,11 @@ type scriptRun struct {
 	wrote atomic.Bool
 	// Transactional marks an all-or-nothing script (flag "transactional").
 	Transactional bool
-	caller        *Session
+	// undo: the script's writes are journaled and undone if it fails
+	// (Transactional, or the script-transactional config). Set before the
+	// run is published, read without the lock by SCRIPT KILL.
+	undo   bool
+	caller *Session
 }
 
 // scripting returns the engine, creating it on first use.
@@ -103,6 +109,7 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte, exec func(*
 	st.host.run = run
 	st.host.ctx = c
 	run.start = time.Now()
+	run.undo = run.Transactional || e.Cfg.Bool(config.ScriptTransactional)
 	st.running.Store(run)
 	e.beginScript(run)
 	call := script.Call{Host: &st.host, Keys: keys, Args: args, W: c.W, CountError: st.host.countError}
@@ -113,12 +120,38 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte, exec func(*
 	return failed
 }
 
-// beginScript is called before a script runs (the hook for an undo log).
-func (e *Env) beginScript(run *scriptRun) {}
+// beginScript is called before a script runs: an all-or-nothing script
+// opens the keyspace's undo journal (keyspace/undo.go).
+func (e *Env) beginScript(run *scriptRun) {
+	if run.undo {
+		e.KS.BeginUndo(cloneValue)
+	}
+}
 
 // endScript is called after a script ran, failed telling whether its
-// reply is an error; the reply is buffered and not yet sent.
-func (e *Env) endScript(run *scriptRun, failed bool) {}
+// reply is an error; the reply is buffered and not yet sent. An
+// all-or-nothing script that failed has every write undone here, before
+// anyone can see its reply or its effects.
+func (e *Env) endScript(run *scriptRun, failed bool) {
+	if !run.undo {
+		return
+	}
+	if failed {
+		e.KS.Rollback()
+	} else {
+		e.KS.Commit()
+	}
+}
+
+// cloneValue deep-copies a value for the undo journal, with the copier
+// COPY uses for its type.
+func cloneValue(t keyspace.Type, v any) any {
+	cp := valueCopiers[t]
+	if cp == nil {
+		panic("no copier for type " + t.String())
+	}
+	return cp(v)
+}
 
 // scriptHost is the script.Host of the running script.
 type scriptHost struct {
@@ -159,7 +192,15 @@ func (h *scriptHost) Call(args [][]byte, proto int) []byte {
 		}
 		sess := e.scr.sess
 		sess.Proto = proto
-		e.run(sess, cmd, args, w)
+		if h.run.undo {
+			// Lookups by a write save their keys before the handler
+			// changes them in place.
+			e.KS.SetUndoWrites(cmd.Flags&FlagWrite != 0)
+			e.run(sess, cmd, args, w)
+			e.KS.SetUndoWrites(false)
+		} else {
+			e.run(sess, cmd, args, w)
+		}
 	}
 	return w.Buf
 }

@@ -142,6 +142,7 @@ const (
 	LatencyTracking
 	LatencyTrackingInfoPercentiles
 	PropagationErrorBehavior
+	ScriptTransactional
 	numParams
 )
 
@@ -287,6 +288,8 @@ var table = []*Param{
 	LatencyTracking:                boolP("latency-tracking", "yes"),
 	LatencyTrackingInfoPercentiles: strP("latency-tracking-info-percentiles", "50 99 99.9").multi().canon(canonPercentiles),
 	PropagationErrorBehavior:       enumP("propagation-error-behavior", "ignore", "ignore", "panic", "panic-on-replicas"),
+	// Abacus's own: every script is all-or-nothing (docs/scripting.md).
+	ScriptTransactional: boolP("script-transactional", "no"),
 }
 
 var byName = map[string]*Param{}
