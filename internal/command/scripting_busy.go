@@ -77,6 +77,12 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 		e.busyError(s, w, ErrNoAuth)
 		return true
 	}
+	if cmd.Name == "exec" {
+		// Redis aborts the transaction with the BUSY text; discarding it
+		// needs the lock, so EXEC waits for the script instead (and then
+		// fails with EXECABORT if a queued command met BUSY).
+		return false
+	}
 	if cmd.Flags&FlagAllowBusy == 0 {
 		e.busyError(s, w, busyText(run))
 		return true
@@ -106,8 +112,13 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 			e.Host.Shutdown(false, true, false, false)
 		}
 		s.CloseAfterReply = true
+	case "multi", "auth", "quit":
+		// They only touch the client's own state: run them now, as Redis
+		// does for allow_busy commands.
+		ctx := Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, Now: e.Clock.NowMs()}
+		cmd.Handler(&ctx)
 	default:
-		return false // AUTH, HELLO, MULTI...: they wait for the lock
+		return false // the other allow_busy commands wait for the lock
 	}
 	return true
 }
@@ -148,5 +159,13 @@ func (e *Env) killScript(w *resp.Writer, run *scriptRun, eval bool) {
 		e.Log.Warn("Lua script killed by user with SCRIPT KILL.")
 		e.scr.engine.Kill()
 		w.OK()
+	}
+}
+
+// StopScripts stops the running script, if any, whatever it wrote: the
+// server is going away (Server.Close). Safe without the lock.
+func (e *Env) StopScripts() {
+	if e.scr.running.Load() != nil {
+		e.scr.engine.Kill()
 	}
 }

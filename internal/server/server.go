@@ -190,6 +190,8 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
 		close(s.done)
+		// A script holding the lock would keep the server up forever.
+		s.Env.StopScripts()
 		s.lnMu.Lock()
 		for _, ln := range s.listeners {
 			ln.Close()
