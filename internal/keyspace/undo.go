@@ -51,9 +51,14 @@ type undoLog struct {
 	on      bool
 	writes  bool // the running command may write: lookups journal
 	clone   UndoCloner
-	seen    map[*DB]map[string]struct{}
+	seen    map[undoKey]struct{}
 	entries []undoEntry
 	stats   Stats
+}
+
+type undoKey struct {
+	db  *DB
+	key string
 }
 
 // BeginUndo opens a journal. The server lock must be held until Commit or
@@ -62,7 +67,13 @@ func (ks *Keyspace) BeginUndo(clone UndoCloner) {
 	if ks.undo.on {
 		panic("keyspace: undo journal already open")
 	}
-	ks.undo = undoLog{on: true, clone: clone, seen: map[*DB]map[string]struct{}{}, stats: ks.Stats}
+	// The map and the entry slice are kept from script to script, so a
+	// journal costs no allocation but its copies.
+	u := &ks.undo
+	u.on, u.writes, u.clone, u.stats = true, false, clone, ks.Stats
+	if u.seen == nil {
+		u.seen = map[undoKey]struct{}{}
+	}
 	ks.StartWatchJournal()
 }
 
@@ -81,8 +92,16 @@ func (ks *Keyspace) Commit() {
 	if !ks.undo.on {
 		return
 	}
-	ks.undo = undoLog{}
+	ks.undo.reset()
 	ks.EndWatchJournal(false)
+}
+
+// reset closes the journal, keeping its memory for the next one.
+func (u *undoLog) reset() {
+	u.on, u.writes, u.clone = false, false, nil
+	clear(u.seen)
+	clear(u.entries)
+	u.entries = u.entries[:0]
 }
 
 // Rollback puts back every saved state, newest first, restores the
@@ -92,8 +111,8 @@ func (ks *Keyspace) Rollback() {
 	if !ks.undo.on {
 		return
 	}
-	u := ks.undo
-	ks.undo = undoLog{}
+	u := &ks.undo
+	u.on = false // restoring must not journal
 	for i := len(u.entries) - 1; i >= 0; i-- {
 		e := u.entries[i]
 		switch {
@@ -106,25 +125,21 @@ func (ks *Keyspace) Rollback() {
 		}
 	}
 	ks.Stats = u.stats
+	u.reset()
 	ks.EndWatchJournal(true)
 }
 
 // journal saves key's current state if this is its first change.
 func (db *DB) journal(key string) {
 	u := &db.ks.undo
-	seen := u.seen[db]
-	if seen == nil {
-		seen = map[string]struct{}{}
-		u.seen[db] = seen
-	}
-	if _, ok := seen[key]; ok {
+	if _, ok := u.seen[undoKey{db, key}]; ok {
 		return
 	}
 	// The journal keeps its own copy of the key: lookups pass keys that
 	// alias the request (converted without allocating), and storing them
 	// would make every caller's conversion allocate.
 	k := strings.Clone(key)
-	seen[k] = struct{}{}
+	u.seen[undoKey{db, k}] = struct{}{}
 	var prev *Object
 	if o := db.dict.Get(key); o != nil {
 		prev = o.cloneFor(u.clone)
@@ -145,15 +160,24 @@ func (db *DB) journalFlush() {
 	u := &db.ks.undo
 	u.entries = append(u.entries, undoEntry{db: db, flushed: &tables{db.dict, db.expires, db.fexp}})
 	db.dict, db.expires, db.fexp = newDict(), nil, nil
-	delete(u.seen, db)
+	u.forget(db)
 }
 
 // journalSwap records SWAPDB a b (applied by the caller).
 func (ks *Keyspace) journalSwap(a, b *DB) {
 	ks.undo.entries = append(ks.undo.entries, undoEntry{db: a, swapped: b})
 	// Keys seen in either database now live in the other: start over.
-	delete(ks.undo.seen, a)
-	delete(ks.undo.seen, b)
+	ks.undo.forget(a)
+	ks.undo.forget(b)
+}
+
+// forget drops db's keys from the seen set, so they are saved again.
+func (u *undoLog) forget(db *DB) {
+	for k := range u.seen {
+		if k.db == db {
+			delete(u.seen, k)
+		}
+	}
 }
 
 func swapTables(a, b *DB) {
