@@ -422,7 +422,7 @@ func syntaxError(err error, source, name string) error {
 		}
 		msg := pe.Message
 		switch msg {
-		case "syntax error", "":
+		case "syntax error", "", "Invalid token":
 			msg = "unexpected symbol"
 		case "unterminated string":
 			msg = "unfinished string"
