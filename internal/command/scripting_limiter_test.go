@@ -17,7 +17,7 @@ import (
 // fixedWindowLimiter counts requests in fixed windows, one key per
 // (subject, window length, window number), over several (duration,
 // limit) pairs given as ARGV[2...]: it checks every window before
-// counting in any. ARGV[1] is the time in seconds (” for TIME).
+// counting in any. ARGV[1] is the time in seconds (empty: read TIME).
 const fixedWindowLimiter = `
 local now = tonumber(ARGV[1])
 if not now then now = tonumber(redis.call('TIME')[1]) end
@@ -44,7 +44,7 @@ return {1, 0, counts}
 // SlidingWindowLimiter is a sliding-window limiter over several limits
 // kept in one hash per subject. Each limit is {window_ms, limit,
 // bucket_ms} in the JSON list ARGV[1]; ARGV[2] is the cost, ARGV[3] the
-// time in ms (” for TIME). Per window the hash holds the running total
+// time in ms (empty: read TIME). Per window the hash holds the running total
 // t:<w>, the oldest live bucket o:<w>, and the bucket counts b:<w>:<start>;
 // buckets that slid out of the window are subtracted and deleted. Every
 // limit is checked before any is counted.
