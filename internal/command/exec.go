@@ -228,7 +228,6 @@ var monoBase = time.Now()
 // the command.
 func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	nested := e.depth > 0
-	var start time.Time
 	var mono time.Duration
 	now := e.KS.Now
 	chained := nested && e.execMark != 0
@@ -236,12 +235,13 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		// EXEC's commands run back to back: one clock reading ends one
 		// and starts the next.
 		mono, e.execMark = e.execMark, 0
-	} else if nested {
-		mono = time.Since(monoBase)
 	} else {
-		start = time.Now()
-		now = e.nowMs(start)
-		e.KS.Now = now
+		// One monotonic reading gives the start and the time (clock.go).
+		mono = time.Since(monoBase)
+		if !nested {
+			now = e.nowAt(mono)
+			e.KS.Now = now
+		}
 	}
 	s.LastCmdAt = now
 	e.Stats.TotalCommands.Add(1)
@@ -250,15 +250,10 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	e.call(ctx, len(w.Buf))
 	failed := ctx.err
 	e.putCtx(ctx)
-	var dur time.Duration
-	if nested {
-		end := time.Since(monoBase)
-		dur = end - mono
-		if chained {
-			e.execMark = end
-		}
-	} else {
-		dur = time.Since(start)
+	end := time.Since(monoBase)
+	dur := end - mono
+	if chained {
+		e.execMark = end
 	}
 	st := e.cmdStat(cmd.Name)
 	st.Calls++

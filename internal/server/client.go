@@ -195,7 +195,7 @@ func (c *client) serve() {
 		if n > 0 {
 			buf = buf[:len(buf)+n]
 			s.Env.Stats.NetInputBytes.Add(int64(n))
-			c.sess.LastIO.Store(s.Env.Clock.NowMs())
+			c.sess.LastIO.Store(s.Env.NowMs())
 		}
 		if err != nil {
 			return
@@ -474,7 +474,7 @@ func (c *client) finish(direct bool) {
 	s := c.srv
 	// The time is taken before writing: once the bytes are out the client
 	// may act (and a test move the clock) before this goroutine goes on.
-	now := s.Env.Clock.NowMs()
+	now := s.Env.NowMs()
 	n, err := c.conn.Write(c.w.Buf)
 	c.wmu.Unlock()
 	s.Env.Stats.NetOutputBytes.Add(int64(n))
