@@ -108,10 +108,12 @@ func register(cmds ...*Command) {
 }
 
 // Lookup finds a command by name, case-insensitively (ASCII only, as
-// Redis compares names), without allocating.
+// Redis compares names), without allocating. The name is lowered first,
+// so that upper-case names (what redis-cli and redis-benchmark send) cost
+// one map lookup, not two.
 func Lookup(name []byte) *Command {
-	if c, ok := table[string(name)]; ok {
-		return c
+	if len(name) > 32 {
+		return nil // no command has a longer name
 	}
 	var lb [32]byte
 	return table[string(asciiLower(lb[:0], name))]
