@@ -75,7 +75,7 @@ func fcallGeneric(c *Ctx, ro bool) {
 	if !ok {
 		return
 	}
-	run := &scriptRun{name: f.Name, flags: f.Flags}
+	run := &scriptRun{name: f.Name, flags: f.Flags, function: f}
 	if !scriptAllowed(c, f.Flags, ro, run) {
 		return
 	}
@@ -83,9 +83,7 @@ func fcallGeneric(c *Ctx, ro bool) {
 	for i, a := range c.Args {
 		run.argv[i] = string(a)
 	}
-	keys := c.Args[3 : 3+nkeys]
-	args := c.Args[3+nkeys:]
-	c.Env.runScript(c, run, keys, args, func(call *script.Call) bool { return eng.RunFunction(f, call) })
+	c.Env.runScript(c, run, c.Args[3:3+nkeys], c.Args[3+nkeys:])
 }
 
 // syncFunctionCounts publishes the library and function counts for

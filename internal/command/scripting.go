@@ -107,7 +107,7 @@ func evalGeneric(c *Ctx, bySHA, ro bool) {
 	eng := c.Env.scripting()
 	var s *script.Script
 	if bySHA {
-		if s = eng.Lookup(string(c.Args[1])); s == nil {
+		if s = eng.Lookup(c.Args[1]); s == nil {
 			c.Error(ErrNoScript)
 			return
 		}
@@ -118,13 +118,11 @@ func evalGeneric(c *Ctx, bySHA, ro bool) {
 			return
 		}
 	}
-	run := &scriptRun{eval: true, name: s.SHA, flags: s.Flags}
+	run := &scriptRun{eval: true, name: s.SHA, flags: s.Flags, script: s}
 	if !scriptAllowed(c, s.Flags, ro, run) {
 		return
 	}
-	keys := c.Args[3 : 3+nkeys]
-	args := c.Args[3+nkeys:]
-	c.Env.runScript(c, run, keys, args, func(call *script.Call) bool { return eng.RunScript(s, call) })
+	c.Env.runScript(c, run, c.Args[3:3+nkeys], c.Args[3+nkeys:])
 }
 
 // scriptAllowed applies a script's flags before it runs (Redis's
@@ -155,7 +153,7 @@ func cmdScriptExists(c *Ctx) {
 	eng := c.Env.scripting()
 	c.W.Array(len(c.Args) - 2)
 	for _, a := range c.Args[2:] {
-		if eng.Lookup(string(a)) != nil {
+		if eng.Lookup(a) != nil {
 			c.W.Int(1)
 		} else {
 			c.W.Int(0)

@@ -2,6 +2,8 @@ package command_test
 
 import (
 	"math/rand"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,89 +16,20 @@ import (
 // same. The current time is passed as an argument so that both servers
 // see the same clock; without it the scripts read redis.call('TIME').
 
-// fixedWindowLimiter counts requests in fixed windows, one key per
-// (subject, window length, window number), over several (duration,
-// limit) pairs given as ARGV[2...]: it checks every window before
-// counting in any. ARGV[1] is the time in seconds (empty: read TIME).
-const fixedWindowLimiter = `
-local now = tonumber(ARGV[1])
-if not now then now = tonumber(redis.call('TIME')[1]) end
-local cost = 1
-local keys = {}
-for i = 2, #ARGV, 2 do
-  local dur, limit = tonumber(ARGV[i]), tonumber(ARGV[i + 1])
-  local k = KEYS[1] .. ':' .. dur .. ':' .. math.floor(now / dur)
-  local used = tonumber(redis.call('GET', k) or '0')
-  if used + cost > limit then
-    return {0, dur, used, limit - used}
-  end
-  keys[#keys + 1] = {k, dur}
-end
-local counts = {}
-for _, kd in ipairs(keys) do
-  local c = redis.call('INCR', kd[1])
-  if c == 1 then redis.call('EXPIRE', kd[1], kd[2]) end
-  counts[#counts + 1] = c
-end
-return {1, 0, counts}
-`
+// The limiters are the ones bench/scriptbench measures: see the comments
+// at the top of each file.
+var (
+	fixedWindowLimiter   = readLua("fixed_window.lua")
+	slidingWindowLimiter = readLua("sliding_window.lua")
+)
 
-// SlidingWindowLimiter is a sliding-window limiter over several limits
-// kept in one hash per subject. Each limit is {window_ms, limit,
-// bucket_ms} in the JSON list ARGV[1]; ARGV[2] is the cost, ARGV[3] the
-// time in ms (empty: read TIME). Per window the hash holds the running total
-// t:<w>, the oldest live bucket o:<w>, and the bucket counts b:<w>:<start>;
-// buckets that slid out of the window are subtracted and deleted. Every
-// limit is checked before any is counted.
-const SlidingWindowLimiter = `
-local key = KEYS[1]
-local limits = cjson.decode(ARGV[1])
-local cost = tonumber(ARGV[2]) or 1
-local now = tonumber(ARGV[3])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
-local state = {}
-local maxwin = 0
-for i, l in ipairs(limits) do
-  local win, limit, bucket = l[1], l[2], l[3]
-  if win > maxwin then maxwin = win end
-  local cur = math.floor(now / bucket) * bucket
-  local oldest = cur - win + bucket
-  local total = tonumber(redis.call('HGET', key, 't:' .. win) or '0')
-  local o = tonumber(redis.call('HGET', key, 'o:' .. win) or oldest)
-  local expired = false
-  while o < oldest and total > 0 do
-    local f = 'b:' .. win .. ':' .. o
-    local c = tonumber(redis.call('HGET', key, f) or '0')
-    if c > 0 then
-      total = total - c
-      redis.call('HDEL', key, f)
-    end
-    o = o + bucket
-    expired = true
-  end
-  if o < oldest then o = oldest end
-  if expired then
-    redis.call('HSET', key, 't:' .. win, total)
-    redis.call('HSET', key, 'o:' .. win, o)
-  end
-  if total + cost > limit then
-    return {0, i, limit - total}
-  end
-  state[i] = {win, cur, o, limit - total - cost}
-end
-local remaining = {}
-for i, s in ipairs(state) do
-  redis.call('HINCRBY', key, 'b:' .. s[1] .. ':' .. s[2], cost)
-  redis.call('HINCRBY', key, 't:' .. s[1], cost)
-  redis.call('HSET', key, 'o:' .. s[1], s[3])
-  remaining[i] = s[4]
-end
-redis.call('EXPIRE', key, math.ceil(maxwin / 1000) + 1)
-return {1, 0, remaining}
-`
+func readLua(name string) string {
+	b, err := os.ReadFile(filepath.Join("..", "..", "bench", "scriptbench", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 // sortedCounters returns the keys matching ARGV[1] with their values,
 // sorted.
@@ -154,10 +87,10 @@ func TestScriptingDiffFixedWindowLimiter(t *testing.T) {
 	sd.do("EVAL", fixedWindowLimiter, "1", "fwtime", "", "86400000", "2")
 }
 
-func TestScriptingDiffSlidingWindowLimiter(t *testing.T) {
+func TestScriptingDiffslidingWindowLimiter(t *testing.T) {
 	sd := newScriptDiff(t)
-	sha := script.SHA1(SlidingWindowLimiter)
-	sd.do("SCRIPT", "LOAD", SlidingWindowLimiter)
+	sha := script.SHA1(slidingWindowLimiter)
+	sd.do("SCRIPT", "LOAD", slidingWindowLimiter)
 	limits := `[[1000,5,100],[10000,20,1000],[60000,50,5000]]`
 	rng := rand.New(rand.NewSource(11))
 	now := int64(1_700_000_000_000)

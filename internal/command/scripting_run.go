@@ -32,9 +32,10 @@ import (
 // is made on first use (under the lock); running, libs and funcs are read
 // without the lock.
 type scriptEnv struct {
-	engine *script.Engine
-	host   scriptHost
-	sess   *Session // the "lua" client
+	engine   *script.Engine
+	host     scriptHost
+	countErr func(msg string, counted bool) // host.countError, made once
+	sess     *Session                       // the "lua" client
 	// running is the script in progress, nil between scripts.
 	running atomic.Pointer[scriptRun]
 	// Library and function counts for FUNCTION STATS while a function runs.
@@ -59,6 +60,11 @@ type scriptRun struct {
 	// run is published, read without the lock by SCRIPT KILL.
 	undo   bool
 	caller *Session
+	// What runs: an EVAL script or a function, and the call's arguments
+	// (kept here to allocate one object per run).
+	script   *script.Script
+	function *script.Function
+	call     script.Call
 }
 
 // scripting returns the engine, creating it on first use.
@@ -68,6 +74,7 @@ func (e *Env) scripting() *script.Engine {
 		st.engine = script.New(script.Options{Log: e.scriptLog, Rand: scriptRand})
 		st.sess = &Session{Addr: "lua", Authed: true, User: "default", Proto: 2, DenyBlocking: true}
 		st.host.env = e
+		st.countErr = st.host.countError
 	}
 	return st.engine
 }
@@ -96,10 +103,9 @@ func (e *Env) scriptLog(level int, msg string) {
 // the server lock.
 func (e *Env) ScriptRunning() bool { return e.scr.running.Load() != nil }
 
-// runScript runs one script or function for the command in c: exec does
-// the running and writes the reply to c.W. It reports whether the script
-// failed.
-func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte, exec func(*script.Call) bool) bool {
+// runScript runs the script or function of run for the command in c and
+// writes its reply to c.W. It reports whether the script failed.
+func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte) bool {
 	st := &e.scr
 	sess := st.sess
 	sess.DB = c.S.DB
@@ -112,8 +118,13 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte, exec func(*
 	run.undo = run.Transactional || e.Cfg.Bool(config.ScriptTransactional)
 	st.running.Store(run)
 	e.beginScript(run)
-	call := script.Call{Host: &st.host, Keys: keys, Args: args, W: c.W, CountError: st.host.countError}
-	failed := exec(&call)
+	run.call = script.Call{Host: &st.host, Keys: keys, Args: args, W: c.W, CountError: st.countErr}
+	var failed bool
+	if run.script != nil {
+		failed = st.engine.RunScript(run.script, &run.call)
+	} else {
+		failed = st.engine.RunFunction(run.function, &run.call)
+	}
 	e.endScript(run, failed)
 	st.running.Store(nil)
 	st.host.run, st.host.ctx = nil, nil

@@ -585,7 +585,7 @@ func (d *jsonDecoder) value(tok *jsonToken) lua.LValue {
 		return d.vm.null
 	case tObjBegin:
 		d.descend()
-		t := L.NewTable()
+		t := L.CreateTable(0, 4)
 		d.next(tok)
 		if tok.typ == tObjEnd {
 			d.depth--
@@ -614,7 +614,7 @@ func (d *jsonDecoder) value(tok *jsonToken) lua.LValue {
 		}
 	case tArrBegin:
 		d.descend()
-		t := L.NewTable()
+		t := L.CreateTable(4, 0)
 		d.next(tok)
 		if tok.typ == tArrEnd {
 			d.depth--

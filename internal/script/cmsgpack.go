@@ -353,7 +353,7 @@ func (vm *VM) mpDecode(L *lua.LState, c *mpCursor, depth int) lua.LValue {
 }
 
 func (vm *VM) mpArray(L *lua.LState, c *mpCursor, n, depth int) lua.LValue {
-	t := L.NewTable()
+	t := L.CreateTable(min(n, 64), 0) // n comes from the data: only a hint
 	for i := 1; i <= n; i++ {
 		v := vm.mpDecode(L, c, depth+1)
 		if c.err != 0 {
@@ -365,7 +365,7 @@ func (vm *VM) mpArray(L *lua.LState, c *mpCursor, n, depth int) lua.LValue {
 }
 
 func (vm *VM) mpMap(L *lua.LState, c *mpCursor, n, depth int) lua.LValue {
-	t := L.NewTable()
+	t := L.CreateTable(0, min(n, 64))
 	for i := 0; i < n; i++ {
 		k := vm.mpDecode(L, c, depth+1)
 		if c.err != 0 {

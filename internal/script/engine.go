@@ -126,14 +126,14 @@ func (e *Engine) Load(body string) (*Script, error) {
 }
 
 // Lookup returns the cached script with the given SHA1 (any case), or nil.
-func (e *Engine) Lookup(sha string) *Script {
+func (e *Engine) Lookup(sha []byte) *Script {
 	if len(sha) != 40 {
 		return nil
 	}
-	if s := e.scripts[sha]; s != nil {
+	if s := e.scripts[string(sha)]; s != nil {
 		return s
 	}
-	return e.scripts[strings.ToLower(sha)]
+	return e.scripts[strings.ToLower(string(sha))]
 }
 
 // Flush empties the script cache and starts a fresh EVAL VM.
@@ -230,8 +230,9 @@ func stringArray(L *lua.LState, items [][]byte) *lua.LTable {
 // what error messages call the script.
 func (vm *VM) call(fn *lua.LFunction, name string, c *Call, args ...lua.LValue) bool {
 	L := vm.L
-	run := runState{host: c.Host, resp: 2, name: name}
-	vm.run = &run
+	vm.runv = runState{host: c.Host, resp: 2, name: name}
+	run := &vm.runv
+	vm.run = run
 	vm.beginRun()
 	defer func() {
 		vm.run = nil

@@ -167,7 +167,8 @@ func (e *Engine) compileLibrary(code string) (*Library, error) {
 func (vm *VM) runLoad(fn *lua.LFunction, lib *Library) error {
 	L := vm.L
 	vm.envMeta.RawSetString("__index", vm.loadAPI)
-	vm.run = &runState{resp: 2, loading: lib}
+	vm.runv = runState{resp: 2, loading: lib}
+	vm.run = &vm.runv
 	vm.beginRun()
 	timer := time.AfterFunc(loadTimeout, vm.Kill)
 	defer func() {

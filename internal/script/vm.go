@@ -63,6 +63,13 @@ const (
 	VersionNum = 0x00070400
 )
 
+func init() {
+	// gopher-lua's Lua 5.0 compatibility builds an "arg" table (with a
+	// hash part) on every call of every vararg function, main chunks
+	// included; Redis's scripts use "..." like any Lua 5.1 code.
+	lua.CompatVarArg = false
+}
+
 // Options configure a VM.
 type Options struct {
 	Log Logger
@@ -99,6 +106,7 @@ type VM struct {
 	strMTv *lua.LTable
 
 	null       *lua.LUserData // cjson.null
+	ipairsFn   *lua.LFunction // ipairs's iterator, made once
 	errHandler *lua.LFunction
 	loadAPI    *lua.LTable // what library code sees while FUNCTION LOAD runs it
 
@@ -110,8 +118,9 @@ type VM struct {
 	// each one a context derived from ctx, released when ctx is closed.
 	coroutines bool
 
-	// The run in progress (nil between runs).
-	run *runState
+	// The run in progress (nil between runs), kept in runv.
+	run  *runState
+	runv runState
 	// Reused buffers for redis.call arguments.
 	argBuf []byte
 	args   [][]byte
@@ -679,7 +688,10 @@ func (vm *VM) luaPairs(L *lua.LState) int {
 
 func (vm *VM) luaIpairs(L *lua.LState) int {
 	t := L.CheckTable(1)
-	L.Push(L.NewFunction(vm.ipairsIter))
+	if vm.ipairsFn == nil {
+		vm.ipairsFn = L.NewFunction(vm.ipairsIter)
+	}
+	L.Push(vm.ipairsFn)
 	L.Push(t)
 	L.Push(lua.LNumber(0))
 	return 3

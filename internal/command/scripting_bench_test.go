@@ -1,0 +1,76 @@
+package command
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/abacusdb/abacus/internal/clock"
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/resp"
+	"github.com/abacusdb/abacus/internal/script"
+)
+
+// Execute-level benchmarks of EVALSHA: the costs of the Lua VM and of
+// redis.call without the network. bench/scriptbench compares the same
+// scripts with redis-server over the network.
+
+func scriptBenchEnv(b *testing.B, body string) (*Env, *Session, string) {
+	b.Helper()
+	e := NewEnv(keyspace.New(16), config.New(), clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := &Session{Proto: 2, Authed: true}
+	var w resp.Writer
+	e.Execute(s, [][]byte{[]byte("SCRIPT"), []byte("LOAD"), []byte(body)}, &w)
+	sha := script.SHA1(body)
+	if string(w.Buf) != "$40\r\n"+sha+"\r\n" {
+		b.Fatalf("SCRIPT LOAD: %q", w.Buf)
+	}
+	return e, s, sha
+}
+
+func benchEvalsha(b *testing.B, body string, args func(i int) [][]byte) {
+	e, s, sha := scriptBenchEnv(b, body)
+	var w resp.Writer
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.Reset()
+		e.Execute(s, append([][]byte{[]byte("EVALSHA"), []byte(sha)}, args(i)...), &w)
+		if w.Buf[0] == '-' {
+			b.Fatalf("%q", w.Buf)
+		}
+	}
+}
+
+func BenchmarkEvalshaIncr10(b *testing.B) {
+	keys := make([][]byte, 11)
+	keys[0] = []byte("10")
+	for i := 1; i <= 10; i++ {
+		keys[i] = []byte("k" + strconv.Itoa(i))
+	}
+	benchEvalsha(b, "for i = 1, 10 do redis.call('INCR', KEYS[i]) end return 10", func(int) [][]byte { return keys })
+}
+
+func BenchmarkEvalshaReturn1(b *testing.B) {
+	args := [][]byte{[]byte("0")}
+	benchEvalsha(b, "return 1", func(int) [][]byte { return args })
+}
+
+func BenchmarkEvalshaSlidingWindow(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "bench", "scriptbench", "sliding_window.lua"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	limits := []byte(`[[1000,100,100],[60000,1000,5000],[3600000,10000,300000]]`)
+	subjects := make([][]byte, 1000)
+	for i := range subjects {
+		subjects[i] = []byte("rl:" + strconv.Itoa(i))
+	}
+	benchEvalsha(b, string(src), func(i int) [][]byte {
+		return [][]byte{[]byte("1"), subjects[i%len(subjects)], limits, []byte("1"), nil}
+	})
+}
