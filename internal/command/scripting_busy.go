@@ -158,6 +158,12 @@ func (e *Env) killScript(w *resp.Writer, run *scriptRun, eval bool) {
 	default:
 		e.Log.Warn("Lua script killed by user with SCRIPT KILL.")
 		e.scr.engine.Kill()
+		// Redis stops the script before it reads the killer's next
+		// command; wait (briefly) for it to end so the next command sees
+		// no script running either, not a BUSY from one that is dying.
+		for deadline := time.Now().Add(time.Second); e.scr.running.Load() == run && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Microsecond)
+		}
 		w.OK()
 	}
 }
