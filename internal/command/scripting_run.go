@@ -166,10 +166,11 @@ func cloneValue(t keyspace.Type, v any) any {
 
 // scriptHost is the script.Host of the running script.
 type scriptHost struct {
-	env *Env
-	run *scriptRun
-	ctx *Ctx // the EVAL/FCALL command
-	w   resp.Writer
+	env   *Env
+	run   *scriptRun
+	ctx   *Ctx // the EVAL/FCALL command
+	w     resp.Writer
+	names map[string]*Command // see lookup
 }
 
 // Texts of the refusals of redis.call.
@@ -187,7 +188,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) []byte {
 	w := &h.w
 	w.Reset()
 	w.Proto = proto
-	cmd := scriptLookup(args)
+	cmd := h.lookup(args)
 	switch {
 	case cmd == nil:
 		h.refuse(nil, errScriptUnknownCmd)
@@ -242,6 +243,23 @@ func (h *scriptHost) countError(msg string, counted bool) {
 
 // CommandKnown implements script.Host.
 func (h *scriptHost) CommandKnown(args [][]byte) bool { return scriptLookup(args) != nil }
+
+// lookup is scriptLookup with a cache of command names as the script
+// spells them ("INCR" is looked up once, not lower-cased on every call).
+// Subcommands are resolved each time.
+func (h *scriptHost) lookup(args [][]byte) *Command {
+	if c, ok := h.names[string(args[0])]; ok && len(c.Subs) == 0 {
+		return c
+	}
+	c := scriptLookup(args)
+	if c != nil && len(c.Subs) == 0 && c.parent == nil {
+		if h.names == nil || len(h.names) >= 256 {
+			h.names = map[string]*Command{}
+		}
+		h.names[string(args[0])] = c
+	}
+	return c
+}
 
 // scriptLookup finds the command a script calls: a subcommand when the
 // command has them, nil for an unknown one, as Redis's lookupCommand.

@@ -212,10 +212,9 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, bool, []byte) {
 	case '-':
 		return errorTable(L, "-"+string(line), true), true, rest
 	case ':':
-		n, _ := strconv.ParseInt(string(line), 10, 64)
-		return lua.LNumber(n), false, rest
+		return lua.LNumber(parseReplyInt(line)), false, rest
 	case '$', '=':
-		n, _ := strconv.Atoi(string(line))
+		n := int(parseReplyInt(line))
 		if n < 0 {
 			return lua.LFalse, false, rest
 		}
@@ -239,7 +238,7 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, bool, []byte) {
 		}
 		return lua.LString(body), false, rest
 	case '*', '~', '>':
-		n, _ := strconv.Atoi(string(line))
+		n := int(parseReplyInt(line))
 		if n < 0 {
 			return lua.LFalse, false, rest
 		}
@@ -330,4 +329,21 @@ func errorText(s string) string {
 	}
 	msg = strings.Trim(msg, "\r\n")
 	return code + " " + msg
+}
+
+// parseReplyInt reads the decimal integer of a reply line (a server's own
+// reply: well formed).
+func parseReplyInt(b []byte) int64 {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var n int64
+	for _, c := range b {
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
 }
