@@ -139,7 +139,7 @@ func (c *client) readParked() bool {
 func (c *client) read(p []byte) (int, error) {
 	st := &c.blk
 	if len(st.stash) == 0 {
-		return c.conn.Read(p)
+		return c.connRead(p) // rawio.go
 	}
 	n := copy(p, st.stash)
 	rest := copy(st.stash, st.stash[n:])

@@ -48,6 +48,9 @@ type client struct {
 	blk parkState
 	// pf is scratch for the keys of the commands prefetched together.
 	pf [][]byte
+	// raw does the connection's reads and writes with raw system calls
+	// (rawio.go); nil for connections other than TCP.
+	raw *rawIO
 }
 
 const (
@@ -100,7 +103,7 @@ func (s *Server) accept(conn net.Conn) {
 	}
 	sess.LastIO.Store(now)
 	sess.Authed = s.Cfg.Str(config.RequirePass) == ""
-	c := &client{srv: s, conn: conn, sess: sess, w: resp.Writer{Proto: 2}, pendingBulk: -1}
+	c := &client{srv: s, conn: conn, sess: sess, w: resp.Writer{Proto: 2}, pendingBulk: -1, raw: newRawIO(conn)}
 	sess.Push = c.push
 	s.clients[sess.ID] = c
 	s.wg.Add(1)
@@ -475,7 +478,7 @@ func (c *client) finish(direct bool) {
 	// The time is taken before writing: once the bytes are out the client
 	// may act (and a test move the clock) before this goroutine goes on.
 	now := s.Env.NowMs()
-	n, err := c.conn.Write(c.w.Buf)
+	n, err := c.connWrite(c.w.Buf)
 	c.wmu.Unlock()
 	s.Env.Stats.NetOutputBytes.Add(int64(n))
 	if n > 0 {
