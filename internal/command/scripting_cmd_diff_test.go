@@ -162,3 +162,32 @@ func scriptStats(info string) string {
 	sort.Strings(out)
 	return strings.Join(out, " ")
 }
+
+// Scripts inside transactions, and WATCH seeing a script's writes.
+func TestScriptingDiffTransactions(t *testing.T) {
+	sd := newScriptDiff(t)
+	sd.Lines(`
+SET k 1
+WATCH k
+EVAL redis.call('INCR','k') 0
+MULTI
+GET k
+EXEC
+WATCH k
+EVAL return 1 0
+MULTI
+EVAL return redis.call('INCR','k') 0
+EVAL return redis.call('NOSUCH') 0
+EVALSHA 0000000000000000000000000000000000000000 0
+SCRIPT LOAD return 'in multi'
+EXEC
+MULTI
+EVAL return redis.call('MULTI') 0
+EVAL return 1 x
+EXEC
+MULTI
+FCALL nosuch 0
+FUNCTION LOAD bad
+EXEC
+`)
+}
