@@ -207,6 +207,7 @@ func infoMemory(e *Env, b *infoBuilder) {
 	b.kv("used_memory_dataset", strconv.FormatUint(dataset, 10))
 	b.kv("total_system_memory", strconv.FormatUint(sysMem, 10))
 	b.kv("total_system_memory_human", bytesToHuman(sysMem))
+	e.infoScriptMemory(b) // scripting_info.go
 	b.kv("maxmemory", strconv.FormatUint(maxmem, 10))
 	b.kv("maxmemory_human", bytesToHuman(maxmem))
 	b.kv("maxmemory_policy", e.Cfg.Str(config.MaxMemoryPolicy))

@@ -191,3 +191,33 @@ FUNCTION LOAD bad
 EXEC
 `)
 }
+
+// INFO memory's script and function counts.
+func TestScriptingDiffInfoCounts(t *testing.T) {
+	sd := newScriptDiff(t)
+	counts := func(info string) string {
+		var out []string
+		for _, l := range strings.Split(info, "\r\n") {
+			for _, p := range []string{"number_of_cached_scripts:", "number_of_functions:", "number_of_libraries:"} {
+				if strings.HasPrefix(l, p) {
+					out = append(out, l)
+				}
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	check := func(when string) {
+		a, r := counts(sd.A.Do("INFO", "memory")), counts(sd.R.Do("INFO", "memory"))
+		if a != r || a == "" {
+			t.Errorf("%s: abacus %q, redis %q", when, a, r)
+		}
+	}
+	check("empty")
+	sd.do("EVAL", "return 1", "0")
+	sd.do("SCRIPT", "LOAD", "return 2")
+	sd.do("FUNCTION", "LOAD", "#!lua name=l1\nredis.register_function('a', function() end) redis.register_function('b', function() end)")
+	check("loaded")
+	sd.do("SCRIPT", "FLUSH")
+	sd.do("FUNCTION", "DELETE", "l1")
+	check("flushed")
+}

@@ -148,6 +148,22 @@ func (e *Engine) Flush() {
 // NumScripts is the number of cached scripts (INFO's number_of_cached_scripts).
 func (e *Engine) NumScripts() int { return len(e.scripts) }
 
+// ScriptsSize estimates the memory of the cached scripts: their source and
+// a fixed cost each.
+func (e *Engine) ScriptsSize() int64 {
+	var n int64
+	for _, s := range e.scripts {
+		n += int64(len(s.Body)) + 96
+	}
+	return n
+}
+
+// EvalVMStarted reports whether the EVAL VM exists (it is made on first use).
+func (e *Engine) EvalVMStarted() bool { return e.eval != nil }
+
+// FunctionVMStarted reports whether the functions VM exists.
+func (e *Engine) FunctionVMStarted() bool { return e.fns.vm != nil }
+
 // replyErr is an error whose text is a complete Redis error reply body.
 type replyErr string
 
