@@ -226,12 +226,56 @@ type Call struct {
 // the reply is an error (the script failed).
 func (e *Engine) RunScript(s *Script, c *Call) (failed bool) {
 	vm := e.evalVM()
-	g := vm.globals
-	g.RawSetString("KEYS", stringArray(vm.L, c.Keys))
-	g.RawSetString("ARGV", stringArray(vm.L, c.Args))
+	vm.keys.fill(vm, "KEYS", c.Keys)
+	vm.argv.fill(vm, "ARGV", c.Args)
 	e.active.Store(vm)
 	defer e.active.Store(nil)
-	return vm.call(s.fn, s.SHA, c)
+	failed = vm.call(s.fn, s.SHA, c)
+	vm.keys.check()
+	vm.argv.check()
+	return failed
+}
+
+// globalArray is KEYS or ARGV. Nothing a script does outlives it (the
+// globals are read-only), so the table is reused from run to run, unless
+// the script changed its shape, in which case the next run gets a new one.
+type globalArray struct {
+	t *lua.LTable
+	n int
+}
+
+func (a *globalArray) fill(vm *VM, name string, items [][]byte) {
+	if a.t == nil {
+		a.t = vm.L.CreateTable(len(items), 0)
+		vm.globals.RawSetString(name, a.t)
+	}
+	for i, it := range items {
+		a.t.RawSetInt(i+1, lua.LString(it))
+	}
+	for i := len(items) + 1; i <= a.n; i++ {
+		a.t.RawSetInt(i, lua.LNil)
+	}
+	a.n = len(items)
+}
+
+// check keeps the table for the next run only if it holds exactly the
+// run's items (the script may have added, removed or set other keys).
+func (a *globalArray) check() {
+	if a.t == nil {
+		return
+	}
+	if a.t.Len() != a.n || a.t.Metatable != lua.LNil {
+		a.t = nil
+		return
+	}
+	if k, _ := a.t.Next(lua.LNumber(a.n)); k != lua.LNil || (a.n == 0 && a.firstKey() != lua.LNil) {
+		a.t = nil
+	}
+}
+
+func (a *globalArray) firstKey() lua.LValue {
+	k, _ := a.t.Next(lua.LNil)
+	return k
 }
 
 func stringArray(L *lua.LState, items [][]byte) *lua.LTable {

@@ -121,6 +121,8 @@ type VM struct {
 	// The run in progress (nil between runs), kept in runv.
 	run  *runState
 	runv runState
+	// KEYS and ARGV of EVAL scripts, reused between runs.
+	keys, argv globalArray
 	// Reused buffers for redis.call arguments.
 	argBuf []byte
 	args   [][]byte
