@@ -109,19 +109,23 @@ func (s *Server) Bench(test string, pipe, n, clients, keyspace int, args ...stri
 	if err != nil {
 		Fatal("redis-benchmark: %v", err)
 	}
+	// Some built-in tests print a preparation line first (lrange_100 prints
+	// "LPUSH (needed to benchmark LRANGE)"): take the last result line.
+	v, found := 0.0, false
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		f := strings.Split(sc.Text(), "\",\"")
 		if len(f) < 2 || strings.Contains(f[0], "\"test") {
 			continue
 		}
-		v, err := strconv.ParseFloat(strings.Trim(f[1], `"`), 64)
-		if err == nil {
-			return v
+		if x, err := strconv.ParseFloat(strings.Trim(f[1], `"`), 64); err == nil {
+			v, found = x, true
 		}
 	}
-	Fatal("no result in %q", out)
-	return 0
+	if !found {
+		Fatal("no result in %q", out)
+	}
+	return v
 }
 
 // CPUTicks is the process's user+system CPU time in clock ticks (1/100 s).
@@ -229,6 +233,9 @@ func skipReply(r *bufio.Reader) error {
 		return err
 	}
 	switch line[0] {
+	case '-':
+		// A load that the server refused in part must not be measured.
+		return fmt.Errorf("error reply %q", strings.TrimSpace(line))
 	case '$':
 		n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
 		if n >= 0 {
