@@ -281,3 +281,12 @@ func sortFunctionEntries(r string) string {
 	sort.Strings(parts)
 	return r[:first] + entry + strings.Join(parts, entry) + r[end:]
 }
+
+// Library code that never ends is stopped after 500 ms, as in Redis.
+func TestFunctionsDiffLoadTimeout(t *testing.T) {
+	sd := newScriptDiff(t)
+	sd.do("FUNCTION", "LOAD", "#!lua name=loopy\nlocal i = 0 while true do i = i + 1 end")
+	sd.do("FUNCTION", "LIST")
+	sd.do("FUNCTION", "LOAD", "#!lua name=after\nredis.register_function('after', function() return 1 end)")
+	sd.do("FCALL", "after", "0")
+}
