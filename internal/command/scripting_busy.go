@@ -20,9 +20,6 @@ import (
 // A command that was already waiting for the lock when the script started
 // waits for the script to end instead of getting BUSY.
 
-// busyPoll is how often a command waiting for a script rechecks it.
-const busyPoll = time.Millisecond
-
 // ExecuteBusy answers a command from s that arrived while a script runs,
 // without the server lock. It waits until the script ends or runs past
 // busy-reply-threshold. It returns false when the command must run the
@@ -47,10 +44,16 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 		if left <= 0 {
 			break
 		}
-		if left > busyPoll {
-			left = busyPoll
+		ch, ended := run.endWait()
+		if ended {
+			continue // another script may have started since
 		}
-		time.Sleep(left)
+		t := time.NewTimer(left)
+		select {
+		case <-ch:
+			t.Stop()
+		case <-t.C:
+		}
 	}
 	// The checks Redis makes before the busy one.
 	cmd := Lookup(args[0])

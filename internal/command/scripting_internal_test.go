@@ -35,7 +35,8 @@ func TestExecuteBusyThresholdZero(t *testing.T) {
 // to run normally, with nothing written.
 func TestExecuteBusyWaitsForTheScript(t *testing.T) {
 	e := busyEnv(t, "60000")
-	e.scr.running.Store(&scriptRun{start: time.Now(), eval: true})
+	run := &scriptRun{start: time.Now(), eval: true}
+	e.scr.running.Store(run)
 	done := make(chan bool)
 	w := &resp.Writer{Proto: 2}
 	go func() { done <- e.ExecuteBusy(&Session{Authed: true}, [][]byte{[]byte("GET"), []byte("k")}, w) }()
@@ -45,6 +46,7 @@ func TestExecuteBusyWaitsForTheScript(t *testing.T) {
 	case <-time.After(20 * time.Millisecond):
 	}
 	e.scr.running.Store(nil)
+	run.finish()
 	if <-done || len(w.Buf) != 0 {
 		t.Fatalf("a command after the script was answered: %q", w.Buf)
 	}

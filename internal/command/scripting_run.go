@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -65,6 +66,35 @@ type scriptRun struct {
 	script   *script.Script
 	function *script.Function
 	call     script.Call
+	// Commands that arrive while the script runs wait on endCh (made by
+	// the first of them) until it ends or passes busy-reply-threshold.
+	endMu sync.Mutex
+	ended bool
+	endCh chan struct{}
+}
+
+// finish wakes the commands waiting for the script (scripting_busy.go).
+func (r *scriptRun) finish() {
+	r.endMu.Lock()
+	r.ended = true
+	if r.endCh != nil {
+		close(r.endCh)
+	}
+	r.endMu.Unlock()
+}
+
+// endWait returns a channel closed when the script ends, or ended=true
+// when it already has.
+func (r *scriptRun) endWait() (ch <-chan struct{}, ended bool) {
+	r.endMu.Lock()
+	defer r.endMu.Unlock()
+	if r.ended {
+		return nil, true
+	}
+	if r.endCh == nil {
+		r.endCh = make(chan struct{})
+	}
+	return r.endCh, false
 }
 
 // scripting returns the engine, creating it on first use.
@@ -127,6 +157,7 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte) bool {
 	}
 	e.endScript(run, failed)
 	st.running.Store(nil)
+	run.finish()
 	st.host.run, st.host.ctx = nil, nil
 	return failed
 }
