@@ -229,6 +229,9 @@ func (vm *VM) luaNext(L *lua.LState) int {
 	t := L.CheckTable(1)
 	t, _ = vm.real(t)
 	k, v := t.Next(L.Get(2))
+	if t == vm.globals && k == lua.LString(concatName) {
+		k, v = t.Next(k) // the hidden helper of rewrite.go
+	}
 	if k == lua.LNil {
 		L.Push(lua.LNil)
 		return 1

@@ -76,6 +76,7 @@ func (vm *VM) newLoadAPI() *lua.LTable {
 	L.SetMetatable(rt, strict)
 	api := L.NewTable()
 	api.RawSetString("redis", vm.readonly(rt, nil))
+	api.RawSetString(concatName, vm.globals.RawGetString(concatName))
 	L.SetMetatable(api, strict)
 	return api
 }

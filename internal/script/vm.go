@@ -217,6 +217,7 @@ func (vm *VM) open() {
 		g.RawSetString(name, open.RawGetString(name))
 	}
 	g.RawSetString("_VERSION", lua.LString("Lua 5.1"))
+	g.RawSetString(concatName, L.NewFunction(luaConcat)) // rewrite.go
 	vm.setFuncs(g, map[string]lua.LGFunction{
 		"error":          vm.luaError,
 		"pcall":          vm.luaPcall,
@@ -304,6 +305,7 @@ func (vm *VM) open() {
 	g.RawSetString("_G", vm.env)
 
 	vm.errHandler = L.NewFunction(vm.handleError)
+	g.RawSetString("__redis__err__handler", vm.errHandler) // Redis exposes its handler too
 	if vm.kind == kindFunction {
 		vm.loadAPI = vm.newLoadAPI()
 	}
@@ -410,7 +412,7 @@ func (vm *VM) compile(source, name string) (*lua.LFunction, error) {
 	if err != nil {
 		return nil, syntaxError(err, source, name)
 	}
-	proto, err := lua.Compile(chunk, name)
+	proto, err := lua.Compile(rewriteChunk(chunk), name)
 	if err != nil {
 		return nil, syntaxError(err, source, name)
 	}
