@@ -216,6 +216,8 @@ func (vm *VM) luaPcall(L *lua.LState) int {
 			if s, ok := t.RawGetString("err").(lua.LString); ok {
 				obj = s
 			}
+		} else if s, ok := obj.(lua.LString); ok {
+			obj = lua.LString(vmErrorText(string(s)))
 		}
 		L.Push(lua.LFalse)
 		L.Push(obj)

@@ -2,6 +2,7 @@ package script
 
 import (
 	"strconv"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -20,6 +21,9 @@ func (vm *VM) handleError(L *lua.LState) int {
 	switch x := e.(type) {
 	case *lua.LTable:
 		t = x
+	case lua.LString:
+		t = L.CreateTable(0, 3)
+		t.RawSetString("err", lua.LString("ERR "+vmErrorText(string(x))))
 	default:
 		t = L.CreateTable(0, 3)
 		t.RawSetString("err", lua.LString("ERR "+errString(L, x)))
@@ -108,3 +112,37 @@ func truncate(s string, n int) string {
 
 // itoa is strconv.Itoa (kept short for error texts).
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// vmErrorText rewrites the errors gopher-lua's VM raises in its own words
+// into Lua 5.1's (without the variable names Lua adds when it knows them):
+// "cannot perform add operation between number and nil" becomes "attempt
+// to perform arithmetic on a nil value", "attempt to index a
+// non-table object(nil) with key 'x'" becomes "attempt to index a nil
+// value". The "chunk:line: " prefix is kept.
+func vmErrorText(msg string) string {
+	prefix, body := msg, ""
+	if i := strings.Index(msg, ": "); i >= 0 && strings.Contains(msg[:i], ":") {
+		prefix, body = msg[:i+2], msg[i+2:]
+	} else {
+		prefix, body = "", msg
+	}
+	switch {
+	case strings.HasPrefix(body, "cannot perform ") && strings.Contains(body, " operation between "):
+		rest := body[strings.Index(body, " operation between ")+len(" operation between "):]
+		a, b, ok := strings.Cut(rest, " and ")
+		if !ok {
+			return msg
+		}
+		bad := a
+		if a == "number" {
+			bad = b
+		}
+		return prefix + "attempt to perform arithmetic on a " + bad + " value"
+	case strings.HasPrefix(body, "attempt to index a non-table object("):
+		t := body[len("attempt to index a non-table object("):]
+		if i := strings.IndexByte(t, ')'); i >= 0 {
+			return prefix + "attempt to index a " + t[:i] + " value"
+		}
+	}
+	return msg
+}
