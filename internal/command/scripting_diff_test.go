@@ -442,6 +442,22 @@ var scriptEnvCases = []luaCase{
 	{body: "return {xpcall(function() return 1 end, function(e) return e end)}"},
 	{body: "return type(gcinfo())"},
 	{body: "return tostring(nil) .. tostring(false)"},
+	// Reads of globals and library fields hoisted into locals (and the
+	// cases that must not be).
+	{body: "local a = redis.call('PING') local b = redis.call('PING') return {a, b, tonumber('1') + tonumber('2')}"},
+	{body: "local redis = {call = function() return 'mine' end} return {redis.call('PING'), redis.call('PING')}"},
+	{body: "local function f(call) return call end return {redis.call('PING'), redis.call('PING'), f(7)}"},
+	{body: "redis.call('PING') redis.call('PING') return call"},
+	{body: "redis.call('PING') redis.call('PING') redis.call = nil"},
+	{body: "local x = tonumber('1') local y = tonumber('2') tonumber = 5"},
+	{body: "local ok, e = pcall(redis.call, 'NOSUCH') local ok2, e2 = pcall(redis.call, 'NOSUCH') return {e, e2}"},
+	{body: "redis.call('PING')\nredis.call('PING')\nreturn redis.call('NOSUCH')"},
+	{body: "local t = {} for i = 1, #KEYS do t[i] = KEYS[i] .. ARGV[i] end return t", keys: k("a", "b"), args: k("1", "2")},
+	{body: "local function g() return math.floor(2.5) + math.floor(3.5) end return g() + math.floor(0.5)"},
+	{body: "local s = string.format('%d', 1) .. string.format('%d', 2) return s .. string.rep('x', 2)"},
+	{body: "local t = {} t.call = 1 return {redis.call('PING'), redis.call('PING'), t.call}"},
+	{body: "return {math.floor(nil), math.floor(1)}"},
+	{body: "return {string.rep(), string.rep('a', 1)}"},
 }
 
 func TestScriptingDiffLuaToResp(t *testing.T) {

@@ -138,6 +138,13 @@ func vmErrorText(msg string) string {
 			bad = b
 		}
 		return prefix + "attempt to perform arithmetic on a " + bad + " value"
+	case strings.HasPrefix(body, "bad argument #"):
+		// gopher-lua's library functions leave the function name unquoted.
+		i := strings.Index(body, " to ")
+		j := strings.Index(body, " (")
+		if i > 0 && j > i+4 && body[i+4] != '\'' {
+			return prefix + body[:i+4] + "'" + body[i+4:j] + "'" + body[j:]
+		}
 	case strings.HasPrefix(body, "attempt to index a non-table object("):
 		t := body[len("attempt to index a non-table object("):]
 		if i := strings.IndexByte(t, ')'); i >= 0 {

@@ -218,6 +218,12 @@ func (vm *VM) open() {
 	}
 	g.RawSetString("_VERSION", lua.LString("Lua 5.1"))
 	g.RawSetString(concatName, L.NewFunction(luaConcat)) // rewrite.go
+	if vm.kind == kindEval {
+		// Present from the start, so that scripts compiled before the
+		// first run can hoist them (hoist.go).
+		g.RawSetString("KEYS", L.CreateTable(0, 0))
+		g.RawSetString("ARGV", L.CreateTable(0, 0))
+	}
 	vm.setFuncs(g, map[string]lua.LGFunction{
 		"error":          vm.luaError,
 		"pcall":          vm.luaPcall,
@@ -411,6 +417,9 @@ func (vm *VM) compile(source, name string) (*lua.LFunction, error) {
 	chunk, err := parse.Parse(strings.NewReader(source), name)
 	if err != nil {
 		return nil, syntaxError(err, source, name)
+	}
+	if vm.kind == kindEval {
+		chunk = vm.hoistGlobals(chunk) // hoist.go
 	}
 	proto, err := lua.Compile(rewriteChunk(chunk), name)
 	if err != nil {
