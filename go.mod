@@ -11,7 +11,7 @@ require (
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/mschoch/smat v0.2.0 // indirect
-	github.com/yuin/gopher-lua v1.1.2 // indirect
+	github.com/yuin/gopher-lua v1.1.2
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
