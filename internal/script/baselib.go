@@ -2,7 +2,6 @@ package script
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -426,14 +425,6 @@ func checkNumber(L *lua.LState, n int, fname string) float64 {
 	return 0
 }
 
-// optNumber is luaL_optnumber.
-func optNumber(L *lua.LState, n int, fname string, def float64) float64 {
-	if L.Get(n) == lua.LNil {
-		return def
-	}
-	return checkNumber(L, n, fname)
-}
-
 // checkString is luaL_checklstring: strings, and numbers as "%.14g".
 func checkString(L *lua.LState, n int, fname string) string {
 	if s, ok := tostr(L.Get(n)); ok {
@@ -447,6 +438,3 @@ func checkString(L *lua.LState, n int, fname string) string {
 func checkInt(L *lua.LState, n int, fname string) int {
 	return int(toInt32(checkNumber(L, n, fname)))
 }
-
-// isInteger reports whether f holds an integer value exactly.
-func isInteger(f float64) bool { return f == math.Trunc(f) && !math.IsInf(f, 0) }
