@@ -9,7 +9,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/loadgen"
 	"github.com/abacusdb/abacus/internal/resp"
 	"github.com/abacusdb/abacus/internal/server"
 )
@@ -184,13 +184,13 @@ func typesServer(b *testing.B, row typesRow) string {
 			if _, err := conn.Write(req); err != nil {
 				b.Fatal(err)
 			}
-			if err := skipTypesReplies(rd, pending); err != nil {
+			if err := loadgen.SkipReplies(rd, pending); err != nil {
 				b.Fatal(err)
 			}
 			req, pending = req[:0], 0
 		}
 		row.prepare(func(args ...string) {
-			req = appendCommand(req, args...)
+			req = loadgen.Encode(req, args...)
 			if pending++; pending == 100 {
 				flush()
 			}
@@ -213,98 +213,5 @@ func BenchmarkTypesLoad(b *testing.B) {
 }
 
 func benchTypesLoad(b *testing.B, row typesRow, pipe int) {
-	addr := typesServer(b, row)
-	const batchesPerClient = 64
-	conns := make([]net.Conn, typesClients)
-	batches := make([][][]byte, typesClients)
-	for c := range conns {
-		var err error
-		if conns[c], err = net.Dial("tcp", addr); err != nil {
-			b.Fatal(err)
-		}
-		defer conns[c].Close()
-		r := rand.New(rand.NewPCG(uint64(c), 3))
-		for k := 0; k < batchesPerClient; k++ {
-			var req []byte
-			for j := 0; j < pipe; j++ {
-				req = appendCommand(req, row.build(r)...)
-			}
-			batches[c] = append(batches[c], req)
-		}
-	}
-	var left atomic.Int64
-	left.Store(int64((b.N + pipe - 1) / pipe))
-	var wg sync.WaitGroup
-	errs := make(chan error, typesClients)
-	var ru0, ru1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
-	b.ResetTimer()
-	for c := range conns {
-		wg.Add(1)
-		go func(conn net.Conn, reqs [][]byte) {
-			defer wg.Done()
-			rd := bufio.NewReaderSize(conn, 64*1024)
-			for k := 0; left.Add(-1) >= 0; k++ {
-				if _, err := conn.Write(reqs[k%len(reqs)]); err != nil {
-					errs <- err
-					return
-				}
-				if err := skipTypesReplies(rd, pipe); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}(conns[c], batches[c])
-	}
-	wg.Wait()
-	b.StopTimer()
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	cpu := float64(ru1.Utime.Nano()+ru1.Stime.Nano()-ru0.Utime.Nano()-ru0.Stime.Nano()) / 1e3
-	b.ReportMetric(cpu/float64(b.N), "cpu-µs/op")
-}
-
-func appendCommand(b []byte, args ...string) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}
-
-// skipTypesReplies reads n RESP2 replies, failing on an error reply or a
-// nil (every row's request is meant to hit).
-func skipTypesReplies(r *bufio.Reader, n int) error {
-	for ; n > 0; n-- {
-		line, err := r.ReadSlice('\n')
-		if err != nil {
-			return err
-		}
-		switch line[0] {
-		case '-':
-			return fmt.Errorf("error reply %q", line)
-		case '$', '*':
-			size, err := strconv.Atoi(string(line[1 : len(line)-2]))
-			if err != nil || size < 0 {
-				return fmt.Errorf("unexpected reply %q", line)
-			}
-			if line[0] == '$' {
-				if _, err := r.Discard(size + 2); err != nil {
-					return err
-				}
-			} else if err := skipTypesReplies(r, size); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	loadgen.Run(b, typesServer(b, row), typesClients, pipe, 3, row.build)
 }

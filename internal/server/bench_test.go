@@ -13,22 +13,10 @@ import (
 	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/loadgen"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
-func encodeCmd(b []byte, args ...string) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}
 
 // benchPath runs the request path without a network: parse one command
 // from a buffer, execute it, encode the reply.
@@ -57,12 +45,12 @@ func benchPath(b *testing.B, req []byte) {
 
 // BenchmarkPathGet is parse + Execute + reply for GET of a present key.
 func BenchmarkPathGet(b *testing.B) {
-	benchPath(b, encodeCmd(nil, "GET", "key:000042"))
+	benchPath(b, loadgen.Encode(nil, "GET", "key:000042"))
 }
 
 // BenchmarkPathSet is parse + Execute + reply for SET of an existing key.
 func BenchmarkPathSet(b *testing.B) {
-	benchPath(b, encodeCmd(nil, "SET", "key:000042", "value-of-sixteen"))
+	benchPath(b, loadgen.Encode(nil, "SET", "key:000042", "value-of-sixteen"))
 }
 
 // benchServer drives a real server over loopback with pipelines of 16
@@ -84,7 +72,7 @@ func benchServer(b *testing.B, args ...string) {
 	const depth = 16
 	var batch []byte
 	for i := 0; i < depth; i++ {
-		batch = encodeCmd(batch, args...)
+		batch = loadgen.Encode(batch, args...)
 	}
 	r := bufio.NewReaderSize(conn, 64*1024)
 	readReplies := func(n int) {
@@ -101,7 +89,7 @@ func benchServer(b *testing.B, args ...string) {
 			}
 		}
 	}
-	conn.Write(encodeCmd(nil, "SET", "key:000042", "value-of-sixteen"))
+	conn.Write(loadgen.Encode(nil, "SET", "key:000042", "value-of-sixteen"))
 	readReplies(1)
 	b.ReportAllocs()
 	b.ResetTimer()

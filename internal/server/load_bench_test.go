@@ -7,13 +7,10 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
-	"strconv"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/loadgen"
 )
 
 // The load benchmarks reproduce bench/sidebyside's rows in process: a real
@@ -83,7 +80,7 @@ func benchLoad(b *testing.B, lc loadCase, pipe int) {
 	for i := 0; i < loadKeyspace; i += 1000 {
 		var req []byte
 		for j := i; j < i+1000; j++ {
-			req = encodeCmd(req, "SET", fmt.Sprintf("key:%012d", j), "xxx")
+			req = loadgen.Encode(req, "SET", fmt.Sprintf("key:%012d", j), "xxx")
 		}
 		fill.Write(req)
 		for j := 0; j < 1000; j++ {
@@ -94,76 +91,5 @@ func benchLoad(b *testing.B, lc loadCase, pipe int) {
 	}
 	fill.Close()
 
-	// Each client cycles through its own pre-encoded batches.
-	const batchesPerClient = 64
-	conns := make([]net.Conn, loadClients)
-	batches := make([][][]byte, loadClients)
-	for c := range conns {
-		if conns[c], err = net.Dial("tcp", ln.Addr().String()); err != nil {
-			b.Fatal(err)
-		}
-		defer conns[c].Close()
-		r := rand.New(rand.NewPCG(uint64(c), 7))
-		for k := 0; k < batchesPerClient; k++ {
-			var req []byte
-			for j := 0; j < pipe; j++ {
-				req = encodeCmd(req, lc.build(r)...)
-			}
-			batches[c] = append(batches[c], req)
-		}
-	}
-
-	var left atomic.Int64
-	left.Store(int64((b.N + pipe - 1) / pipe))
-	var wg sync.WaitGroup
-	errs := make(chan error, loadClients)
-	var ru0, ru1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
-	b.ResetTimer()
-	for c := range conns {
-		wg.Add(1)
-		go func(conn net.Conn, reqs [][]byte) {
-			defer wg.Done()
-			rd := bufio.NewReaderSize(conn, 64*1024)
-			for k := 0; left.Add(-1) >= 0; k++ {
-				if _, err := conn.Write(reqs[k%len(reqs)]); err != nil {
-					errs <- err
-					return
-				}
-				if err := skipReplies(rd, pipe); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}(conns[c], batches[c])
-	}
-	wg.Wait()
-	b.StopTimer()
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	cpu := float64(ru1.Utime.Nano()+ru1.Stime.Nano()-ru0.Utime.Nano()-ru0.Stime.Nano()) / 1e3
-	b.ReportMetric(cpu/float64(b.N), "cpu-µs/op")
-}
-
-// skipReplies reads n simple, integer, error or bulk replies.
-func skipReplies(r *bufio.Reader, n int) error {
-	for i := 0; i < n; i++ {
-		line, err := r.ReadSlice('\n')
-		if err != nil {
-			return err
-		}
-		if line[0] == '$' && line[1] != '-' {
-			l, _ := strconv.Atoi(string(line[1 : len(line)-2]))
-			if _, err := r.Discard(l + 2); err != nil {
-				return err
-			}
-		}
-		if line[0] == '-' {
-			return fmt.Errorf("error reply %q", line)
-		}
-	}
-	return nil
+	loadgen.Run(b, ln.Addr().String(), loadClients, pipe, 7, lc.build)
 }
