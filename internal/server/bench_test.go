@@ -17,7 +17,6 @@ import (
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
-
 // benchPath runs the request path without a network: parse one command
 // from a buffer, execute it, encode the reply.
 func benchPath(b *testing.B, req []byte) {
