@@ -53,16 +53,35 @@ func (w *Writer) Error(msg string) {
 // Int writes an integer reply.
 func (w *Writer) Int(n int64) { w.line(':', n) }
 
+// bulkHeaders holds "$N\r\n" for the short lengths most bulk strings have,
+// so that a reply of many members appends each header with one copy
+// instead of formatting it (Redis keeps shared headers for the same
+// reason).
+var bulkHeaders = func() (h [64]string) {
+	for n := range h {
+		h[n] = "$" + strconv.Itoa(n) + "\r\n"
+	}
+	return h
+}()
+
+func (w *Writer) bulkHeader(n int) {
+	if n < len(bulkHeaders) {
+		w.Buf = append(w.Buf, bulkHeaders[n]...)
+		return
+	}
+	w.line('$', int64(n))
+}
+
 // Bulk writes a bulk string.
 func (w *Writer) Bulk(b []byte) {
-	w.line('$', int64(len(b)))
+	w.bulkHeader(len(b))
 	w.Buf = append(w.Buf, b...)
 	w.Buf = append(w.Buf, '\r', '\n')
 }
 
 // BulkString writes a bulk string from a Go string.
 func (w *Writer) BulkString(s string) {
-	w.line('$', int64(len(s)))
+	w.bulkHeader(len(s))
 	w.Buf = append(w.Buf, s...)
 	w.Buf = append(w.Buf, '\r', '\n')
 }
