@@ -148,6 +148,11 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte) bool {
 	run.undo = run.Transactional || e.Cfg.Bool(config.ScriptTransactional)
 	st.running.Store(run)
 	e.beginScript(run)
+	if len(keys) > 1 {
+		// The declared keys' cache misses overlap before the script's
+		// commands look them up one by one (keyspace/prefetch.go).
+		c.DB.Prefetch(keys, 1)
+	}
 	run.call = script.Call{Host: &st.host, Keys: keys, Args: args, W: c.W, CountError: st.countErr}
 	var failed bool
 	if run.script != nil {

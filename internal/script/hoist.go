@@ -12,7 +12,8 @@ import (
 // such as redis.call through two more. Nothing a script can do changes
 // them while it runs: the globals and the library tables are read-only,
 // and KEYS and ARGV are set before it starts. So a script that reads a
-// global (or a library field) several times gets, at its top,
+// global (or a library field) several times, or in a loop or a function
+// body, gets, at its top,
 //
 //	local redis, tonumber, call = redis, tonumber, redis.call
 //
@@ -34,6 +35,19 @@ type hoistScan struct {
 	fields   map[[2]string]int
 	order    []string // first-read order of globals, for a stable prologue
 	forder   [][2]string
+	// repeated > 0 inside a loop body or a function body: code that may
+	// run many times, where one read counts as two (a loop of 10
+	// redis.call is worth hoisting, a single call at the top level is
+	// not).
+	repeated int
+}
+
+// weight is what one read counts for where the scan is now.
+func (sc *hoistScan) weight() int {
+	if sc.repeated > 0 {
+		return 2
+	}
+	return 1
 }
 
 // hoistGlobals rewrites stmts (the main chunk of an EVAL script) as
@@ -129,7 +143,7 @@ func (sc *hoistScan) read(name string) {
 	if sc.reads[name] == 0 {
 		sc.order = append(sc.order, name)
 	}
-	sc.reads[name]++
+	sc.reads[name] += sc.weight()
 }
 
 func (sc *hoistScan) stmts(list []ast.Stmt) {
@@ -179,11 +193,15 @@ func (sc *hoistScan) stmt(s ast.Stmt) {
 	case *ast.DoBlockStmt:
 		sc.stmts(st.Stmts)
 	case *ast.WhileStmt:
+		sc.repeated++
 		sc.expr(st.Condition)
 		sc.stmts(st.Stmts)
+		sc.repeated--
 	case *ast.RepeatStmt:
+		sc.repeated++
 		sc.expr(st.Condition)
 		sc.stmts(st.Stmts)
+		sc.repeated--
 	case *ast.IfStmt:
 		sc.expr(st.Condition)
 		sc.stmts(st.Then)
@@ -195,11 +213,11 @@ func (sc *hoistScan) stmt(s ast.Stmt) {
 		if st.Step != nil {
 			sc.expr(st.Step)
 		}
-		sc.stmts(st.Stmts)
+		sc.loopBody(st.Stmts)
 	case *ast.GenericForStmt:
 		sc.declare(st.Names...)
 		sc.exprs(st.Exprs)
-		sc.stmts(st.Stmts)
+		sc.loopBody(st.Stmts)
 	case *ast.FuncDefStmt:
 		if st.Name != nil {
 			if st.Name.Func != nil {
@@ -220,7 +238,14 @@ func (sc *hoistScan) function(f *ast.FunctionExpr) {
 	if f.ParList != nil {
 		sc.declare(f.ParList.Names...)
 	}
-	sc.stmts(f.Stmts)
+	sc.loopBody(f.Stmts)
+}
+
+// loopBody scans statements that may run many times.
+func (sc *hoistScan) loopBody(list []ast.Stmt) {
+	sc.repeated++
+	sc.stmts(list)
+	sc.repeated--
 }
 
 func (sc *hoistScan) expr(e ast.Expr) {
@@ -234,7 +259,7 @@ func (sc *hoistScan) expr(e ast.Expr) {
 				if sc.fields[f] == 0 {
 					sc.forder = append(sc.forder, f)
 				}
-				sc.fields[f]++
+				sc.fields[f] += sc.weight()
 			}
 		}
 		sc.expr(ex.Object)
