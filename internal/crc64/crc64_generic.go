@@ -1,3 +1,5 @@
+//go:build !amd64 || purego || noasm
+
 package crc64
 
 func update(crc uint64, p []byte) uint64 { return updateGeneric(crc, p) }

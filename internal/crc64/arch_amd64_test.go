@@ -1,0 +1,9 @@
+//go:build amd64 && !purego && !noasm
+
+package crc64
+
+func addArchImpls(m map[string]func(uint64, []byte) uint64) {
+	if hasCLMUL {
+		m["sse"] = updateSSE
+	}
+}

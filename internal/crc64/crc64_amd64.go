@@ -1,0 +1,35 @@
+//go:build amd64 && !purego && !noasm
+
+package crc64
+
+import "golang.org/x/sys/cpu"
+
+//go:noescape
+func foldSSE(crc uint64, p *byte, n int, k *foldConsts) uint64
+
+// hasCLMUL reports whether the folding assembly can run on this CPU.
+var hasCLMUL = cpu.X86.HasPCLMULQDQ && cpu.X86.HasSSE41
+
+// foldMin is the shortest input handed to the folding code; below it the
+// fixed cost of setting up and reducing the lanes beats slicing-by-8.
+const foldMin = 128
+
+func update(crc uint64, p []byte) uint64 {
+	if hasCLMUL && len(p) >= foldMin {
+		return updateSSE(crc, p)
+	}
+	return updateGeneric(crc, p)
+}
+
+// updateSSE folds the 16-byte blocks of p and finishes the tail with tables.
+func updateSSE(crc uint64, p []byte) uint64 {
+	if len(p) < foldMin {
+		return updateSlicing8(crc, p)
+	}
+	n := len(p) &^ 15
+	crc = foldSSE(crc, &p[0], n, foldK)
+	return updateSlicing8(crc, p[n:])
+}
+
+// mul returns a*b mod P.
+func mul(a, b uint64) uint64 { return mulmod(a, b) }

@@ -1,0 +1,177 @@
+//go:build amd64 && !purego && !noasm
+
+#include "textflag.h"
+
+// Offsets into foldConsts (foldconsts.go).
+#define K128 0
+#define K1024 16
+#define LANES 32
+#define FINAL 144
+#define BARRETT 160
+#define K4096 176
+#define K2048 192
+#define K512 208
+
+// REDUCE128 turns the 128-bit block in x (low half H, high half L, standing
+// for H*x^64 + L) into (H*x^64 + L)*x^64 mod P, left in AX. Clobbers X8-X10,
+// X15 and BX. First Q = H*(x^127 mod P)*x + L*x^64 (128 bits), then Barrett:
+// q = floor(Q.lo*x^64 / P) from mu, and the low 64 terms of q*P.
+#define REDUCE128(x, k) \
+	MOVOU FINAL(k), X15 \
+	MOVO x, X8 \
+	PCLMULQDQ $0x00, X15, x \
+	PSRLDQ $8, X8 \
+	PXOR X8, x \
+	MOVOU BARRETT(k), X15 \
+	MOVO x, X9 \
+	PCLMULQDQ $0x00, X15, X9 \
+	MOVO X9, X10 \
+	PCLMULQDQ $0x10, X15, X10 \
+	PXOR x, X10 \
+	PEXTRQ $1, X10, AX \
+	MOVQ X9, BX \
+	XORQ BX, AX
+
+// func foldSSE(crc uint64, p *byte, n int, k *foldConsts) uint64
+//
+// n is a multiple of 16 and at least 128. Eight 128-bit lanes fold 128
+// bytes per round; the lanes are then folded onto the last one, the
+// remaining 16-byte blocks folded in one at a time, and the 128-bit
+// remainder reduced to 64 bits (x^64 times it, mod P, by Barrett).
+TEXT ·foldSSE(SB), NOSPLIT, $0-40
+	MOVQ crc+0(FP), AX
+	MOVQ p+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ k+24(FP), DX
+	MOVOU 0(SI), X0
+	MOVOU 16(SI), X1
+	MOVOU 32(SI), X2
+	MOVOU 48(SI), X3
+	MOVOU 64(SI), X4
+	MOVOU 80(SI), X5
+	MOVOU 96(SI), X6
+	MOVOU 112(SI), X7
+	MOVQ AX, X8
+	PXOR X8, X0
+	ADDQ $128, SI
+	SUBQ $128, CX
+	MOVOU K1024(DX), X15
+
+loop8:
+	CMPQ CX, $128
+	JB lanes
+	MOVO X0, X8
+	PCLMULQDQ $0x00, X15, X0
+	PCLMULQDQ $0x11, X15, X8
+	MOVOU 0(SI), X9
+	PXOR X8, X0
+	PXOR X9, X0
+	MOVO X1, X10
+	PCLMULQDQ $0x00, X15, X1
+	PCLMULQDQ $0x11, X15, X10
+	MOVOU 16(SI), X11
+	PXOR X10, X1
+	PXOR X11, X1
+	MOVO X2, X12
+	PCLMULQDQ $0x00, X15, X2
+	PCLMULQDQ $0x11, X15, X12
+	MOVOU 32(SI), X13
+	PXOR X12, X2
+	PXOR X13, X2
+	MOVO X3, X8
+	PCLMULQDQ $0x00, X15, X3
+	PCLMULQDQ $0x11, X15, X8
+	MOVOU 48(SI), X9
+	PXOR X8, X3
+	PXOR X9, X3
+	MOVO X4, X10
+	PCLMULQDQ $0x00, X15, X4
+	PCLMULQDQ $0x11, X15, X10
+	MOVOU 64(SI), X11
+	PXOR X10, X4
+	PXOR X11, X4
+	MOVO X5, X12
+	PCLMULQDQ $0x00, X15, X5
+	PCLMULQDQ $0x11, X15, X12
+	MOVOU 80(SI), X13
+	PXOR X12, X5
+	PXOR X13, X5
+	MOVO X6, X8
+	PCLMULQDQ $0x00, X15, X6
+	PCLMULQDQ $0x11, X15, X8
+	MOVOU 96(SI), X9
+	PXOR X8, X6
+	PXOR X9, X6
+	MOVO X7, X10
+	PCLMULQDQ $0x00, X15, X7
+	PCLMULQDQ $0x11, X15, X10
+	MOVOU 112(SI), X11
+	PXOR X10, X7
+	PXOR X11, X7
+	ADDQ $128, SI
+	SUBQ $128, CX
+	JMP loop8
+
+lanes:
+	// Lane i carries 128*(7-i) bits further to meet lane 7.
+	MOVOU (LANES+0)(DX), X14
+	MOVO X0, X8
+	PCLMULQDQ $0x00, X14, X0
+	PCLMULQDQ $0x11, X14, X8
+	PXOR X0, X7
+	PXOR X8, X7
+	MOVOU (LANES+16)(DX), X14
+	MOVO X1, X8
+	PCLMULQDQ $0x00, X14, X1
+	PCLMULQDQ $0x11, X14, X8
+	PXOR X1, X7
+	PXOR X8, X7
+	MOVOU (LANES+32)(DX), X14
+	MOVO X2, X8
+	PCLMULQDQ $0x00, X14, X2
+	PCLMULQDQ $0x11, X14, X8
+	PXOR X2, X7
+	PXOR X8, X7
+	MOVOU (LANES+48)(DX), X14
+	MOVO X3, X8
+	PCLMULQDQ $0x00, X14, X3
+	PCLMULQDQ $0x11, X14, X8
+	PXOR X3, X7
+	PXOR X8, X7
+	MOVOU (LANES+64)(DX), X14
+	MOVO X4, X8
+	PCLMULQDQ $0x00, X14, X4
+	PCLMULQDQ $0x11, X14, X8
+	PXOR X4, X7
+	PXOR X8, X7
+	MOVOU (LANES+80)(DX), X14
+	MOVO X5, X8
+	PCLMULQDQ $0x00, X14, X5
+	PCLMULQDQ $0x11, X14, X8
+	PXOR X5, X7
+	PXOR X8, X7
+	MOVOU (LANES+96)(DX), X14
+	MOVO X6, X8
+	PCLMULQDQ $0x00, X14, X6
+	PCLMULQDQ $0x11, X14, X8
+	PXOR X6, X7
+	PXOR X8, X7
+	MOVOU K128(DX), X15
+
+loop1:
+	CMPQ CX, $16
+	JB reduce
+	MOVO X7, X8
+	PCLMULQDQ $0x00, X15, X7
+	PCLMULQDQ $0x11, X15, X8
+	MOVOU (SI), X9
+	PXOR X8, X7
+	PXOR X9, X7
+	ADDQ $16, SI
+	SUBQ $16, CX
+	JMP loop1
+
+reduce:
+	REDUCE128(X7, DX)
+	MOVQ AX, ret+32(FP)
+	RET
