@@ -31,5 +31,13 @@ func updateSSE(crc uint64, p []byte) uint64 {
 	return updateSlicing8(crc, p[n:])
 }
 
+//go:noescape
+func mulCLMUL(a, b uint64, k *foldConsts) uint64
+
 // mul returns a*b mod P.
-func mul(a, b uint64) uint64 { return mulmod(a, b) }
+func mul(a, b uint64) uint64 {
+	if hasCLMUL {
+		return mulCLMUL(a, b, foldK)
+	}
+	return mulmod(a, b)
+}

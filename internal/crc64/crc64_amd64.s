@@ -175,3 +175,32 @@ reduce:
 	REDUCE128(X7, DX)
 	MOVQ AX, ret+32(FP)
 	RET
+
+// func mulCLMUL(a, b uint64, k *foldConsts) uint64
+//
+// a*b mod P: one carry-less product of a and b shifted up one place (so the
+// 128-bit result has the layout REDUCE128 uses after its first step), b's
+// x^0 term added back as a itself, then the Barrett steps.
+TEXT ·mulCLMUL(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), AX
+	MOVQ b+8(FP), BX
+	MOVQ k+16(FP), DX
+	MOVQ BX, CX
+	SARQ $63, CX
+	ANDQ AX, CX
+	SHLQ $1, BX
+	MOVQ AX, X0
+	MOVQ BX, X1
+	PCLMULQDQ $0x00, X1, X0
+	MOVOU BARRETT(DX), X2
+	MOVO X0, X3
+	PCLMULQDQ $0x00, X2, X3
+	MOVO X3, X4
+	PCLMULQDQ $0x10, X2, X4
+	PXOR X0, X4
+	PEXTRQ $1, X4, AX
+	MOVQ X3, BX
+	XORQ BX, AX
+	XORQ CX, AX
+	MOVQ AX, ret+24(FP)
+	RET

@@ -30,22 +30,13 @@ func mulmodSlow(a, b uint64) uint64 {
 	return p
 }
 
-// nib4 holds, for a 4-bit value v (coefficients of x^0..x^3 in its high
-// nibble order), v*x^4 reduced mod P's overflow: mulx4(r) = r>>4 ^ nib4[r&15].
-var nib4 = func() (t [16]uint64) {
-	for v := range t {
-		r := uint64(v)
-		for range 4 {
-			r = mulx(r)
-		}
-		t[v] = r
-	}
-	return
-}()
-
-// mulmod returns a*b mod P four bits of a at a time (Horner's rule from the
-// highest power of x in a down to x^0): about 16 steps of a shift, two table
-// lookups and two xors.
+// mulmod returns a*b mod P without carry-less multiply instructions. The
+// nibble of a at bits s..s+3 stands for v(x)*x^(60-s) with v of degree 3 or
+// less; with m[v] = v*b mod P precomputed, a*b is the sum of the sixteen
+// m[v]*x^(60-s). Those are independent of each other (no chain of
+// reductions): each is shifted into a 128-bit value (high word: degrees
+// 63..0, low word: degrees 127..64) and the low word is reduced once at the
+// end with the slicing tables.
 func mulmod(a, b uint64) uint64 {
 	// m[v] = v(x)*b where v is a nibble whose bits 3..0 are x^0..x^3.
 	var m [16]uint64
@@ -57,13 +48,16 @@ func mulmod(a, b uint64) uint64 {
 	m[6], m[5], m[3] = b1^b2, b1^b3, b2^b3
 	m[14], m[13], m[11], m[7] = b^b1^b2, b^b1^b3, b^b2^b3, b1^b2^b3
 	m[15] = b ^ b1 ^ b2 ^ b3
-	// The low nibble of a holds x^60..x^63: start there, multiply the
-	// running product by x^4 and add the next lower group.
-	var p uint64
-	for s := 0; s < 64; s += 4 {
-		p = p>>4 ^ nib4[p&15] ^ m[a>>s&15]
+	// The top nibble (s = 60) needs no shift.
+	hi := m[a>>60]
+	var lo uint64
+	for s := uint(0); s < 60; s += 4 {
+		v := m[a>>s&15]
+		k := 60 - s // multiply by x^k: k places toward the low word
+		hi ^= v >> k
+		lo ^= v << (64 - k)
 	}
-	return p
+	return hi ^ fold8(0, lo)
 }
 
 // xpow8[k] is x^(8*2^k) mod P: appending 2^k zero bytes to a message
