@@ -6,4 +6,7 @@ func addArchImpls(m map[string]func(uint64, []byte) uint64) {
 	if hasCLMUL {
 		m["sse"] = updateSSE
 	}
+	if hasVPCLMUL {
+		m["avx512"] = updateAVX512
+	}
 }

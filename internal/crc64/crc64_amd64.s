@@ -204,3 +204,105 @@ TEXT ·mulCLMUL(SB), NOSPLIT, $0-32
 	XORQ CX, AX
 	MOVQ AX, ret+24(FP)
 	RET
+
+// func foldAVX512(crc uint64, p *byte, n int, k *foldConsts) uint64
+//
+// n is a multiple of 16 and at least 256. Four 512-bit registers, each four
+// 128-bit lanes, fold 256 bytes per round with VPCLMULQDQ; VPTERNLOGQ does
+// the two xors in one instruction. The registers are then folded 4 -> 2 ->
+// 1, further 64-byte blocks folded into the last one, its four lanes folded
+// onto the top lane, 16-byte blocks folded in, and the result reduced as in
+// foldSSE.
+TEXT ·foldAVX512(SB), NOSPLIT, $0-40
+	MOVQ crc+0(FP), AX
+	MOVQ p+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ k+24(FP), DX
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVQ AX, X4
+	VPXORQ Z4, Z0, Z0
+	ADDQ $256, SI
+	SUBQ $256, CX
+	VBROADCASTI32X4 K2048(DX), Z12
+
+loop4:
+	CMPQ CX, $256
+	JB fold4
+	VPCLMULQDQ $0x00, Z12, Z0, Z4
+	VPCLMULQDQ $0x11, Z12, Z0, Z0
+	VPCLMULQDQ $0x00, Z12, Z1, Z5
+	VPCLMULQDQ $0x11, Z12, Z1, Z1
+	VPCLMULQDQ $0x00, Z12, Z2, Z6
+	VPCLMULQDQ $0x11, Z12, Z2, Z2
+	VPCLMULQDQ $0x00, Z12, Z3, Z7
+	VPCLMULQDQ $0x11, Z12, Z3, Z3
+	VPTERNLOGQ $0x96, 0(SI), Z4, Z0
+	VPTERNLOGQ $0x96, 64(SI), Z5, Z1
+	VPTERNLOGQ $0x96, 128(SI), Z6, Z2
+	VPTERNLOGQ $0x96, 192(SI), Z7, Z3
+	ADDQ $256, SI
+	SUBQ $256, CX
+	JMP loop4
+
+fold4:
+	// Z0 onto Z2 and Z1 onto Z3 (1024 bits), then Z2 onto Z3 (512 bits).
+	VBROADCASTI32X4 K1024(DX), Z12
+	VPCLMULQDQ $0x00, Z12, Z0, Z4
+	VPCLMULQDQ $0x11, Z12, Z0, Z0
+	VPCLMULQDQ $0x00, Z12, Z1, Z5
+	VPCLMULQDQ $0x11, Z12, Z1, Z1
+	VPTERNLOGQ $0x96, Z4, Z0, Z2
+	VPTERNLOGQ $0x96, Z5, Z1, Z3
+	VBROADCASTI32X4 K512(DX), Z12
+	VPCLMULQDQ $0x00, Z12, Z2, Z4
+	VPCLMULQDQ $0x11, Z12, Z2, Z2
+	VPTERNLOGQ $0x96, Z4, Z2, Z3
+
+loop1z:
+	CMPQ CX, $64
+	JB lanes4
+	VPCLMULQDQ $0x00, Z12, Z3, Z4
+	VPCLMULQDQ $0x11, Z12, Z3, Z3
+	VPTERNLOGQ $0x96, 0(SI), Z4, Z3
+	ADDQ $64, SI
+	SUBQ $64, CX
+	JMP loop1z
+
+lanes4:
+	// Lane i of Z3 carries 128*(3-i) bits to meet lane 3: the constants
+	// of lanes 4, 5 and 6 of the eight-lane table.
+	VEXTRACTI32X4 $1, Z3, X5
+	VEXTRACTI32X4 $2, Z3, X6
+	VEXTRACTI32X4 $3, Z3, X7
+	VMOVDQU (LANES+64)(DX), X12
+	VPCLMULQDQ $0x00, X12, X3, X8
+	VPCLMULQDQ $0x11, X12, X3, X9
+	VPTERNLOGQ $0x96, X8, X9, X7
+	VMOVDQU (LANES+80)(DX), X12
+	VPCLMULQDQ $0x00, X12, X5, X8
+	VPCLMULQDQ $0x11, X12, X5, X9
+	VPTERNLOGQ $0x96, X8, X9, X7
+	VMOVDQU (LANES+96)(DX), X12
+	VPCLMULQDQ $0x00, X12, X6, X8
+	VPCLMULQDQ $0x11, X12, X6, X9
+	VPTERNLOGQ $0x96, X8, X9, X7
+	VMOVDQU K128(DX), X12
+
+loop1x:
+	CMPQ CX, $16
+	JB reducez
+	VPCLMULQDQ $0x00, X12, X7, X8
+	VPCLMULQDQ $0x11, X12, X7, X7
+	VPTERNLOGQ $0x96, 0(SI), X8, X7
+	ADDQ $16, SI
+	SUBQ $16, CX
+	JMP loop1x
+
+reducez:
+	VZEROUPPER
+	REDUCE128(X7, DX)
+	MOVQ AX, ret+32(FP)
+	RET
