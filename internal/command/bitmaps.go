@@ -125,13 +125,13 @@ func bitStringForWrite(c *Ctx, key string, maxbit uint64) (o *keyspace.Object, g
 	}
 	need := maxbit>>3 + 1
 	if o == nil {
-		o = &keyspace.Object{Type: keyspace.TypeString, Enc: keyspace.EncRaw, Str: make([]byte, need)}
+		o = keyspace.NewRaw(make([]byte, need))
 		c.DB.Set(key, o, false)
 		return o, true, true
 	}
 	bitUnshare(c, o)
-	if uint64(len(o.Str)) < need {
-		o.Str = bitmap.Grow(o.Str, maxbit+1)
+	if uint64(len(o.Raw())) < need {
+		o.SetRaw(bitmap.Grow(o.Raw(), maxbit+1))
 		grew = true
 	}
 	return o, grew, true
@@ -143,8 +143,7 @@ func bitStringForWrite(c *Ctx, key string, maxbit uint64) (o *keyspace.Object, g
 // time.
 func bitUnshare(c *Ctx, o *keyspace.Object) {
 	if o.Enc == keyspace.EncInt {
-		o.Str = num.AppendInt(nil, o.Int)
-		o.Int = 0
+		o.SetRaw(num.AppendInt(nil, o.Int()))
 	}
 	o.Enc = keyspace.EncRaw
 	o.LRU = uint32(c.Now / 1000)
@@ -166,7 +165,9 @@ func cmdSetbit(c *Ctx) {
 		return
 	}
 	var old int
-	o.Str, old = bitmap.SetBit(o.Str, offset, int(on))
+	var nb []byte
+	nb, old = bitmap.SetBit(o.Raw(), offset, int(on))
+	o.SetRaw(nb)
 	if grew || old != int(on) {
 		c.DB.Modified(key)
 		c.Dirty(1)
@@ -344,7 +345,7 @@ func cmdBitop(c *Ctx) {
 	if len(res) > 0 {
 		// createObject(OBJ_STRING, ...): raw whatever its length; setKey
 		// drops any TTL the destination had.
-		c.DB.Set(dest, &keyspace.Object{Type: keyspace.TypeString, Enc: keyspace.EncRaw, Str: res}, false)
+		c.DB.Set(dest, keyspace.NewRaw(res), false)
 		c.Dirty(1)
 	} else if c.DB.Delete(dest) {
 		c.Dirty(1)

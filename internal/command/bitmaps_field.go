@@ -161,14 +161,18 @@ func bitfieldGeneric(c *Ctx, ro bool) {
 			c.W.Int(bitfieldGet(b, op))
 			continue
 		}
-		old := bitfieldGet(o.Str, op)
+		old := bitfieldGet(o.Raw(), op)
 		var reply, stored int64
 		var done bool
 		if op.opcode == bfSet {
-			o.Str, reply, done = bitmap.FieldSet(o.Str, op.offset, op.bits, op.signed, op.value, op.ow)
-			stored = bitfieldGet(o.Str, op)
+			var nb []byte
+			nb, reply, done = bitmap.FieldSet(o.Raw(), op.offset, op.bits, op.signed, op.value, op.ow)
+			o.SetRaw(nb)
+			stored = bitfieldGet(o.Raw(), op)
 		} else {
-			o.Str, reply, done = bitmap.FieldIncrBy(o.Str, op.offset, op.bits, op.signed, op.value, op.ow)
+			var nb []byte
+			nb, reply, done = bitmap.FieldIncrBy(o.Raw(), op.offset, op.bits, op.signed, op.value, op.ow)
+			o.SetRaw(nb)
 			stored = reply
 		}
 		if !done {

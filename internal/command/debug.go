@@ -132,7 +132,7 @@ func cmdDebugObject(c *Ctx) {
 		return
 	}
 	refcount := 1
-	if o.Type == keyspace.TypeString && o.Enc == keyspace.EncInt && o.Int >= 0 && o.Int < sharedIntegers && sharesIntegers(c) {
+	if o.Type == keyspace.TypeString && o.Enc == keyspace.EncInt && o.Int() >= 0 && o.Int() < sharedIntegers && sharesIntegers(c) {
 		refcount = sharedRefcount
 	}
 	idle := int64(0)

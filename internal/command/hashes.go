@@ -10,7 +10,9 @@ import (
 	"github.com/abacusdb/abacus/internal/num"
 )
 
-// The hash family (t_hash.c). A hash key holds a *hash.Hash in Object.Val.
+// The hash family (t_hash.c). A hash key holds a *hash.Hash in Object.Val
+// (one kept inside the Object itself when the key was created here:
+// keyspace.NewHash).
 // The commands Redis 7.0 has answer byte for byte as redis-server 7.0 does;
 // the per-field expiry commands (hashes_ttl.go) follow Redis 7.4 and 8.0.
 //
@@ -140,8 +142,7 @@ func hashWrite(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, ok bool) {
 func hashWriteOrCreate(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, fresh, ok bool) {
 	o, h, ok = hashWrite(c, key)
 	if ok && o == nil {
-		h = hash.New()
-		o = keyspace.NewValue(keyspace.TypeHash, h)
+		o, h = keyspace.NewHash()
 		fresh = true
 	}
 	return o, h, fresh, ok
@@ -176,6 +177,7 @@ func cmdHset(c *Ctx) {
 		return
 	}
 	lim := hashLimits(c)
+	h.ReservePairs(c.Args[2:], lim)
 	created := 0
 	for i := 2; i < len(c.Args); i += 2 {
 		if h.Set(c.Now, c.Args[i], c.Args[i+1], lim) {

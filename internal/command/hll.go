@@ -46,10 +46,10 @@ func hllBytes(o *keyspace.Object) []byte {
 	if o.Enc == keyspace.EncInt {
 		return o.Bytes(nil)
 	}
-	if o.Str == nil {
+	if o.Raw() == nil {
 		return []byte{}
 	}
-	return o.Str
+	return o.Raw()
 }
 
 func hllSparseMax(c *Ctx) int { return int(c.Env.Cfg.Int(config.HllSparseMaxBytes)) }
@@ -87,7 +87,7 @@ func cmdPfadd(c *Ctx) {
 	if o == nil {
 		var b []byte
 		b, changes, _ = hll.AddCount(nil, hllSparseMax(c), elems...)
-		c.DB.Set(key, &keyspace.Object{Type: keyspace.TypeString, Enc: keyspace.EncRaw, Str: b}, false)
+		c.DB.Set(key, keyspace.NewRaw(b), false)
 	} else {
 		b, n, err := hll.AddCount(hllBytes(o), hllSparseMax(c), elems...)
 		if err == hll.ErrNotHLL {
@@ -97,7 +97,7 @@ func cmdPfadd(c *Ctx) {
 		bitUnshare(c, o)
 		// On a corrupt value the registers set before the bad element
 		// stay, as in Redis, but the key is not signalled as modified.
-		o.Str = b
+		o.SetRaw(b)
 		if err != nil {
 			c.Error(err.Error())
 			return
@@ -192,9 +192,9 @@ func cmdPfmerge(c *Ctx) {
 		return
 	}
 	if o == nil {
-		c.DB.Set(key, &keyspace.Object{Type: keyspace.TypeString, Enc: keyspace.EncRaw, Str: out}, false)
+		c.DB.Set(key, keyspace.NewRaw(out), false)
 	} else {
-		o.Str = out
+		o.SetRaw(out)
 		c.DB.Modified(key)
 	}
 	c.Dirty(1)

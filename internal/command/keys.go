@@ -109,10 +109,16 @@ func copyObject(o *keyspace.Object) (*keyspace.Object, error) {
 	if o.Type == keyspace.TypeString {
 		// An integer copy is a private object: Redis's dupStringObject does
 		// not return the shared one, so OBJECT REFCOUNT says 1.
-		n := &keyspace.Object{Type: keyspace.TypeString, Enc: o.Enc, Int: o.Int, Owned: o.Enc == keyspace.EncInt}
-		if o.Str != nil {
-			n.Str = append([]byte(nil), o.Str...)
+		var n *keyspace.Object
+		if o.Enc == keyspace.EncInt {
+			n = keyspace.NewInt(o.Int())
+		} else {
+			n = keyspace.NewRaw(nil)
+			if raw := o.Raw(); raw != nil {
+				n.SetRaw(append([]byte(nil), raw...))
+			}
 		}
+		n.Enc, n.Owned = o.Enc, o.Enc == keyspace.EncInt
 		return n, nil
 	}
 	cp := valueCopiers[o.Type]
@@ -628,7 +634,7 @@ func cmdObject(c *Ctx) {
 		c.W.BulkString(objectEncoding(o))
 	case "object|refcount":
 		if o.Type == keyspace.TypeString && o.Enc == keyspace.EncInt && !o.Owned &&
-			o.Int >= 0 && o.Int < sharedIntegers && sharesIntegers(c) {
+			o.Int() >= 0 && o.Int() < sharedIntegers && sharesIntegers(c) {
 			c.W.Int(sharedRefcount)
 			return
 		}

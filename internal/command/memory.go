@@ -94,9 +94,9 @@ func valueMemory(o *keyspace.Object) int {
 		case keyspace.EncInt:
 			return robjSize
 		case keyspace.EncEmbstr:
-			return mallocSize(robjSize + 3 + len(o.Str) + 1)
+			return mallocSize(robjSize + 3 + len(o.Raw()) + 1)
 		default:
-			n := len(o.Str)
+			n := len(o.Raw())
 			hdr := 3
 			if n >= 256 {
 				hdr = 5

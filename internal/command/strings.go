@@ -131,7 +131,7 @@ func touchLRU(c *Ctx, o *keyspace.Object) { o.LRU = uint32(c.Now / 1000) }
 // newStringNoInt makes a string object that is never integer-encoded
 // (createStringObject: embstr up to 44 bytes, raw beyond).
 func newStringNoInt(b []byte) *keyspace.Object {
-	o := &keyspace.Object{Type: keyspace.TypeString, Enc: keyspace.EncRaw, Str: append([]byte(nil), b...)}
+	o := keyspace.NewRaw(append([]byte(nil), b...))
 	if len(b) <= keyspace.EmbstrMaxLen {
 		o.Enc = keyspace.EncEmbstr
 	}
@@ -142,11 +142,10 @@ func newStringNoInt(b []byte) *keyspace.Object {
 // returns its bytes, which the caller may then modify.
 func rawBytes(o *keyspace.Object) []byte {
 	if o.Enc == keyspace.EncInt {
-		o.Str = num.AppendInt(nil, o.Int)
-		o.Int = 0
+		o.SetRaw(num.AppendInt(nil, o.Int()))
 	}
 	o.Enc = keyspace.EncRaw
-	return o.Str
+	return o.Raw()
 }
 
 // checkStringLength is Redis's guard for APPEND and SETRANGE: the result
@@ -252,19 +251,19 @@ func parseSetExpire(c *Ctx, arg []byte, flags int) (int64, bool) {
 // replyString writes a string object's value as a bulk string.
 func replyString(c *Ctx, o *keyspace.Object) {
 	if o.Enc == keyspace.EncInt {
-		c.W.BulkInt(o.Int)
+		c.W.BulkInt(o.Int())
 		return
 	}
-	c.W.Bulk(o.Str)
+	c.W.Bulk(o.Raw())
 }
 
 // strLen is the length of a string object's value.
 func strLen(o *keyspace.Object) int {
 	if o.Enc == keyspace.EncInt {
 		var tmp [24]byte
-		return len(strconv.AppendInt(tmp[:0], o.Int, 10))
+		return len(strconv.AppendInt(tmp[:0], o.Int(), 10))
 	}
-	return len(o.Str)
+	return len(o.Raw())
 }
 
 // strBytes is a string object's value, formatted into scratch when it is
@@ -272,9 +271,9 @@ func strLen(o *keyspace.Object) int {
 // makes the scratch buffer escape to the heap.)
 func strBytes(o *keyspace.Object, scratch []byte) []byte {
 	if o.Enc == keyspace.EncInt {
-		return strconv.AppendInt(scratch[:0], o.Int, 10)
+		return strconv.AppendInt(scratch[:0], o.Int(), 10)
 	}
-	return o.Str
+	return o.Raw()
 }
 
 // replyGet is getGenericCommand: reply with the value at key or null; it
@@ -466,8 +465,8 @@ func cmdAppend(c *Ctx) {
 		if !checkStringLength(c, int64(strLen(o)), int64(len(add))) {
 			return
 		}
-		o.Str = append(rawBytes(o), add...)
-		total = len(o.Str)
+		o.SetRaw(append(rawBytes(o), add...))
+		total = len(o.Raw())
 		touchLRU(c, o)
 		c.DB.Modified(o.Key)
 	}
@@ -551,8 +550,8 @@ func cmdSetrange(c *Ctx) {
 		if !checkStringLength(c, offset, int64(len(val))) {
 			return
 		}
-		o = &keyspace.Object{Type: keyspace.TypeString, Enc: keyspace.EncRaw, Str: make([]byte, int(offset)+len(val))}
-		copy(o.Str[offset:], val)
+		o = keyspace.NewRaw(make([]byte, int(offset)+len(val)))
+		copy(o.Raw()[offset:], val)
 		c.DB.Set(key, o, false)
 	} else {
 		if len(val) == 0 {
@@ -567,12 +566,12 @@ func cmdSetrange(c *Ctx) {
 			b = append(b, make([]byte, need-len(b))...)
 		}
 		copy(b[offset:], val)
-		o.Str = b
+		o.SetRaw(b)
 		touchLRU(c, o)
 		c.DB.Modified(o.Key)
 	}
 	c.Dirty(1)
-	c.W.Int(int64(len(o.Str)))
+	c.W.Int(int64(len(o.Raw())))
 }
 
 func cmdIncr(c *Ctx) { incrDecr(c, 1) }
@@ -607,10 +606,10 @@ func incrDecr(c *Ctx, by int64) {
 			return
 		}
 		if o.Enc == keyspace.EncInt {
-			v = o.Int
+			v = o.Int()
 		} else {
 			var ok bool
-			if v, ok = parseInt(o.Str); !ok {
+			if v, ok = parseInt(o.Raw()); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
@@ -624,7 +623,8 @@ func incrDecr(c *Ctx, by int64) {
 	if o != nil {
 		// Redis replaces the object when the result is a shared integer;
 		// either way the value is no longer a private copy.
-		o.Enc, o.Int, o.Str, o.Owned = keyspace.EncInt, v, nil, false
+		o.SetInt(v)
+		o.Owned = false
 		touchLRU(c, o)
 		c.DB.Modified(o.Key)
 	} else {
@@ -644,8 +644,8 @@ func cmdIncrbyfloat(c *Ctx) {
 	cur := num.LongDoubleFromInt(0)
 	if o != nil {
 		if o.Enc == keyspace.EncInt {
-			cur = num.LongDoubleFromInt(o.Int)
-		} else if cur, ok = num.ParseLongDouble(o.Str); !ok {
+			cur = num.LongDoubleFromInt(o.Int())
+		} else if cur, ok = num.ParseLongDouble(o.Raw()); !ok {
 			c.Error(ErrNotFloat)
 			return
 		}
@@ -669,8 +669,8 @@ func cmdIncrbyfloat(c *Ctx) {
 	s := num.FormatLongDouble(sum)
 	if o != nil {
 		// Overwrite in place: the key keeps its TTL, as dbOverwrite does.
-		o.Str = append(o.Str[:0:0], s...)
-		o.Enc, o.Int = keyspace.EncRaw, 0
+		o.SetRaw(append(o.Raw()[:0:0], s...))
+		o.Enc = keyspace.EncRaw
 		if len(s) <= keyspace.EmbstrMaxLen {
 			o.Enc = keyspace.EncEmbstr
 		}

@@ -43,7 +43,7 @@ func TestIncrDoesNotAllocate(t *testing.T) {
 		t.Errorf("last reply %q, want :2002", got)
 	}
 	o := e.KS.DBs[0].Peek("counter")
-	if o.Enc != keyspace.EncInt || o.Int != 2002 {
+	if o.Enc != keyspace.EncInt || o.Int() != 2002 {
 		t.Errorf("counter is %+v, want int 2002", o)
 	}
 }

@@ -10,7 +10,9 @@ package keyspace
 import (
 	"container/heap"
 	"math/rand/v2"
+	"unsafe"
 
+	"github.com/abacusdb/abacus/internal/ds/hash"
 	"github.com/abacusdb/abacus/internal/num"
 )
 
@@ -65,13 +67,14 @@ const (
 // set by SET are reported as embstr.
 const EmbstrMaxLen = 44
 
-// Object is one key's value. Strings live inline (Int for integer-encoded
-// strings, Str otherwise) so a string key costs one allocation besides its
-// bytes; other types hang a data structure off Val.
+// Object is one key's value. Strings live inline (an integer-encoded string
+// as the integer itself, others as a pointer to their bytes, both in the
+// cell u; see Int and Raw) and so does a hash (NewHash), so such a key costs
+// the object, its key bytes and its value's bytes; other types hang a data
+// structure off Val.
 //
-// Field order matters for speed: an Object is 96 bytes, so it starts on a
-// 32-byte boundary, and what a dict chain walk reads (Key, next, htag) sits
-// in the first 32 bytes, one cache line. The struct has no padding left.
+// Layout: 80 bytes, a size class of its own, with no padding. What a dict
+// chain walk reads (Key, next, htag) is in the first 32 bytes.
 type Object struct {
 	Key    string
 	next   *Object // chain in the dict
@@ -83,9 +86,68 @@ type Object struct {
 	hpos   int32  // 1 + index in the expiry heap; 0 when absent
 	fpos   int32  // 1 + index in the field-expiry heap (fieldexpiry.go); 0 when absent
 	Expire int64  // unix ms; 0 means no TTL
-	Int    int64
-	Str    []byte
 	Val    any
+	u      cell
+}
+
+// cell is two words: a string's bytes (p, and in n the length in the low
+// 40 bits and the spare capacity in the high 24) or integer (n, with p nil),
+// or a hash.Hash, whose layout is the same {pointer, word} (NewHash).
+type cell struct {
+	p unsafe.Pointer
+	n uint64
+}
+
+// A hash.Hash must be exactly a cell, word for word: the two asserts fail to
+// compile when the sizes differ, and hash.Hash documents its layout.
+var (
+	_ [unsafe.Sizeof(hash.Hash{}) - unsafe.Sizeof(cell{})]struct{}
+	_ [unsafe.Sizeof(cell{}) - unsafe.Sizeof(hash.Hash{})]struct{}
+)
+
+const (
+	rawLenBits  = 40
+	rawLenMask  = 1<<rawLenBits - 1
+	rawMaxSlack = 1<<(64-rawLenBits) - 1
+)
+
+// Raw returns a raw or embstr string's bytes, with their capacity, or nil
+// (integer-encoded strings, empty strings). Writing into the slice writes
+// the value; a value that grows past the capacity needs SetRaw.
+func (o *Object) Raw() []byte {
+	if o.u.p == nil {
+		return nil
+	}
+	n := o.u.n & rawLenMask
+	return unsafe.Slice((*byte)(o.u.p), n+o.u.n>>rawLenBits)[:n]
+}
+
+// SetRaw makes b (not copied) the string's bytes; the encoding is the
+// caller's to set. Capacity past 16 MiB beyond the length is not kept.
+func (o *Object) SetRaw(b []byte) {
+	if b == nil {
+		o.u = cell{}
+		return
+	}
+	slack := uint64(cap(b) - len(b))
+	if slack > rawMaxSlack {
+		slack = rawMaxSlack
+	}
+	o.u = cell{unsafe.Pointer(unsafe.SliceData(b)), uint64(len(b)) | slack<<rawLenBits}
+}
+
+// Int is an integer-encoded string's value, 0 for any other object.
+func (o *Object) Int() int64 {
+	if o.Enc != EncInt {
+		return 0
+	}
+	return int64(o.u.n)
+}
+
+// SetInt makes o the integer-encoded string v.
+func (o *Object) SetInt(v int64) {
+	o.Enc = EncInt
+	o.u = cell{nil, uint64(v)}
 }
 
 // NewString makes a string object the way SET stores one: integers that
@@ -98,7 +160,16 @@ func NewString(b []byte) *Object {
 
 // NewInt makes an integer-encoded string object.
 func NewInt(v int64) *Object {
-	return &Object{Type: TypeString, Enc: EncInt, Int: v}
+	o := &Object{Type: TypeString}
+	o.SetInt(v)
+	return o
+}
+
+// NewRaw makes a raw-encoded string object holding b (not copied).
+func NewRaw(b []byte) *Object {
+	o := &Object{Type: TypeString, Enc: EncRaw}
+	o.SetRaw(b)
+	return o
 }
 
 // NewValue makes an object of a non-string type.
@@ -106,15 +177,27 @@ func NewValue(t Type, v any) *Object {
 	return &Object{Type: t, Val: v}
 }
 
+// NewHash makes an empty hash object whose hash.Hash lives inside the
+// object (in u), so that a small hash costs the object and its block: no
+// separate header. Val points at it, so the object is used like any other
+// (o.Val.(*hash.Hash)); a hash made with hash.New works the same, with one
+// heap object more.
+func NewHash() (*Object, *hash.Hash) {
+	o := &Object{Type: TypeHash}
+	h := (*hash.Hash)(unsafe.Pointer(&o.u))
+	o.Val = h
+	return o, h
+}
+
 // SetString replaces the string value of o, choosing the encoding.
 func (o *Object) SetString(b []byte) {
 	if len(b) <= 20 {
 		if v, ok := parseInt(b); ok {
-			o.Enc, o.Int, o.Str = EncInt, v, nil
+			o.SetInt(v)
 			return
 		}
 	}
-	o.Str = append(o.Str[:0:0], b...)
+	o.SetRaw(append([]byte(nil), b...))
 	o.Enc = EncRaw
 	if len(b) <= EmbstrMaxLen {
 		o.Enc = EncEmbstr
@@ -125,18 +208,18 @@ func (o *Object) SetString(b []byte) {
 // formats into scratch (which may be nil).
 func (o *Object) Bytes(scratch []byte) []byte {
 	if o.Enc == EncInt {
-		return appendInt(scratch[:0], o.Int)
+		return appendInt(scratch[:0], o.Int())
 	}
-	return o.Str
+	return o.Raw()
 }
 
 // StrLen is the length of a string object's value.
 func (o *Object) StrLen() int {
 	if o.Enc == EncInt {
 		var tmp [24]byte
-		return len(appendInt(tmp[:0], o.Int))
+		return len(appendInt(tmp[:0], o.Int()))
 	}
-	return len(o.Str)
+	return int(o.u.n & rawLenMask)
 }
 
 // Keyspace is the set of databases plus the state shared by all of them.

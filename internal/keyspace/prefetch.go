@@ -80,8 +80,8 @@ func (d *dict) prefetch(keys [][]byte) uint64 {
 		if len(o.Key) > 0 {
 			sink += uint64(o.Key[0])
 		}
-		if len(o.Str) > 0 {
-			sink += uint64(o.Str[0])
+		if o.Type == TypeString && o.Enc != EncInt && o.StrLen() > 0 {
+			sink += uint64(*(*byte)(o.u.p))
 		}
 	}
 	return sink

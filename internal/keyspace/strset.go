@@ -43,18 +43,17 @@ func (db *DB) StoreString(cur *Object, key, val []byte, at int64, keepTTL bool) 
 func (o *Object) overwriteString(b []byte) {
 	if len(b) <= 20 {
 		if v, ok := parseInt(b); ok {
-			o.Enc, o.Int, o.Str = EncInt, v, nil
+			o.SetInt(v)
 			return
 		}
 	}
 	// A buffer much larger than the value (left by APPEND) is let go, as
 	// Redis frees the old object.
-	if n := cap(o.Str); o.Enc != EncInt && n >= len(b) && n <= 2*len(b)+32 {
-		o.Str = append(o.Str[:0], b...)
+	if cur := o.Raw(); o.Enc != EncInt && cap(cur) >= len(b) && cap(cur) <= 2*len(b)+32 {
+		o.SetRaw(append(cur[:0], b...))
 	} else {
-		o.Str = append([]byte(nil), b...)
+		o.SetRaw(append([]byte(nil), b...))
 	}
-	o.Int = 0
 	o.Enc = EncRaw
 	if len(b) <= EmbstrMaxLen {
 		o.Enc = EncEmbstr
@@ -70,7 +69,7 @@ func newStringObject(key, val []byte) (string, *Object) {
 	o := &Object{Type: TypeString}
 	if len(val) <= 20 {
 		if v, ok := parseInt(val); ok {
-			o.Enc, o.Int = EncInt, v
+			o.SetInt(v)
 			return string(key), o
 		}
 	}
@@ -81,7 +80,7 @@ func newStringObject(key, val []byte) (string, *Object) {
 	buf := make([]byte, len(key)+len(val))
 	copy(buf, key)
 	copy(buf[len(key):], val)
-	o.Str = buf[len(key):len(buf):len(buf)]
+	o.SetRaw(buf[len(key):len(buf):len(buf)])
 	if len(key) == 0 {
 		return "", o
 	}

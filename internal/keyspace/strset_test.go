@@ -36,7 +36,7 @@ func TestStoreStringNewKey(t *testing.T) {
 		// The value shares the key's allocation: growing it must not
 		// touch the key.
 		if o.Enc != EncInt {
-			o.Str = append(o.Str, "tail"...)
+			o.SetRaw(append(o.Raw(), "tail"...))
 			if o.Key != key {
 				t.Fatalf("%q: key became %q after an append", tc.val, o.Key)
 			}
@@ -44,7 +44,7 @@ func TestStoreStringNewKey(t *testing.T) {
 	}
 	// The empty key.
 	db.StoreString(nil, []byte{}, []byte("v"), 0, false)
-	if o := db.Lookup(""); o == nil || string(o.Str) != "v" {
+	if o := db.Lookup(""); o == nil || string(o.Raw()) != "v" {
 		t.Fatalf("empty key: %+v", o)
 	}
 }
@@ -55,29 +55,29 @@ func TestStoreStringOverwrite(t *testing.T) {
 	ks.Now = 5000
 	storeSet(db, "k", "first-value", 0, false)
 	o := db.Lookup("k")
-	buf := &o.Str[0]
+	buf := &o.Raw()[0]
 	ks.Now = 9000
 	storeSet(db, "k", "second", 0, false)
 	if db.Lookup("k") != o {
 		t.Fatal("a string key got a new object")
 	}
-	if string(o.Str) != "second" || o.Enc != EncEmbstr || &o.Str[0] != buf || o.LRU != 9 {
-		t.Fatalf("after overwrite: %q enc %d LRU %d, same buffer %v", o.Str, o.Enc, o.LRU, &o.Str[0] == buf)
+	if string(o.Raw()) != "second" || o.Enc != EncEmbstr || &o.Raw()[0] != buf || o.LRU != 9 {
+		t.Fatalf("after overwrite: %q enc %d LRU %d, same buffer %v", o.Raw(), o.Enc, o.LRU, &o.Raw()[0] == buf)
 	}
 	storeSet(db, "k", "42", 0, false)
-	if o.Enc != EncInt || o.Int != 42 || o.Str != nil {
+	if o.Enc != EncInt || o.Int() != 42 || o.Raw() != nil {
 		t.Fatalf("int overwrite: %+v", o)
 	}
 	storeSet(db, "k", "back-to-text", 0, false)
-	if o.Enc != EncEmbstr || o.Int != 0 || string(o.Str) != "back-to-text" {
+	if o.Enc != EncEmbstr || o.Int() != 0 || string(o.Raw()) != "back-to-text" {
 		t.Fatalf("text after int: %+v", o)
 	}
 	// A big buffer left by APPEND is not kept for a small value.
-	o.Str = append(o.Str, bytes.Repeat([]byte("y"), 4096)...)
+	o.SetRaw(append(o.Raw(), bytes.Repeat([]byte("y"), 4096)...))
 	o.Enc = EncRaw
 	storeSet(db, "k", "small", 0, false)
-	if cap(o.Str) > 64 || string(o.Str) != "small" {
-		t.Fatalf("kept a buffer of %d bytes for %q", cap(o.Str), o.Str)
+	if cap(o.Raw()) > 64 || string(o.Raw()) != "small" {
+		t.Fatalf("kept a buffer of %d bytes for %q", cap(o.Raw()), o.Raw())
 	}
 	o.Owned = true
 	storeSet(db, "k", "7", 0, false)
@@ -117,7 +117,7 @@ func TestStoreStringTTL(t *testing.T) {
 	// An expired key is not overwritten in place: the lookup reclaims it.
 	ks.Now = 9000
 	storeSet(db, "l", "t", 0, false)
-	if o := db.Lookup("l"); o.Expire != 0 || string(o.Str) != "t" || ks.Stats.ExpiredKeys != 1 || db.ExpiresLen() != 0 {
+	if o := db.Lookup("l"); o.Expire != 0 || string(o.Raw()) != "t" || ks.Stats.ExpiredKeys != 1 || db.ExpiresLen() != 0 {
 		t.Fatalf("after expiry: %+v expired %d heap %d", o, ks.Stats.ExpiredKeys, db.ExpiresLen())
 	}
 }

@@ -204,9 +204,13 @@ func (db *DB) restore(key string, prev *Object) {
 // cloneFor deep-copies o for the journal: the copy owns its bytes and
 // value and sits in no table or heap.
 func (o *Object) cloneFor(clone UndoCloner) *Object {
-	c := &Object{Type: o.Type, Enc: o.Enc, LRU: o.LRU, Expire: o.Expire, Int: o.Int, Key: o.Key, Owned: o.Owned}
-	if o.Str != nil {
-		c.Str = append([]byte(nil), o.Str...)
+	c := &Object{Type: o.Type, Enc: o.Enc, LRU: o.LRU, Expire: o.Expire, Key: o.Key, Owned: o.Owned}
+	switch {
+	case o.Type != TypeString:
+	case o.Enc == EncInt:
+		c.u = o.u
+	case o.Raw() != nil:
+		c.SetRaw(append([]byte(nil), o.Raw()...))
 	}
 	if o.Val != nil {
 		c.Val = clone(o.Type, o.Val)

@@ -87,7 +87,7 @@ func mutate(ks *Keyspace, r *rand.Rand) {
 				if l, ok := o.Val.(*listVal); ok {
 					l.items = append(l.items, "pushed") // an in-place change
 				} else if o.Enc == EncInt {
-					o.Int++
+					o.SetInt(o.Int() + 1)
 				}
 				db.Modified(k)
 			}
@@ -138,7 +138,7 @@ func TestUndoReadsTakeNoCopies(t *testing.T) {
 		t.Fatalf("one key written three ways saved %d states, want 1", n)
 	}
 	ks.Commit()
-	if o := db.Lookup("k1"); o == nil || o.Int != 5 {
+	if o := db.Lookup("k1"); o == nil || o.Int() != 5 {
 		t.Fatalf("commit lost the write: %+v", o)
 	}
 }

@@ -15,13 +15,13 @@ func checkInvariants(t testing.TB, h *Hash) {
 }
 
 func invariantErr(h *Hash) error {
-	if h.t == nil {
-		return lpInvariantErr(h.lp)
+	if h.tab() == nil {
+		return lpInvariantErr(h.block())
 	}
-	if len(h.lp) != 0 {
+	if len(h.block()) != 0 {
 		return fmt.Errorf("large hash keeps a small block")
 	}
-	return tableInvariantErr(h.t)
+	return tableInvariantErr(h.tab())
 }
 
 func lpInvariantErr(b []byte) error {

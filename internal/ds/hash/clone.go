@@ -5,15 +5,15 @@ package hash
 // expired but were not reclaimed yet are copied too; they stay invisible.
 func (h *Hash) Clone() *Hash {
 	n := &Hash{}
-	if h.lp != nil {
-		n.lp = append([]byte(nil), h.lp...)
+	if h.block() != nil {
+		n.setBlock(append([]byte(nil), h.block()...))
 	}
-	if t := h.t; t != nil {
+	if t := h.tab(); t != nil {
 		c := *t
 		c.arena = append([]byte(nil), t.arena...)
 		c.slots = append([]uint64(nil), t.slots...)
 		c.heap = append([]expEnt(nil), t.heap...)
-		n.t = &c
+		n.setTable(&c)
 	}
 	return n
 }

@@ -39,14 +39,14 @@ const (
 // Expiry returns field's expiry time in unix ms, 0 if it has none. exists is
 // false when the field is absent or expired.
 func (h *Hash) Expiry(now int64, field []byte) (at int64, exists bool) {
-	if h.t != nil {
-		_, r, ok := h.t.find(now, field)
+	if h.tab() != nil {
+		_, r, ok := h.tab().find(now, field)
 		if !ok {
 			return 0, false
 		}
-		return h.t.ttlOf(r), true
+		return h.tab().ttlOf(r), true
 	}
-	e, found := lpFind(h.lp, field)
+	e, found := lpFind(h.block(), field)
 	if !found || e.expiredAt(now) {
 		return 0, false
 	}
@@ -58,8 +58,8 @@ func (h *Hash) Expiry(now int64, field []byte) (at int64, exists bool) {
 // a small hash takes the listpackex form on the first call, whatever the
 // outcome.
 func (h *Hash) SetExpiry(now int64, field []byte, at int64, cond Cond) ExpireResult {
-	if h.t == nil && !lpIsEx(h.lp) && len(h.lp) > 0 {
-		h.lp = lpToEx(h.lp)
+	if h.tab() == nil && !lpIsEx(h.block()) && len(h.block()) > 0 {
+		h.setBlock(lpToEx(h.block()))
 	}
 	old, exists := h.Expiry(now, field)
 	if !exists {
@@ -79,9 +79,9 @@ func (h *Hash) SetExpiry(now int64, field []byte, at int64, cond Cond) ExpireRes
 	if at == old {
 		return ExpireSet
 	}
-	if h.t != nil {
-		i, r, _ := h.t.find(now, field)
-		h.t.relocate(i, r, h.t.value(r), at)
+	if h.tab() != nil {
+		i, r, _ := h.tab().find(now, field)
+		h.tab().relocate(i, r, h.tab().value(r), at)
 		return ExpireSet
 	}
 	h.lpMove(field, at)
@@ -91,13 +91,13 @@ func (h *Hash) SetExpiry(now int64, field []byte, at int64, cond Cond) ExpireRes
 // lpMove gives a live field of the (ex form) small hash a new expiry, moving
 // it to its place in the expiry order.
 func (h *Hash) lpMove(field []byte, ttl int64) {
-	e, _ := lpFind(h.lp, field)
+	e, _ := lpFind(h.block(), field)
 	// The field and value are copied out first: removal moves the bytes.
 	var buf [128]byte
-	fv := append(buf[:0], h.lp[e.fOff:e.fOff+e.fLen]...)
-	fv = append(fv, h.lp[e.vOff:e.vOff+e.vLen]...)
-	b := lpRemove(h.lp, e)
-	h.lp = lpInsert(b, lpInsertPos(b, ttl), fv[:e.fLen], fv[e.fLen:], ttl)
+	fv := append(buf[:0], h.block()[e.fOff:e.fOff+e.fLen]...)
+	fv = append(fv, h.block()[e.vOff:e.vOff+e.vLen]...)
+	b := lpRemove(h.block(), e)
+	h.setBlock(lpInsert(b, lpInsertPos(b, ttl), fv[:e.fLen], fv[e.fLen:], ttl))
 }
 
 // Persist removes field's TTL (HPERSIST). In the small form the field moves
@@ -110,7 +110,7 @@ func (h *Hash) Persist(now int64, field []byte) PersistResult {
 	case old == 0:
 		return PersistNoTTL
 	}
-	if t := h.t; t != nil {
+	if t := h.tab(); t != nil {
 		_, r, _ := t.find(now, field)
 		binary.LittleEndian.PutUint64(t.arena[r.ttlOff:], 0)
 		t.nttl--
@@ -126,17 +126,17 @@ func (h *Hash) Persist(now int64, field []byte) PersistResult {
 // <= now for fields not reclaimed yet; ok is false when no field has a TTL.
 // The keyspace can index hashes by it and call ExpireFields when it passes.
 func (h *Hash) NextExpiry() (at int64, ok bool) {
-	if t := h.t; t != nil {
+	if t := h.tab(); t != nil {
 		if len(t.heap) == 0 {
 			return 0, false
 		}
 		return t.heap[0].at, true
 	}
-	_, ex, p := lpHeader(h.lp)
-	if !ex || p == len(h.lp) {
+	_, ex, p := lpHeader(h.block())
+	if !ex || p == len(h.block()) {
 		return 0, false
 	}
-	e := lpEntryAt(h.lp, p, true)
+	e := lpEntryAt(h.block(), p, true)
 	return e.ttl, e.ttl != 0
 }
 
@@ -147,7 +147,7 @@ func (h *Hash) NextExpiry() (at int64, ok bool) {
 // fn must not modify the hash. The hash may be left empty: the caller
 // deletes the key.
 func (h *Hash) ExpireFields(now int64, max int, fn func(field []byte)) (removed int) {
-	if t := h.t; t != nil {
+	if t := h.tab(); t != nil {
 		for removed < max && len(t.heap) > 0 && t.heap[0].at <= now {
 			r := t.rec(int(t.heap[0].off))
 			f := t.field(r)
@@ -160,7 +160,7 @@ func (h *Hash) ExpireFields(now int64, max int, fn func(field []byte)) (removed 
 		}
 		return removed
 	}
-	b := h.lp
+	b := h.block()
 	n, ex, p := lpHeader(b)
 	if !ex {
 		return 0
@@ -179,7 +179,7 @@ func (h *Hash) ExpireFields(now int64, max int, fn func(field []byte)) (removed 
 	}
 	if removed > 0 {
 		b = resize(b, start, p, 0)
-		h.lp = lpSetHeader(b, n-removed, true)
+		h.setBlock(lpSetHeader(b, n-removed, true))
 	}
 	return removed
 }

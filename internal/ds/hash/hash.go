@@ -42,6 +42,7 @@ package hash
 
 import (
 	"math/rand/v2"
+	"unsafe"
 )
 
 // Limits are the thresholds at which a hash leaves the small form, the values
@@ -73,10 +74,51 @@ const (
 )
 
 // Hash is a Redis hash. The zero value is an empty hash ready to use.
+//
+// It is two words, so that the keyspace can keep it inside its Object rather
+// than as a separate heap object (keyspace.NewHash): p is the small form's
+// block (its first byte), or the *table of the large form when n has
+// tableBit; otherwise n is the block's length and, in the high half, its
+// capacity. The layout {pointer, word} is relied upon by package keyspace;
+// change both together.
 type Hash struct {
-	lp []byte // small form; see listpack.go. Unused when t != nil.
-	t  *table // large form, or nil
+	p unsafe.Pointer
+	n uint64
 }
+
+const tableBit = 1 << 63
+
+// block returns the small form's block (nil for the large form).
+func (h *Hash) block() []byte {
+	if h.p == nil || h.n&tableBit != 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(h.p), h.n>>32)[:uint32(h.n)]
+}
+
+// setBlock makes b the small form's block. Blocks stay under
+// maxListpackBytes plus slack, so length and capacity fit in 32 bits each.
+func (h *Hash) setBlock(b []byte) {
+	if cap(b) == 0 {
+		h.p, h.n = nil, 0
+		return
+	}
+	if uint64(cap(b)) >= 1<<31 {
+		b = b[:len(b):len(b)]
+	}
+	h.p = unsafe.Pointer(unsafe.SliceData(b))
+	h.n = uint64(len(b)) | uint64(cap(b))<<32
+}
+
+// tab returns the large form's table, or nil.
+func (h *Hash) tab() *table {
+	if h.n&tableBit == 0 {
+		return nil
+	}
+	return (*table)(h.p)
+}
+
+func (h *Hash) setTable(t *table) { h.p, h.n = unsafe.Pointer(t), tableBit }
 
 // New returns an empty hash.
 func New() *Hash { return new(Hash) }
@@ -99,9 +141,9 @@ func intN(r Rand, n int) int {
 // "hashtable".
 func (h *Hash) Encoding() string {
 	switch {
-	case h.t != nil:
+	case h.tab() != nil:
 		return EncHashtable
-	case lpIsEx(h.lp):
+	case lpIsEx(h.block()):
 		return EncListpackEx
 	default:
 		return EncListpack
@@ -111,19 +153,19 @@ func (h *Hash) Encoding() string {
 // Len returns the number of live fields. It costs O(1) unless fields have
 // expired without being reclaimed, then O(expired).
 func (h *Hash) Len(now int64) int {
-	if h.t != nil {
-		return h.t.count - h.t.countExpired(now)
+	if h.tab() != nil {
+		return h.tab().count - h.tab().countExpired(now)
 	}
-	return lpLen(h.lp, now)
+	return lpLen(h.block(), now)
 }
 
 // Get returns the value of field. The slice aliases the hash (see the package
 // comment).
 func (h *Hash) Get(now int64, field []byte) (value []byte, ok bool) {
-	if h.t != nil {
-		return h.t.get(now, field)
+	if h.tab() != nil {
+		return h.tab().get(now, field)
 	}
-	v, ttl, found := lpGet(h.lp, field)
+	v, ttl, found := lpGet(h.block(), field)
 	if !found || ttl != 0 && ttl <= now {
 		return nil, false
 	}
@@ -185,7 +227,7 @@ func (h *Hash) SetNX(now int64, field, value []byte, lim Limits) (set bool) {
 }
 
 func (h *Hash) put(now int64, field, value []byte, mode int, at int64, lim Limits) bool {
-	if h.t == nil {
+	if h.tab() == nil {
 		if len(field) <= lim.MaxListpackValue && len(value) <= lim.MaxListpackValue {
 			if created, done := h.lpPut(now, field, value, mode, at, lim); done {
 				return created
@@ -193,13 +235,13 @@ func (h *Hash) put(now int64, field, value []byte, mode int, at int64, lim Limit
 		}
 		h.convert(1)
 	}
-	return h.t.put(now, field, value, mode, at)
+	return h.tab().put(now, field, value, mode, at)
 }
 
 // convert moves a small hash to the large form, with room for extra more
 // fields.
 func (h *Hash) convert(extra int) {
-	b := h.lp
+	b := h.block()
 	n, ex, p := lpHeader(b)
 	t := newTable(n+extra, len(b))
 	for p < len(b) {
@@ -207,21 +249,20 @@ func (h *Hash) convert(extra int) {
 		t.appendNew(b[e.fOff:e.fOff+e.fLen], b[e.vOff:e.vOff+e.vLen], e.ttl)
 		p = e.end
 	}
-	h.t = t
-	h.lp = nil
+	h.setTable(t)
 }
 
 // Delete removes field and reports whether it was live. An expired field is
 // removed too, but reported as absent.
 func (h *Hash) Delete(now int64, field []byte) (deleted bool) {
-	if h.t != nil {
-		return h.t.delete(now, field)
+	if h.tab() != nil {
+		return h.tab().delete(now, field)
 	}
-	e, found := lpFind(h.lp, field)
+	e, found := lpFind(h.block(), field)
 	if !found {
 		return false
 	}
-	h.lp = lpRemove(h.lp, e)
+	h.setBlock(lpRemove(h.block(), e))
 	return !e.expiredAt(now)
 }
 
@@ -247,11 +288,11 @@ func (h *Hash) Range(now int64, fn func(field, value []byte) bool) {
 // RangeWithExpiry is Range that also passes each field's expiry time (0 for
 // none), for persistence and DUMP.
 func (h *Hash) RangeWithExpiry(now int64, fn func(field, value []byte, at int64) bool) {
-	if h.t != nil {
-		h.t.rangeLive(now, fn)
+	if h.tab() != nil {
+		h.tab().rangeLive(now, fn)
 		return
 	}
-	b := h.lp
+	b := h.block()
 	_, ex, p := lpHeader(b)
 	for p < len(b) {
 		e := lpEntryAt(b, p, ex)
@@ -268,9 +309,9 @@ func (h *Hash) RangeWithExpiry(now int64, fn func(field, value []byte, at int64)
 // MemoryUsage estimates the bytes the hash holds on the heap, including the
 // Hash itself.
 func (h *Hash) MemoryUsage() int {
-	const hashSize = 32
-	if h.t != nil {
-		return hashSize + h.t.memoryUsage()
+	const hashSize = 16
+	if h.tab() != nil {
+		return hashSize + h.tab().memoryUsage()
 	}
-	return hashSize + cap(h.lp)
+	return hashSize + cap(h.block())
 }

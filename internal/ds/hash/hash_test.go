@@ -629,8 +629,8 @@ func TestStaleHeapRebuild(t *testing.T) {
 	for i := range 990 {
 		h.Persist(0, fmt.Appendf(nil, "f%d", i))
 	}
-	if len(h.t.heap) > 2*10+64 {
-		t.Errorf("heap of %d entries for 10 TTLs", len(h.t.heap))
+	if len(h.tab().heap) > 2*10+64 {
+		t.Errorf("heap of %d entries for 10 TTLs", len(h.tab().heap))
 	}
 	if at, _ := h.NextExpiry(); at != 1990 {
 		t.Errorf("NextExpiry %d", at)
@@ -643,7 +643,7 @@ func TestHomeBeyondTag(t *testing.T) {
 	for i := range 100 {
 		h.Set(0, fmt.Appendf(nil, "f%d", i), b("v"), Limits{})
 	}
-	tb := h.t
+	tb := h.tab()
 	for _, s := range tb.slots {
 		if s == 0 {
 			continue
@@ -694,8 +694,8 @@ func TestCompaction(t *testing.T) {
 	}
 	live := 0
 	h.Range(0, func(f, v []byte) bool { live += len(f) + len(v) + 3; return true })
-	if len(h.t.arena) > 2*live+8*n {
-		t.Errorf("arena %d bytes for %d live bytes", len(h.t.arena), live)
+	if len(h.tab().arena) > 2*live+8*n {
+		t.Errorf("arena %d bytes for %d live bytes", len(h.tab().arena), live)
 	}
 	for i := range n {
 		if v, _ := h.Get(0, fmt.Appendf(nil, "f%d", i)); len(v) != 5 {

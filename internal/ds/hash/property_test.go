@@ -326,7 +326,7 @@ func runProperty(t *testing.T, c propConfig) {
 				t.Fatalf("op %d NextExpiry=%d,%v want %d,%v", op, at, ok, wat, wok)
 			}
 		}
-		if h.t != nil {
+		if h.tab() != nil {
 			wasLarge = true
 		} else if wasLarge {
 			t.Fatalf("op %d: hash went back to the small form", op)
@@ -359,7 +359,7 @@ func compareAll(t *testing.T, op int, h *Hash, m *model, now int64) {
 	if len(got) != m.liveLen(now) {
 		t.Fatalf("op %d Range gave %d fields, want %d", op, len(got), m.liveLen(now))
 	}
-	if h.t == nil {
+	if h.tab() == nil {
 		var want []string
 		for _, f := range m.order {
 			if m.live(f, now) {

@@ -3,7 +3,7 @@ package hash
 // RandomField returns a uniformly chosen live field and its value
 // (HRANDFIELD without a count).
 func (h *Hash) RandomField(now int64, r Rand) (field, value []byte, ok bool) {
-	if t := h.t; t != nil {
+	if t := h.tab(); t != nil {
 		off, ok := t.randomLive(now, r)
 		if !ok {
 			return nil, nil, false
@@ -11,17 +11,17 @@ func (h *Hash) RandomField(now int64, r Rand) (field, value []byte, ok bool) {
 		rc := t.rec(off)
 		return t.field(rc), t.value(rc), true
 	}
-	n := lpLen(h.lp, now)
+	n := lpLen(h.block(), now)
 	if n == 0 {
 		return nil, nil, false
 	}
 	k := intN(r, n)
-	_, p := lpExpiredPrefix(h.lp, now)
-	ex := lpIsEx(h.lp)
+	_, p := lpExpiredPrefix(h.block(), now)
+	ex := lpIsEx(h.block())
 	for {
-		e := lpEntryAt(h.lp, p, ex)
+		e := lpEntryAt(h.block(), p, ex)
 		if k == 0 {
-			return h.lp[e.fOff : e.fOff+e.fLen], h.lp[e.vOff : e.vOff+e.vLen], true
+			return h.block()[e.fOff : e.fOff+e.fLen], h.block()[e.vOff : e.vOff+e.vLen], true
 		}
 		k--
 		p = e.end
@@ -45,7 +45,7 @@ func (h *Hash) RandomFields(now int64, count int, repeat bool, r Rand, fn func(f
 		h.Range(now, func(f, v []byte) bool { fn(f, v); return true })
 		return
 	}
-	if t := h.t; t != nil && (repeat || count*3 <= n) {
+	if t := h.tab(); t != nil && (repeat || count*3 <= n) {
 		// Pick slots at random; for distinct picks remember what was given.
 		var seen map[int]struct{}
 		if !repeat {
@@ -70,13 +70,13 @@ func (h *Hash) RandomFields(now int64, count int, repeat bool, r Rand, fn func(f
 	// partial Fisher-Yates shuffle.
 	offs := h.liveOffsets(now, n)
 	emit := func(off int) {
-		if h.t != nil {
-			rc := h.t.rec(off)
-			fn(h.t.field(rc), h.t.value(rc))
+		if h.tab() != nil {
+			rc := h.tab().rec(off)
+			fn(h.tab().field(rc), h.tab().value(rc))
 			return
 		}
-		e := lpEntryAt(h.lp, off, lpIsEx(h.lp))
-		fn(h.lp[e.fOff:e.fOff+e.fLen], h.lp[e.vOff:e.vOff+e.vLen])
+		e := lpEntryAt(h.block(), off, lpIsEx(h.block()))
+		fn(h.block()[e.fOff:e.fOff+e.fLen], h.block()[e.vOff:e.vOff+e.vLen])
 	}
 	if repeat {
 		for range count {
@@ -95,7 +95,7 @@ func (h *Hash) RandomFields(now int64, count int, repeat bool, r Rand, fn func(f
 // records (large form).
 func (h *Hash) liveOffsets(now int64, n int) []int {
 	offs := make([]int, 0, n)
-	if t := h.t; t != nil {
+	if t := h.tab(); t != nil {
 		for p := 0; p < len(t.arena); {
 			rc := t.rec(p)
 			p = rc.end
@@ -109,10 +109,10 @@ func (h *Hash) liveOffsets(now int64, n int) []int {
 		}
 		return offs
 	}
-	_, p := lpExpiredPrefix(h.lp, now)
-	ex := lpIsEx(h.lp)
-	for p < len(h.lp) {
-		e := lpEntryAt(h.lp, p, ex)
+	_, p := lpExpiredPrefix(h.block(), now)
+	ex := lpIsEx(h.block())
+	for p < len(h.block()) {
+		e := lpEntryAt(h.block(), p, ex)
 		offs = append(offs, p)
 		p = e.end
 	}

@@ -17,14 +17,14 @@ package hash
 // shift deletion keeps every field between its home and the next empty
 // slot, so the run holds all the fields whose home is in it.
 func (h *Hash) Scan(now int64, cursor uint64, count int, fn func(field, value []byte)) (next uint64) {
-	if h.t == nil {
+	if h.tab() == nil {
 		h.Range(now, func(f, v []byte) bool { fn(f, v); return true })
 		return 0
 	}
 	if count <= 0 {
 		count = 10
 	}
-	t := h.t
+	t := h.tab()
 	size := len(t.slots)
 	shift := 64 - t.bits
 	lo := int(cursor >> shift)
