@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 )
 
 var benchSizes = []struct {
@@ -28,6 +29,14 @@ func benchData(n int) []byte {
 
 var sink uint64
 
+// cpuStart and cpuReport bracket a benchmark loop: bytes per CPU-second,
+// as "cpuMB/s" (see cpuTime).
+func cpuReport(b *testing.B, start time.Duration, bytes int64) {
+	if d := cpuTime() - start; d > 0 && start > 0 {
+		b.ReportMetric(float64(bytes)*float64(b.N)/d.Seconds()/1e6, "cpuMB/s")
+	}
+}
+
 // BenchmarkUpdate runs every implementation and Go's hash/crc64 with the
 // same polynomial (its table built once, outside the loop) on each size.
 func BenchmarkUpdate(b *testing.B) {
@@ -47,9 +56,11 @@ func BenchmarkUpdate(b *testing.B) {
 				p := benchData(s.n)
 				b.SetBytes(int64(len(p)))
 				var crc uint64
+				t0 := cpuTime()
 				for b.Loop() {
 					crc = f(crc, p)
 				}
+				cpuReport(b, t0, int64(len(p)))
 				sink = crc
 			})
 		}
@@ -108,9 +119,11 @@ func BenchmarkParallel1GiB(b *testing.B) {
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			b.SetBytes(int64(len(p)))
+			t0 := cpuTime()
 			for b.Loop() {
 				sink = ChecksumParallel(p, w)
 			}
+			cpuReport(b, t0, int64(len(p)))
 		})
 	}
 }
@@ -136,6 +149,7 @@ func BenchmarkBandwidth1GiB(b *testing.B) {
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("xorsum/workers=%d", w), func(b *testing.B) {
 			b.SetBytes(int64(len(p)))
+			t0 := cpuTime()
 			for b.Loop() {
 				var wg sync.WaitGroup
 				share := len(p) / w
@@ -150,6 +164,7 @@ func BenchmarkBandwidth1GiB(b *testing.B) {
 				wg.Wait()
 				sink = res[0]
 			}
+			cpuReport(b, t0, int64(len(p)))
 		})
 	}
 }

@@ -6,8 +6,10 @@ import "encoding/binary"
 // feeding byte b to a zero register. tab[k][b] is the contribution of a byte
 // that is followed by k more bytes, so slicing-by-n folds n bytes with n
 // independent lookups.
-var tab = func() *[16][256]uint64 {
-	t := new([16][256]uint64)
+// tab is an array, not a pointer, so the loops address it directly.
+var tab = makeTab()
+
+func makeTab() (t [16][256]uint64) {
 	for b := range 256 {
 		r := uint64(b)
 		for range 8 {
@@ -22,30 +24,33 @@ var tab = func() *[16][256]uint64 {
 		}
 	}
 	return t
-}()
+}
 
 // updateBytes is the one-table loop, for short inputs and tails.
 func updateBytes(crc uint64, p []byte) uint64 {
-	t := &tab[0]
 	for _, c := range p {
-		crc = crc>>8 ^ t[byte(crc)^c]
+		crc = crc>>8 ^ tab[0][byte(crc)^c]
 	}
 	return crc
 }
 
-// fold8 feeds the eight bytes of the little-endian word v to crc.
+// fold8 feeds the eight bytes of the little-endian word v to crc. The Go
+// compiler does not inline it (too large), so the loops below repeat its
+// body; it is kept for mulmod and as their specification.
 func fold8(crc, v uint64) uint64 {
-	t := tab
 	crc ^= v
-	return t[7][byte(crc)] ^ t[6][byte(crc>>8)] ^ t[5][byte(crc>>16)] ^
-		t[4][byte(crc>>24)] ^ t[3][byte(crc>>32)] ^ t[2][byte(crc>>40)] ^
-		t[1][byte(crc>>48)] ^ t[0][byte(crc>>56)]
+	return tab[7][byte(crc)] ^ tab[6][byte(crc>>8)] ^ tab[5][byte(crc>>16)] ^
+		tab[4][byte(crc>>24)] ^ tab[3][byte(crc>>32)] ^ tab[2][byte(crc>>40)] ^
+		tab[1][byte(crc>>48)] ^ tab[0][byte(crc>>56)]
 }
 
 // updateSlicing8 is slicing-by-8: one 64-bit word per step.
 func updateSlicing8(crc uint64, p []byte) uint64 {
 	for len(p) >= 8 {
-		crc = fold8(crc, binary.LittleEndian.Uint64(p))
+		crc ^= binary.LittleEndian.Uint64(p)
+		crc = tab[7][byte(crc)] ^ tab[6][byte(crc>>8)] ^ tab[5][byte(crc>>16)] ^
+			tab[4][byte(crc>>24)] ^ tab[3][byte(crc>>32)] ^ tab[2][byte(crc>>40)] ^
+			tab[1][byte(crc>>48)] ^ tab[0][byte(crc>>56)]
 		p = p[8:]
 	}
 	return updateBytes(crc, p)
@@ -53,7 +58,7 @@ func updateSlicing8(crc uint64, p []byte) uint64 {
 
 // updateSlicing16 is slicing-by-16: two words per step, sixteen lookups.
 func updateSlicing16(crc uint64, p []byte) uint64 {
-	t := tab
+	t := &tab
 	for len(p) >= 16 {
 		a := crc ^ binary.LittleEndian.Uint64(p)
 		b := binary.LittleEndian.Uint64(p[8:])
@@ -96,14 +101,23 @@ func updateSlicing3(crc uint64, p []byte) uint64 {
 		a, b, c := p[:stride:stride], p[stride:2*stride:2*stride], p[2*stride:3*stride:3*stride]
 		c0, c1, c2 := crc, uint64(0), uint64(0)
 		for i := 0; i < stride; i += 8 {
-			c0 = fold8(c0, binary.LittleEndian.Uint64(a[i:]))
-			c1 = fold8(c1, binary.LittleEndian.Uint64(b[i:]))
-			c2 = fold8(c2, binary.LittleEndian.Uint64(c[i:]))
+			c0 ^= binary.LittleEndian.Uint64(a[i:])
+			c1 ^= binary.LittleEndian.Uint64(b[i:])
+			c2 ^= binary.LittleEndian.Uint64(c[i:])
+			c0 = tab[7][byte(c0)] ^ tab[6][byte(c0>>8)] ^ tab[5][byte(c0>>16)] ^
+				tab[4][byte(c0>>24)] ^ tab[3][byte(c0>>32)] ^ tab[2][byte(c0>>40)] ^
+				tab[1][byte(c0>>48)] ^ tab[0][byte(c0>>56)]
+			c1 = tab[7][byte(c1)] ^ tab[6][byte(c1>>8)] ^ tab[5][byte(c1>>16)] ^
+				tab[4][byte(c1>>24)] ^ tab[3][byte(c1>>32)] ^ tab[2][byte(c1>>40)] ^
+				tab[1][byte(c1>>48)] ^ tab[0][byte(c1>>56)]
+			c2 = tab[7][byte(c2)] ^ tab[6][byte(c2>>8)] ^ tab[5][byte(c2>>16)] ^
+				tab[4][byte(c2>>24)] ^ tab[3][byte(c2>>32)] ^ tab[2][byte(c2>>40)] ^
+				tab[1][byte(c2>>48)] ^ tab[0][byte(c2>>56)]
 		}
 		crc = mul(mul(c0, xpowStride)^c1, xpowStride) ^ c2
 		p = p[3*stride:]
 	}
-	return updateSlicing8(crc, p)
+	return updateSlicing16(crc, p)
 }
 
 // updateGeneric is the portable implementation.
@@ -111,5 +125,5 @@ func updateGeneric(crc uint64, p []byte) uint64 {
 	if len(p) >= 3*stride {
 		return updateSlicing3(crc, p)
 	}
-	return updateSlicing8(crc, p)
+	return updateSlicing16(crc, p)
 }
