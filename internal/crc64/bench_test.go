@@ -13,7 +13,7 @@ import (
 var benchSizes = []struct {
 	name string
 	n    int
-}{{"64B", 64}, {"1KiB", 1 << 10}, {"64KiB", 64 << 10}, {"1MiB", 1 << 20}, {"64MiB", 64 << 20}}
+}{{"16B", 16}, {"64B", 64}, {"1KiB", 1 << 10}, {"64KiB", 64 << 10}, {"1MiB", 1 << 20}, {"64MiB", 64 << 20}}
 
 var (
 	benchBufOnce sync.Once
@@ -81,6 +81,7 @@ func BenchmarkCombine(b *testing.B) {
 		b.Run(l.name, func(b *testing.B) {
 			crc := uint64(0x0123456789abcdef)
 			i := 0
+			t0 := cpuTime()
 			for b.Loop() {
 				n := l.n
 				if n < 0 {
@@ -88,6 +89,9 @@ func BenchmarkCombine(b *testing.B) {
 					i++
 				}
 				crc = Combine(crc, 0x5555, n)
+			}
+			if d := cpuTime() - t0; t0 > 0 && d > 0 {
+				b.ReportMetric(float64(d.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 			sink = crc
 		})

@@ -21,7 +21,7 @@ var hasVPCLMUL = hasCLMUL && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL &&
 
 // foldMin is the shortest input handed to the folding code; below it the
 // fixed cost of setting up and reducing the lanes beats slicing-by-8.
-const foldMin = 128
+const foldMin = 32
 
 func update(crc uint64, p []byte) uint64 {
 	switch {

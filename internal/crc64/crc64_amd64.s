@@ -34,8 +34,8 @@
 
 // func foldSSE(crc uint64, p *byte, n int, k *foldConsts) uint64
 //
-// n is a multiple of 16 and at least 128. Eight 128-bit lanes fold 128
-// bytes per round; the lanes are then folded onto the last one, the
+// n is a multiple of 16 and at least 16. Inputs under 128 bytes take one
+// lane. Otherwise eight 128-bit lanes fold 128 bytes per round; the lanes are then folded onto the last one, the
 // remaining 16-byte blocks folded in one at a time, and the 128-bit
 // remainder reduced to 64 bits (x^64 times it, mod P, by Barrett).
 TEXT ·foldSSE(SB), NOSPLIT, $0-40
@@ -43,6 +43,8 @@ TEXT ·foldSSE(SB), NOSPLIT, $0-40
 	MOVQ p+8(FP), SI
 	MOVQ n+16(FP), CX
 	MOVQ k+24(FP), DX
+	CMPQ CX, $128
+	JB one
 	MOVOU 0(SI), X0
 	MOVOU 16(SI), X1
 	MOVOU 32(SI), X2
@@ -156,6 +158,16 @@ lanes:
 	PCLMULQDQ $0x11, X14, X8
 	PXOR X6, X7
 	PXOR X8, X7
+	JMP loop1k
+
+one:
+	MOVOU (SI), X7
+	MOVQ AX, X8
+	PXOR X8, X7
+	ADDQ $16, SI
+	SUBQ $16, CX
+
+loop1k:
 	MOVOU K128(DX), X15
 
 loop1:
