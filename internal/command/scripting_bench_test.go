@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/clock"
@@ -19,9 +20,15 @@ import (
 // redis.call without the network. bench/scriptbench compares the same
 // scripts with redis-server over the network.
 
-func scriptBenchEnv(b *testing.B, body string) (*Env, *Session, string) {
+func scriptBenchEnv(b *testing.B, body string, transactional bool) (*Env, *Session, string) {
 	b.Helper()
-	e := NewEnv(keyspace.New(16), config.New(), clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cfg := config.New()
+	if transactional {
+		if err := cfg.SetMany([][2]string{{"script-transactional", "yes"}}, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	e := NewEnv(keyspace.New(16), cfg, clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	s := &Session{Proto: 2, Authed: true}
 	var w resp.Writer
 	e.Execute(s, [][]byte{[]byte("SCRIPT"), []byte("LOAD"), []byte(body)}, &w)
@@ -32,10 +39,19 @@ func scriptBenchEnv(b *testing.B, body string) (*Env, *Session, string) {
 	return e, s, sha
 }
 
+// benchEvalsha runs the script plain and all-or-nothing (sub-benchmarks
+// plain and transactional).
 func benchEvalsha(b *testing.B, body string, args func(i int) [][]byte) {
-	e, s, sha := scriptBenchEnv(b, body)
+	b.Run("plain", func(b *testing.B) { benchEvalshaRun(b, body, false, args) })
+	b.Run("transactional", func(b *testing.B) { benchEvalshaRun(b, body, true, args) })
+}
+
+func benchEvalshaRun(b *testing.B, body string, transactional bool, args func(i int) [][]byte) {
+	e, s, sha := scriptBenchEnv(b, body, transactional)
 	var w resp.Writer
 	b.ReportAllocs()
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		w.Reset()
@@ -44,6 +60,11 @@ func benchEvalsha(b *testing.B, body string, args func(i int) [][]byte) {
 			b.Fatalf("%q", w.Buf)
 		}
 	}
+	b.StopTimer()
+	// The process's CPU time per call: steadier than ns/op on a machine
+	// shared with other work.
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	b.ReportMetric(float64(ru1.Utime.Nano()+ru1.Stime.Nano()-ru0.Utime.Nano()-ru0.Stime.Nano())/float64(b.N), "cpu-ns/op")
 }
 
 func BenchmarkEvalshaIncr10(b *testing.B) {

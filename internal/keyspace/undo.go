@@ -2,7 +2,7 @@ package keyspace
 
 import (
 	"container/heap"
-	"strings"
+	"unsafe"
 )
 
 // The undo journal behind all-or-nothing scripts.
@@ -32,9 +32,15 @@ type UndoCloner func(t Type, v any) any
 
 type undoEntry struct {
 	db  *DB
-	key string
-	// prev is the saved object, nil when the key was absent.
-	prev *Object
+	key string // in the journal's key arena (keys)
+	// prev is the saved object when had is set (the key was present).
+	// It is kept by value: a journal of small values allocates nothing
+	// per key, and an object is made from it only by Rollback.
+	prev Object
+	had  bool
+	// forgotten marks an entry whose database was flushed or swapped
+	// after it: the key must be saved again on its next change.
+	forgotten bool
 	// Whole-table entries: a flushed table, or a swap of two databases.
 	flushed *tables
 	swapped *DB
@@ -47,13 +53,28 @@ type tables struct {
 	fexp    fieldHeap
 }
 
+// seenScan is how many entries are searched one by one for a key already
+// saved; past it the journal indexes its keys in a map. Scripts mostly
+// write a handful of keys, for which a scan beats hashing.
+const seenScan = 16
+
+// keyArenaKeep is the key arena capacity kept from one journal to the next.
+const keyArenaKeep = 64 << 10
+
 type undoLog struct {
 	on      bool
 	writes  bool // the running command may write: lookups journal
 	clone   UndoCloner
-	seen    map[undoKey]struct{}
+	seen    map[undoKey]struct{} // the saved keys, once entries pass seenScan
+	indexed bool                 // seen is in use
 	entries []undoEntry
-	stats   Stats
+	// keys holds the saved keys' bytes: lookups pass keys that alias the
+	// request, and a copy each would be an allocation per key. A string
+	// made from the arena stays valid when the arena grows (it keeps the
+	// old array); the arena is reused only once the journal is closed and
+	// no entry refers to it.
+	keys  []byte
+	stats Stats
 }
 
 type undoKey struct {
@@ -71,9 +92,6 @@ func (ks *Keyspace) BeginUndo(clone UndoCloner) {
 	// journal costs no allocation but its copies.
 	u := &ks.undo
 	u.on, u.writes, u.clone, u.stats = true, false, clone, ks.Stats
-	if u.seen == nil {
-		u.seen = map[undoKey]struct{}{}
-	}
 	ks.StartWatchJournal()
 }
 
@@ -99,9 +117,17 @@ func (ks *Keyspace) Commit() {
 // reset closes the journal, keeping its memory for the next one.
 func (u *undoLog) reset() {
 	u.on, u.writes, u.clone = false, false, nil
-	clear(u.seen)
+	if u.indexed {
+		clear(u.seen)
+		u.indexed = false
+	}
 	clear(u.entries)
 	u.entries = u.entries[:0]
+	if cap(u.keys) > keyArenaKeep {
+		u.keys = nil
+	} else {
+		u.keys = u.keys[:0]
+	}
 }
 
 // Rollback puts back every saved state, newest first, restores the
@@ -120,8 +146,12 @@ func (ks *Keyspace) Rollback() {
 			e.db.dict, e.db.expires, e.db.fexp = e.flushed.dict, e.flushed.expires, e.flushed.fexp
 		case e.swapped != nil:
 			swapTables(e.db, e.swapped)
+		case e.had:
+			prev := new(Object)
+			*prev = e.prev
+			e.db.restore(e.key, prev)
 		default:
-			e.db.restore(e.key, e.prev)
+			e.db.restore(e.key, nil)
 		}
 	}
 	ks.Stats = u.stats
@@ -132,19 +162,53 @@ func (ks *Keyspace) Rollback() {
 // journal saves key's current state if this is its first change.
 func (db *DB) journal(key string) {
 	u := &db.ks.undo
-	if _, ok := u.seen[undoKey{db, key}]; ok {
+	if u.saved(db, key) {
 		return
 	}
-	// The journal keeps its own copy of the key: lookups pass keys that
-	// alias the request (converted without allocating), and storing them
-	// would make every caller's conversion allocate.
-	k := strings.Clone(key)
-	u.seen[undoKey{db, k}] = struct{}{}
-	var prev *Object
+	start := len(u.keys)
+	u.keys = append(u.keys, key...)
+	k := unsafe.String(unsafe.SliceData(u.keys[start:]), len(key))
+	u.entries = append(u.entries, undoEntry{db: db, key: k})
+	e := &u.entries[len(u.entries)-1]
 	if o := db.dict.Get(key); o != nil {
-		prev = o.cloneFor(u.clone)
+		o.cloneInto(&e.prev, u.clone)
+		e.had = true
 	}
-	u.entries = append(u.entries, undoEntry{db: db, key: k, prev: prev})
+	if u.indexed {
+		u.seen[undoKey{db, k}] = struct{}{}
+	} else if len(u.entries) > seenScan {
+		u.index()
+	}
+}
+
+// saved reports whether key of db has been saved since the journal opened
+// (or since db was last flushed or swapped).
+func (u *undoLog) saved(db *DB, key string) bool {
+	if u.indexed {
+		_, ok := u.seen[undoKey{db, key}]
+		return ok
+	}
+	for i := range u.entries {
+		e := &u.entries[i]
+		if e.db == db && e.key == key && !e.forgotten && e.flushed == nil && e.swapped == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// index moves the saved keys into the seen map.
+func (u *undoLog) index() {
+	if u.seen == nil {
+		u.seen = map[undoKey]struct{}{}
+	}
+	for i := range u.entries {
+		e := &u.entries[i]
+		if !e.forgotten && e.flushed == nil && e.swapped == nil {
+			u.seen[undoKey{e.db, e.key}] = struct{}{}
+		}
+	}
+	u.indexed = true
 }
 
 // journalLookup is the lookup-time hook: it saves key when the running
@@ -171,8 +235,16 @@ func (ks *Keyspace) journalSwap(a, b *DB) {
 	ks.undo.forget(b)
 }
 
-// forget drops db's keys from the seen set, so they are saved again.
+// forget drops db's keys from the saved ones, so they are saved again.
 func (u *undoLog) forget(db *DB) {
+	for i := range u.entries {
+		if u.entries[i].db == db {
+			u.entries[i].forgotten = true
+		}
+	}
+	if !u.indexed {
+		return
+	}
 	for k := range u.seen {
 		if k.db == db {
 			delete(u.seen, k)
@@ -201,10 +273,10 @@ func (db *DB) restore(key string, prev *Object) {
 	db.indexFields(prev)
 }
 
-// cloneFor deep-copies o for the journal: the copy owns its bytes and
-// value and sits in no table or heap.
-func (o *Object) cloneFor(clone UndoCloner) *Object {
-	c := &Object{Type: o.Type, Enc: o.Enc, LRU: o.LRU, Expire: o.Expire, Key: o.Key, Owned: o.Owned}
+// cloneInto deep-copies o into c for the journal: the copy owns its bytes
+// and value and sits in no table or heap.
+func (o *Object) cloneInto(c *Object, clone UndoCloner) {
+	*c = Object{Type: o.Type, Enc: o.Enc, LRU: o.LRU, Expire: o.Expire, Key: o.Key, Owned: o.Owned}
 	switch {
 	case o.Type != TypeString:
 	case o.Enc == EncInt:
@@ -213,7 +285,6 @@ func (o *Object) cloneFor(clone UndoCloner) *Object {
 		c.SetRaw(append([]byte(nil), o.Raw()...))
 	}
 	if o.Val != nil {
-		c.Val = clone(o.Type, o.Val)
+		c.SetVal(clone(o.Type, o.Val()))
 	}
-	return c
 }

@@ -157,6 +157,9 @@ func toInt32(v float64) int32 {
 // or hexadecimal (0x..., also with a binary exponent) forms, "inf",
 // "infinity" and "nan". It reports false when the string is not a number.
 func str2number(s string) (float64, bool) {
+	if v, ok := smallInt(s); ok {
+		return v, true
+	}
 	i, j := 0, len(s)
 	for i < j && isSpace(s[i]) {
 		i++
@@ -224,6 +227,33 @@ func str2number(s string) (float64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// smallInt is str2number's fast path for the common case, a plain decimal
+// integer of at most 15 digits (exact in a float64), optionally negative.
+func smallInt(s string) (float64, bool) {
+	body := s
+	if len(body) > 0 && body[0] == '-' {
+		body = body[1:]
+	}
+	if len(body) == 0 || len(body) > 15 {
+		return 0, false
+	}
+	var n int64
+	for k := 0; k < len(body); k++ {
+		c := body[k]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(body) < len(s) {
+		if n == 0 {
+			return math.Copysign(0, -1), true // strtod's -0
+		}
+		n = -n
+	}
+	return float64(n), true
 }
 
 // parseHexFloat parses the digits after "0x": hex digits, an optional

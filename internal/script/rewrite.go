@@ -1,6 +1,8 @@
 package script
 
 import (
+	"unsafe"
+
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/ast"
 )
@@ -174,6 +176,10 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 }
 
 // luaConcat is the .. operator: Lua 5.1's luaV_concat.
+// bytesString turns b into a string without copying. b must be a buffer
+// made for the string and never written again.
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 func luaConcat(L *lua.LState) int {
 	n := L.GetTop()
 	// The common case: only strings and numbers.
@@ -199,7 +205,8 @@ func luaConcat(L *lua.LState) int {
 				b = appendNum14(b, float64(v))
 			}
 		}
-		L.Push(lua.LString(b))
+		// b is not used again: the string can own its bytes without a copy.
+		L.Push(lua.LString(bytesString(b)))
 		return 1
 	}
 	// Otherwise, as Lua does, from the right: runs of strings and numbers
