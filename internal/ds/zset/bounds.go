@@ -1,5 +1,7 @@
 package zset
 
+import "math"
+
 // ScoreRange selects entries by score, like the min and max arguments of
 // ZRANGEBYSCORE: Min and Max are each inclusive unless marked exclusive.
 // Infinities are allowed. A range with Min > Max, or Min == Max with either
@@ -136,6 +138,16 @@ func (c *cut) beforeEntry(e Entry) bool {
 		return e.Member < c.member || (c.incl && e.Member == c.member)
 	}
 	return c.by == cutAll
+}
+
+// beforeAll reports whether every possible entry is before the cut.
+func (c *cut) beforeAll() bool {
+	return c.by == cutAll || (c.by == cutScore && c.incl && c.score == math.Inf(1))
+}
+
+// beforeNone reports whether no possible entry is before the cut.
+func (c *cut) beforeNone() bool {
+	return c.by == cutNone || (c.by == cutScore && !c.incl && c.score == math.Inf(-1))
 }
 
 // beforeLeaf is beforeEntry for a leaf's entry, fetching the member from

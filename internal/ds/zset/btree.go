@@ -1,7 +1,5 @@
 package zset
 
-import "sort"
-
 // Node capacities, chosen to fill Go size classes. A leaf is a count plus
 // leafCap (score, id) pairs of 12 bytes: 8 + 127*12 = 1532 bytes in the
 // 1536-byte class. It holds no pointers, so the garbage collector neither
@@ -141,33 +139,6 @@ func (t *tree) rankOf(e Entry) int {
 	}
 }
 
-// countBefore is the number of entries before the cut c.
-func (t *tree) countBefore(c *cut) int {
-	switch c.by {
-	case cutNone:
-		return 0
-	case cutAll:
-		return t.size
-	}
-	rank := 0
-	nd := t.root
-	for {
-		switch n := nd.(type) {
-		case *inner:
-			// Descend into the last child whose separator is before the
-			// cut: everything left of it is before, everything right of
-			// it is not.
-			j := sort.Search(n.n-1, func(k int) bool { return !c.beforeEntry(n.keys[k+1]) })
-			for _, cnt := range n.counts[:j] {
-				rank += cnt
-			}
-			nd = n.kids[j]
-		case *leaf:
-			return rank + sort.Search(n.n, func(k int) bool { return !c.beforeLeaf(n.scores[k], n.ids[k], t.a) })
-		}
-	}
-}
-
 // at returns the leaf and index holding the entry of the given rank,
 // 0 <= rank < t.size.
 func (t *tree) at(rank int) (*leaf, int) {
@@ -182,98 +153,6 @@ func (t *tree) at(rank int) (*leaf, int) {
 			return n, rank
 		}
 	}
-}
-
-// step is one level of a path from the root: a node and a child index.
-type step struct {
-	n *inner
-	i int
-}
-
-// maxDepth bounds the height: non-root inner nodes have at least innerMin
-// children, so 12 levels would hold more than 2^64 entries.
-const maxDepth = 12
-
-// walk calls yield for ranks [lo, hi), ascending or descending, until yield
-// returns false. 0 <= lo <= hi <= t.size. Moving to the next leaf climbs
-// the path only as far as needed: O(1) amortized per leaf.
-func (t *tree) walk(lo, hi int, reverse bool, yield func(id uint32, score float64) bool) {
-	k := hi - lo
-	if k <= 0 {
-		return
-	}
-	rank := lo
-	if reverse {
-		rank = hi - 1
-	}
-	var buf [maxDepth]step
-	path := buf[:0]
-	nd := t.root
-	for {
-		n, ok := nd.(*inner)
-		if !ok {
-			break
-		}
-		var i int
-		i, rank = n.locate(rank)
-		path = append(path, step{n, i})
-		nd = n.kids[i]
-	}
-	l, i := nd.(*leaf), rank
-	for {
-		if reverse {
-			for ; i >= 0; i-- {
-				if !yield(l.ids[i], l.scores[i]) {
-					return
-				}
-				if k--; k == 0 {
-					return
-				}
-			}
-		} else {
-			for ; i < l.n; i++ {
-				if !yield(l.ids[i], l.scores[i]) {
-					return
-				}
-				if k--; k == 0 {
-					return
-				}
-			}
-		}
-		l = nextLeaf(path, reverse)
-		i = 0
-		if reverse {
-			i = l.n - 1
-		}
-	}
-}
-
-// nextLeaf advances path to the leaf after (or before, if reverse) the
-// one it leads to. There must be one.
-func nextLeaf(path []step, reverse bool) *leaf {
-	d := len(path) - 1
-	for ; d >= 0; d-- {
-		p := &path[d]
-		if reverse && p.i > 0 {
-			p.i--
-			break
-		}
-		if !reverse && p.i+1 < p.n.n {
-			p.i++
-			break
-		}
-	}
-	nd := path[d].n.kids[path[d].i]
-	for d++; d < len(path); d++ {
-		n := nd.(*inner)
-		i := 0
-		if reverse {
-			i = n.n - 1
-		}
-		path[d] = step{n, i}
-		nd = n.kids[i]
-	}
-	return nd.(*leaf)
 }
 
 // insert adds e, stored at arena id; e must not be in the tree.

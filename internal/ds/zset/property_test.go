@@ -188,15 +188,18 @@ func runProperty(t *testing.T, cfg propConfig, seed uint64) {
 			if !sameEntries(got, want) {
 				fail(op, "RangeByRank(%d, %d, %v) = %s, want %s", start, stop, rev, fmtEntries(got), fmtEntries(want))
 			}
+			if err := spanError(s.SpanByRank(start, stop, rev), want); err != nil {
+				fail(op, "SpanByRank(%d, %d, %v): %v", start, stop, rev, err)
+			}
 		case k < 62: // RangeByScore, CountByScore
 			sr, rev := randScoreRange(r), r.IntN(2) == 0
-			offset, limit := 0, -1
-			if r.IntN(2) == 0 {
-				offset, limit = r.IntN(10)-1, r.IntN(12)-1
-			}
+			offset, limit := randWindow(r, len(m.es))
 			got, want := collect(s.RangeByScore(sr, rev, offset, limit)), m.byScore(sr, rev, offset, limit)
 			if !sameEntries(got, want) {
 				fail(op, "RangeByScore(%+v, %v, %d, %d) = %s, want %s", sr, rev, offset, limit, fmtEntries(got), fmtEntries(want))
+			}
+			if err := spanError(s.SpanByScore(sr, rev, offset, limit), want); err != nil {
+				fail(op, "SpanByScore(%+v, %v, %d, %d): %v", sr, rev, offset, limit, err)
 			}
 			if got, want := s.CountByScore(sr), len(m.byScore(sr, false, 0, -1)); got != want {
 				fail(op, "CountByScore(%+v) = %d, want %d", sr, got, want)
@@ -206,13 +209,13 @@ func runProperty(t *testing.T, cfg propConfig, seed uint64) {
 				break
 			}
 			lr, rev := randLexRange(r, cfg.pool), r.IntN(2) == 0
-			offset, limit := 0, -1
-			if r.IntN(2) == 0 {
-				offset, limit = r.IntN(10)-1, r.IntN(12)-1
-			}
+			offset, limit := randWindow(r, len(m.es))
 			got, want := collect(s.RangeByLex(lr, rev, offset, limit)), m.byLex(lr, rev, offset, limit)
 			if !sameEntries(got, want) {
 				fail(op, "RangeByLex(%v %v, %v, %d, %d) = %s, want %s", lr.Min, lr.Max, rev, offset, limit, fmtEntries(got), fmtEntries(want))
+			}
+			if err := spanError(s.SpanByLex(lr, rev, offset, limit), want); err != nil {
+				fail(op, "SpanByLex(%v %v, %v, %d, %d): %v", lr.Min, lr.Max, rev, offset, limit, err)
 			}
 			if got, want := s.CountByLex(lr), len(m.byLex(lr, false, 0, -1)); got != want {
 				fail(op, "CountByLex(%v %v) = %d, want %d", lr.Min, lr.Max, got, want)

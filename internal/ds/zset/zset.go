@@ -461,8 +461,8 @@ func window(lo, hi int, reverse bool, offset, limit int) (int, int) {
 // counted from the highest score and in descending order if reverse.
 func (s *Set) RangeByRank(start, stop int, reverse bool) iter.Seq2[string, float64] {
 	return func(yield func(string, float64) bool) {
-		lo, hi := s.rankSpan(start, stop, reverse)
-		s.walk(lo, hi, reverse, yield)
+		sp := s.SpanByRank(start, stop, reverse)
+		sp.Walk(yield)
 	}
 }
 
@@ -475,12 +475,12 @@ func (s *Set) All() iter.Seq2[string, float64] {
 
 // RangeByScore yields the entries within r, ascending, or descending if
 // reverse, after skipping offset of them and stopping after limit (no limit
-// if limit < 0). Skipping costs O(log N), not O(offset).
+// if limit < 0). Skipping costs O(log N), not O(offset). SpanByScore
+// tells the number of entries before walking them.
 func (s *Set) RangeByScore(r ScoreRange, reverse bool, offset, limit int) iter.Seq2[string, float64] {
 	return func(yield func(string, float64) bool) {
-		lo, hi := s.scoreSpan(r)
-		lo, hi = window(lo, hi, reverse, offset, limit)
-		s.walk(lo, hi, reverse, yield)
+		sp := s.SpanByScore(r, reverse, offset, limit)
+		sp.Walk(yield)
 	}
 }
 
@@ -493,9 +493,8 @@ func (s *Set) CountByScore(r ScoreRange) int {
 // RangeByLex is RangeByScore for a lexicographic range.
 func (s *Set) RangeByLex(r LexRange, reverse bool, offset, limit int) iter.Seq2[string, float64] {
 	return func(yield func(string, float64) bool) {
-		lo, hi := s.lexSpan(r)
-		lo, hi = window(lo, hi, reverse, offset, limit)
-		s.walk(lo, hi, reverse, yield)
+		sp := s.SpanByLex(r, reverse, offset, limit)
+		sp.Walk(yield)
 	}
 }
 
