@@ -182,6 +182,40 @@ type RangeOpts struct {
 	Count       int // < 0: no limit
 	Reverse     bool
 	Agg         *Aggregation
+	// Extra, when set, is a sample newer than the series' latest that the
+	// query treats as stored (LATEST: a compaction's open bucket).
+	Extra *Sample
+}
+
+// scan is Series.Scan over the options' range, Extra included.
+func (s *Series) scan(o *RangeOpts, fn func(t int64, v float64) bool) {
+	more := true
+	s.Scan(o.From, o.To, func(t int64, v float64) bool {
+		more = fn(t, v)
+		return more
+	})
+	if e := o.Extra; more && e != nil && e.T >= o.From && e.T <= o.To {
+		fn(e.T, e.V)
+	}
+}
+
+// scanReverse is Series.ScanReverse over the options' range, Extra
+// included.
+func (s *Series) scanReverse(o *RangeOpts, fn func(t int64, v float64) bool) {
+	if e := o.Extra; e != nil && e.T >= o.From && e.T <= o.To && !fn(e.T, e.V) {
+		return
+	}
+	s.ScanReverse(o.From, o.To, fn)
+}
+
+// Reduce aggregates values with one aggregator, as GROUPBY ... REDUCE
+// does across series (first, last and twa are not reducers).
+func Reduce(a Agg, vs []float64) float64 {
+	var b bucket
+	for i, v := range vs {
+		b.add(int64(i), v)
+	}
+	return b.value(a, 0, 0, nil, nil)
 }
 
 func (o *RangeOpts) keep(t int64, v float64) bool {
@@ -208,9 +242,9 @@ func (s *Series) Range(o *RangeOpts) []Sample {
 			return nil
 		}
 		if o.Reverse {
-			s.ScanReverse(o.From, o.To, fn)
+			s.scanReverse(o, fn)
 		} else {
-			s.Scan(o.From, o.To, fn)
+			s.scan(o, fn)
 		}
 		return out
 	}
@@ -279,7 +313,7 @@ func (s *Series) aggregate(o *RangeOpts, limit int) []Sample {
 	if limit == 0 {
 		return nil
 	}
-	s.Scan(o.From, o.To, func(t int64, v float64) bool {
+	s.scan(o, func(t int64, v float64) bool {
 		if !o.keep(t, v) {
 			return true
 		}

@@ -150,7 +150,12 @@ func (x *Index) Has(key string) bool {
 
 // Query returns the sorted keys whose labels satisfy every matcher. The
 // candidates come from the positive matchers; the rest filter them.
-func (x *Index) Query(ms []Matcher) []string {
+//
+// labelsOf, when not nil, gives a key's current labels: the index may lag
+// behind the keyspace (a flushed database, a rolled-back script), so each
+// candidate is checked against what the key holds now; a key that holds no
+// series any more is forgotten, one whose labels changed is indexed again.
+func (x *Index) Query(ms []Matcher, labelsOf func(key string) ([]Label, bool)) []string {
 	var cand map[string]struct{}
 	for i := range ms {
 		m := &ms[i]
@@ -171,10 +176,41 @@ func (x *Index) Query(ms []Matcher) []string {
 	}
 	var out []string
 	for k := range cand {
-		if MatchAll(ms, x.labels[k]) {
+		labels := x.labels[k]
+		if labelsOf != nil {
+			cur, ok := labelsOf(k)
+			if !ok {
+				x.Remove(k)
+				continue
+			}
+			if !SameLabels(cur, labels) {
+				x.Set(k, cur)
+				labels = cur
+			}
+		}
+		if MatchAll(ms, labels) {
 			out = append(out, k)
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Labels returns the labels indexed for key.
+func (x *Index) Labels(key string) ([]Label, bool) {
+	l, ok := x.labels[key]
+	return l, ok
+}
+
+// SameLabels says whether two label lists are equal, in order.
+func SameLabels(a, b []Label) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -92,6 +92,7 @@ type Series struct {
 	Labels        []Label
 	Rules         []*Rule // compactions fed by this series
 	Source        string  // key of the series this one is a compaction of; "" if none
+	Name          string  // the key the caller keeps the series under (to notice renames)
 
 	total   int // samples in chunks
 	lastT   int64
