@@ -35,21 +35,21 @@ func AppendValue(dst []byte, o *keyspace.Object, opt EncodeOptions) ([]byte, byt
 		}
 		return appendString(dst, o.Raw(), opt.Compress), TypeString, nil
 	case keyspace.TypeList:
-		if l, ok := o.Val.(*list.List); ok {
+		if l, ok := o.Val().(*list.List); ok {
 			return appendList(dst, l, opt), TypeListQuicklist2, nil
 		}
 	case keyspace.TypeSet:
-		if s, ok := o.Val.(*set.Set); ok {
+		if s, ok := o.Val().(*set.Set); ok {
 			b, t := appendSet(dst, s, opt)
 			return b, t, nil
 		}
 	case keyspace.TypeZSet:
-		if z, ok := o.Val.(*zset.Set); ok {
+		if z, ok := o.Val().(*zset.Set); ok {
 			b, t := appendZSet(dst, z, opt)
 			return b, t, nil
 		}
 	case keyspace.TypeHash:
-		if h, ok := o.Val.(*hash.Hash); ok {
+		if h, ok := o.Val().(*hash.Hash); ok {
 			b, t := appendHash(dst, h, opt)
 			return b, t, nil
 		}

@@ -1,0 +1,4 @@
+package rdb
+
+// WriteHandmade lets the external tests regenerate testdata/handmade.
+var WriteHandmade = writeHandmade
