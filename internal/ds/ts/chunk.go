@@ -31,6 +31,7 @@ type chunk struct {
 	lastBits  uint64
 	lead      uint8 // window of the last explicitly written XOR; lead == noWindow before the first
 	trail     uint8
+	prev      appendState // the state before the last append, to rewrite the last value in place
 
 	// uncompressed
 	raw bool
@@ -39,6 +40,16 @@ type chunk struct {
 }
 
 const noWindow = 0xff
+
+// appendState is what an append changes in a compressed chunk.
+type appendState struct {
+	nbits     uint32
+	last      int64
+	lastDelta int64
+	lastBits  uint64
+	lead      uint8
+	trail     uint8
+}
 
 func newChunk(raw bool) *chunk {
 	return &chunk{raw: raw, lead: noWindow}
@@ -115,6 +126,7 @@ func (c *chunk) append(t int64, v uint64) {
 		return
 	}
 	w := &c.bw
+	c.prev = appendState{w.n, c.last, c.lastDelta, c.lastBits, c.lead, c.trail}
 	if c.n == 0 {
 		w.write(uint64(t), 64)
 		w.write(v, 64)
@@ -159,6 +171,37 @@ func (c *chunk) append(t int64, v uint64) {
 	c.lastBits = v
 	c.last = t
 	c.n++
+}
+
+// setLast replaces the value of the chunk's last sample in place: the
+// update of the latest sample (a duplicate at the latest timestamp) costs
+// an append, not a re-encoding. It reports false, changing nothing, when
+// the new value would take the chunk past size bytes.
+func (c *chunk) setLast(v uint64, size int) bool {
+	if c.raw {
+		c.vs[c.n-1] = math.Float64frombits(v)
+		return true
+	}
+	t, old, cur := c.last, c.lastBits, c.prev
+	c.rewind(cur)
+	if c.n > 0 && !c.fits(t, v, size) {
+		c.append(t, old)
+		return false
+	}
+	c.append(t, v)
+	return true
+}
+
+// rewind undoes the last append of a compressed chunk.
+func (c *chunk) rewind(st appendState) {
+	w := &c.bw
+	w.n = st.nbits
+	w.w = w.w[:(st.nbits+63)/64]
+	if r := st.nbits % 64; r != 0 {
+		w.w[len(w.w)-1] &= ^uint64(0) << (64 - r)
+	}
+	c.last, c.lastDelta, c.lastBits, c.lead, c.trail = st.last, st.lastDelta, st.lastBits, st.lead, st.trail
+	c.n--
 }
 
 // bytes is the chunk's data size as CHUNK_SIZE measures it.

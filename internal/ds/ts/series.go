@@ -265,34 +265,33 @@ func (s *Series) chunkFor(t int64) int {
 
 // upsert places (t, v) at or before the latest sample.
 func (s *Series) upsert(t int64, v float64, p Policy) (AddResult, error) {
+	if t == s.lastT {
+		nv, changed, err := resolve(s.lastV, v, p)
+		if err != nil {
+			return 0, err
+		}
+		if !changed {
+			return Updated, nil
+		}
+		if s.chunks[len(s.chunks)-1].setLast(math.Float64bits(nv), s.ChunkSize) {
+			s.lastV = nv
+			return Updated, nil
+		}
+	}
 	ci := s.chunkFor(t)
 	c := s.chunks[ci]
 	ts, vs := c.decode(s.scratch.ts[:0], s.scratch.vs[:0])
 	i := sort.Search(len(ts), func(i int) bool { return ts[i] >= t })
 	res := Inserted
 	if i < len(ts) && ts[i] == t {
-		old := vs[i]
-		switch p {
-		case PolicyNone, PolicyBlock:
-			return 0, ErrBlocked
-		case PolicyFirst:
-			return Updated, nil
-		case PolicyLast:
-			vs[i] = v
-		case PolicyMin:
-			if v < old {
-				vs[i] = v
-			}
-		case PolicyMax:
-			if v > old {
-				vs[i] = v
-			}
-		case PolicySum:
-			vs[i] = old + v
+		nv, changed, err := resolve(vs[i], v, p)
+		if err != nil {
+			return 0, err
 		}
-		if math.Float64bits(vs[i]) == math.Float64bits(old) {
+		if !changed {
 			return Updated, nil
 		}
+		vs[i] = nv
 		res = Updated
 	} else {
 		ts = append(ts, 0)
@@ -305,6 +304,29 @@ func (s *Series) upsert(t int64, v float64, p Policy) (AddResult, error) {
 	s.replaceChunk(ci, ts, vs)
 	s.scratch.ts, s.scratch.vs = ts, vs
 	return res, nil
+}
+
+// resolve applies a duplicate policy to an existing value old and a new
+// value v: the value to keep and whether it differs from old (bit for bit).
+func resolve(old, v float64, p Policy) (float64, bool, error) {
+	nv := old
+	switch p {
+	case PolicyNone, PolicyBlock:
+		return 0, false, ErrBlocked
+	case PolicyLast:
+		nv = v
+	case PolicyMin:
+		if v < old {
+			nv = v
+		}
+	case PolicyMax:
+		if v > old {
+			nv = v
+		}
+	case PolicySum:
+		nv = old + v
+	}
+	return nv, math.Float64bits(nv) != math.Float64bits(old), nil
 }
 
 // replaceChunk re-encodes chunk ci from samples ts, vs (possibly none).

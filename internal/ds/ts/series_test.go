@@ -252,3 +252,45 @@ func TestCloneIsDeep(t *testing.T) {
 		t.Fatalf("clone changed: %v %d", got, c.Len())
 	}
 }
+
+// TestUpdateLatestInPlace rewrites the latest value again and again (the
+// duplicate-at-latest path that skips re-encoding) and checks every value.
+func TestUpdateLatestInPlace(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, raw := range []bool{false, true} {
+		s := New()
+		s.ChunkSize = 48
+		s.Uncompressed = raw
+		s.IgnoreMaxTime = -1 // no IGNORE filter (which keeps -0 against 0 under LAST)
+		m := model{}
+		ts := int64(0)
+		for i := 0; i < 20000; i++ {
+			if r.IntN(3) == 0 {
+				ts += int64(1 + r.IntN(3))
+			}
+			v := math.Float64frombits(randBits(r, math.Float64bits(m[ts])))
+			if math.IsNaN(v) {
+				v = float64(i)
+			}
+			p := []Policy{PolicyLast, PolicySum, PolicyMax}[r.IntN(3)]
+			if _, _, err := s.Add(ts, v, p); err != nil {
+				t.Fatal(err)
+			}
+			old, ok := m[ts]
+			switch {
+			case !ok || p == PolicyLast:
+				m[ts] = v
+			case p == PolicySum:
+				m[ts] = old + v
+			case v > old:
+				m[ts] = v
+			}
+		}
+		sameSamples(t, "in place", s.Range(all()), m.sorted(math.MinInt64, math.MaxInt64))
+		for _, c := range s.chunks {
+			if c.bytes() > s.ChunkSize {
+				t.Fatalf("chunk of %d bytes", c.bytes())
+			}
+		}
+	}
+}
