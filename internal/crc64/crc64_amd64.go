@@ -34,13 +34,23 @@ func update(crc uint64, p []byte) uint64 {
 	}
 }
 
-// updateSSE folds the 16-byte blocks of p and finishes the tail with tables.
+// updateSSE folds the 16-byte blocks of p with PCLMULQDQ.
 func updateSSE(crc uint64, p []byte) uint64 {
 	if len(p) < foldMin {
 		return updateSlicing8(crc, p)
 	}
+	return updateFolded(crc, p, false)
+}
+
+// updateFolded runs foldAVX512 (wide) or foldSSE over the 16-byte blocks of
+// p and finishes the tail of up to 15 bytes with the tables.
+func updateFolded(crc uint64, p []byte, wide bool) uint64 {
 	n := len(p) &^ 15
-	crc = foldSSE(crc, &p[0], n, foldK)
+	if wide {
+		crc = foldAVX512(crc, &p[0], n, foldK)
+	} else {
+		crc = foldSSE(crc, &p[0], n, foldK)
+	}
 	return updateSlicing8(crc, p[n:])
 }
 
@@ -55,9 +65,7 @@ func updateAVX512(crc uint64, p []byte) uint64 {
 	if len(p) < avx512Min {
 		return updateSSE(crc, p)
 	}
-	n := len(p) &^ 15
-	crc = foldAVX512(crc, &p[0], n, foldK)
-	return updateSlicing8(crc, p[n:])
+	return updateFolded(crc, p, true)
 }
 
 // mul returns a*b mod P.

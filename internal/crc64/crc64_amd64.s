@@ -32,12 +32,28 @@
 	MOVQ X9, BX \
 	XORQ BX, AX
 
+// FOLD_SSE replaces the block in x by its fold with the constant pair in k
+// (x.lo*k.lo ^ x.hi*k.hi), using t as scratch.
+#define FOLD_SSE(x, k, t) \
+	MOVO x, t \
+	PCLMULQDQ $0x00, k, x \
+	PCLMULQDQ $0x11, k, t \
+	PXOR t, x
+
+// FOLD_V is the AVX form for xmm or zmm registers: it leaves the two
+// products in t (low halves) and x (high halves) for a VPTERNLOGQ $0x96 to
+// xor together with a third value.
+#define FOLD_V(x, k, t) \
+	VPCLMULQDQ $0x00, k, x, t \
+	VPCLMULQDQ $0x11, k, x, x
+
 // func foldSSE(crc uint64, p *byte, n int, k *foldConsts) uint64
 //
 // n is a multiple of 16 and at least 16. Inputs under 128 bytes take one
-// lane. Otherwise eight 128-bit lanes fold 128 bytes per round; the lanes are then folded onto the last one, the
-// remaining 16-byte blocks folded in one at a time, and the 128-bit
-// remainder reduced to 64 bits (x^64 times it, mod P, by Barrett).
+// lane. Otherwise eight 128-bit lanes fold 128 bytes per round; the lanes
+// are then folded onto the last one, the remaining 16-byte blocks folded in
+// one at a time, and the 128-bit remainder reduced to 64 bits (x^64 times
+// it, mod P, by Barrett).
 TEXT ·foldSSE(SB), NOSPLIT, $0-40
 	MOVQ crc+0(FP), AX
 	MOVQ p+8(FP), SI
@@ -62,54 +78,30 @@ TEXT ·foldSSE(SB), NOSPLIT, $0-40
 loop8:
 	CMPQ CX, $128
 	JB lanes
-	MOVO X0, X8
-	PCLMULQDQ $0x00, X15, X0
-	PCLMULQDQ $0x11, X15, X8
+	FOLD_SSE(X0, X15, X8)
+	FOLD_SSE(X1, X15, X9)
+	FOLD_SSE(X2, X15, X10)
+	FOLD_SSE(X3, X15, X11)
+	FOLD_SSE(X4, X15, X12)
+	FOLD_SSE(X5, X15, X13)
+	FOLD_SSE(X6, X15, X14)
+	FOLD_SSE(X7, X15, X8)
 	MOVOU 0(SI), X9
-	PXOR X8, X0
+	MOVOU 16(SI), X10
+	MOVOU 32(SI), X11
+	MOVOU 48(SI), X12
 	PXOR X9, X0
-	MOVO X1, X10
-	PCLMULQDQ $0x00, X15, X1
-	PCLMULQDQ $0x11, X15, X10
-	MOVOU 16(SI), X11
 	PXOR X10, X1
-	PXOR X11, X1
-	MOVO X2, X12
-	PCLMULQDQ $0x00, X15, X2
-	PCLMULQDQ $0x11, X15, X12
-	MOVOU 32(SI), X13
-	PXOR X12, X2
-	PXOR X13, X2
-	MOVO X3, X8
-	PCLMULQDQ $0x00, X15, X3
-	PCLMULQDQ $0x11, X15, X8
-	MOVOU 48(SI), X9
-	PXOR X8, X3
-	PXOR X9, X3
-	MOVO X4, X10
-	PCLMULQDQ $0x00, X15, X4
-	PCLMULQDQ $0x11, X15, X10
-	MOVOU 64(SI), X11
-	PXOR X10, X4
-	PXOR X11, X4
-	MOVO X5, X12
-	PCLMULQDQ $0x00, X15, X5
-	PCLMULQDQ $0x11, X15, X12
-	MOVOU 80(SI), X13
-	PXOR X12, X5
-	PXOR X13, X5
-	MOVO X6, X8
-	PCLMULQDQ $0x00, X15, X6
-	PCLMULQDQ $0x11, X15, X8
-	MOVOU 96(SI), X9
-	PXOR X8, X6
-	PXOR X9, X6
-	MOVO X7, X10
-	PCLMULQDQ $0x00, X15, X7
-	PCLMULQDQ $0x11, X15, X10
-	MOVOU 112(SI), X11
-	PXOR X10, X7
-	PXOR X11, X7
+	PXOR X11, X2
+	PXOR X12, X3
+	MOVOU 64(SI), X9
+	MOVOU 80(SI), X10
+	MOVOU 96(SI), X11
+	MOVOU 112(SI), X12
+	PXOR X9, X4
+	PXOR X10, X5
+	PXOR X11, X6
+	PXOR X12, X7
 	ADDQ $128, SI
 	SUBQ $128, CX
 	JMP loop8
@@ -117,47 +109,26 @@ loop8:
 lanes:
 	// Lane i carries 128*(7-i) bits further to meet lane 7.
 	MOVOU (LANES+0)(DX), X14
-	MOVO X0, X8
-	PCLMULQDQ $0x00, X14, X0
-	PCLMULQDQ $0x11, X14, X8
+	FOLD_SSE(X0, X14, X8)
+	MOVOU (LANES+16)(DX), X15
+	FOLD_SSE(X1, X15, X9)
 	PXOR X0, X7
-	PXOR X8, X7
-	MOVOU (LANES+16)(DX), X14
-	MOVO X1, X8
-	PCLMULQDQ $0x00, X14, X1
-	PCLMULQDQ $0x11, X14, X8
 	PXOR X1, X7
-	PXOR X8, X7
 	MOVOU (LANES+32)(DX), X14
-	MOVO X2, X8
-	PCLMULQDQ $0x00, X14, X2
-	PCLMULQDQ $0x11, X14, X8
+	FOLD_SSE(X2, X14, X8)
+	MOVOU (LANES+48)(DX), X15
+	FOLD_SSE(X3, X15, X9)
 	PXOR X2, X7
-	PXOR X8, X7
-	MOVOU (LANES+48)(DX), X14
-	MOVO X3, X8
-	PCLMULQDQ $0x00, X14, X3
-	PCLMULQDQ $0x11, X14, X8
 	PXOR X3, X7
-	PXOR X8, X7
 	MOVOU (LANES+64)(DX), X14
-	MOVO X4, X8
-	PCLMULQDQ $0x00, X14, X4
-	PCLMULQDQ $0x11, X14, X8
+	FOLD_SSE(X4, X14, X8)
+	MOVOU (LANES+80)(DX), X15
+	FOLD_SSE(X5, X15, X9)
 	PXOR X4, X7
-	PXOR X8, X7
-	MOVOU (LANES+80)(DX), X14
-	MOVO X5, X8
-	PCLMULQDQ $0x00, X14, X5
-	PCLMULQDQ $0x11, X14, X8
 	PXOR X5, X7
-	PXOR X8, X7
 	MOVOU (LANES+96)(DX), X14
-	MOVO X6, X8
-	PCLMULQDQ $0x00, X14, X6
-	PCLMULQDQ $0x11, X14, X8
+	FOLD_SSE(X6, X14, X8)
 	PXOR X6, X7
-	PXOR X8, X7
 	JMP loop1k
 
 one:
@@ -173,11 +144,8 @@ loop1k:
 loop1:
 	CMPQ CX, $16
 	JB reduce
-	MOVO X7, X8
-	PCLMULQDQ $0x00, X15, X7
-	PCLMULQDQ $0x11, X15, X8
+	FOLD_SSE(X7, X15, X8)
 	MOVOU (SI), X9
-	PXOR X8, X7
 	PXOR X9, X7
 	ADDQ $16, SI
 	SUBQ $16, CX
@@ -243,14 +211,10 @@ TEXT ·foldAVX512(SB), NOSPLIT, $0-40
 loop4:
 	CMPQ CX, $256
 	JB fold4
-	VPCLMULQDQ $0x00, Z12, Z0, Z4
-	VPCLMULQDQ $0x11, Z12, Z0, Z0
-	VPCLMULQDQ $0x00, Z12, Z1, Z5
-	VPCLMULQDQ $0x11, Z12, Z1, Z1
-	VPCLMULQDQ $0x00, Z12, Z2, Z6
-	VPCLMULQDQ $0x11, Z12, Z2, Z2
-	VPCLMULQDQ $0x00, Z12, Z3, Z7
-	VPCLMULQDQ $0x11, Z12, Z3, Z3
+	FOLD_V(Z0, Z12, Z4)
+	FOLD_V(Z1, Z12, Z5)
+	FOLD_V(Z2, Z12, Z6)
+	FOLD_V(Z3, Z12, Z7)
 	VPTERNLOGQ $0x96, 0(SI), Z4, Z0
 	VPTERNLOGQ $0x96, 64(SI), Z5, Z1
 	VPTERNLOGQ $0x96, 128(SI), Z6, Z2
@@ -262,22 +226,18 @@ loop4:
 fold4:
 	// Z0 onto Z2 and Z1 onto Z3 (1024 bits), then Z2 onto Z3 (512 bits).
 	VBROADCASTI32X4 K1024(DX), Z12
-	VPCLMULQDQ $0x00, Z12, Z0, Z4
-	VPCLMULQDQ $0x11, Z12, Z0, Z0
-	VPCLMULQDQ $0x00, Z12, Z1, Z5
-	VPCLMULQDQ $0x11, Z12, Z1, Z1
+	FOLD_V(Z0, Z12, Z4)
+	FOLD_V(Z1, Z12, Z5)
 	VPTERNLOGQ $0x96, Z4, Z0, Z2
 	VPTERNLOGQ $0x96, Z5, Z1, Z3
 	VBROADCASTI32X4 K512(DX), Z12
-	VPCLMULQDQ $0x00, Z12, Z2, Z4
-	VPCLMULQDQ $0x11, Z12, Z2, Z2
+	FOLD_V(Z2, Z12, Z4)
 	VPTERNLOGQ $0x96, Z4, Z2, Z3
 
 loop1z:
 	CMPQ CX, $64
 	JB lanes4
-	VPCLMULQDQ $0x00, Z12, Z3, Z4
-	VPCLMULQDQ $0x11, Z12, Z3, Z3
+	FOLD_V(Z3, Z12, Z4)
 	VPTERNLOGQ $0x96, 0(SI), Z4, Z3
 	ADDQ $64, SI
 	SUBQ $64, CX
@@ -290,24 +250,20 @@ lanes4:
 	VEXTRACTI32X4 $2, Z3, X6
 	VEXTRACTI32X4 $3, Z3, X7
 	VMOVDQU (LANES+64)(DX), X12
-	VPCLMULQDQ $0x00, X12, X3, X8
-	VPCLMULQDQ $0x11, X12, X3, X9
-	VPTERNLOGQ $0x96, X8, X9, X7
+	FOLD_V(X3, X12, X8)
+	VPTERNLOGQ $0x96, X8, X3, X7
 	VMOVDQU (LANES+80)(DX), X12
-	VPCLMULQDQ $0x00, X12, X5, X8
-	VPCLMULQDQ $0x11, X12, X5, X9
-	VPTERNLOGQ $0x96, X8, X9, X7
+	FOLD_V(X5, X12, X8)
+	VPTERNLOGQ $0x96, X8, X5, X7
 	VMOVDQU (LANES+96)(DX), X12
-	VPCLMULQDQ $0x00, X12, X6, X8
-	VPCLMULQDQ $0x11, X12, X6, X9
-	VPTERNLOGQ $0x96, X8, X9, X7
+	FOLD_V(X6, X12, X8)
+	VPTERNLOGQ $0x96, X8, X6, X7
 	VMOVDQU K128(DX), X12
 
 loop1x:
 	CMPQ CX, $16
 	JB reducez
-	VPCLMULQDQ $0x00, X12, X7, X8
-	VPCLMULQDQ $0x11, X12, X7, X7
+	FOLD_V(X7, X12, X8)
 	VPTERNLOGQ $0x96, 0(SI), X8, X7
 	ADDQ $16, SI
 	SUBQ $16, CX
