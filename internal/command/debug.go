@@ -149,7 +149,7 @@ func cmdDebugObject(c *Ctx) {
 // report it with a SerializedLength method, or 0.
 func serializedLength(o *keyspace.Object) int {
 	if o.Type != keyspace.TypeString {
-		if s, ok := o.Val.(interface{ SerializedLength() int }); ok {
+		if s, ok := o.Val().(interface{ SerializedLength() int }); ok {
 			return s.SerializedLength()
 		}
 		return 0

@@ -122,7 +122,7 @@ func hashRead(c *Ctx, key string) (h *hash.Hash, ok bool) {
 	if !ok || o == nil {
 		return nil, ok
 	}
-	return o.Val.(*hash.Hash), true
+	return o.Val().(*hash.Hash), true
 }
 
 // hashWrite looks key up for a write (lookupKeyWrite: no statistics). A
@@ -133,7 +133,7 @@ func hashWrite(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, ok bool) {
 		return nil, nil, ok
 	}
 	touchLRU(c, o)
-	return o, o.Val.(*hash.Hash), true
+	return o, o.Val().(*hash.Hash), true
 }
 
 // hashWriteOrCreate is hashWrite that makes a new hash object for a
@@ -152,7 +152,7 @@ func hashWriteOrCreate(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, fr
 // stored, an existing one signalled (WATCH, blocked clients) and its place
 // in the field-expiry index updated, and a hash left empty is deleted.
 func hashDone(c *Ctx, key string, o *keyspace.Object, fresh bool) {
-	h := o.Val.(*hash.Hash)
+	h := o.Val().(*hash.Hash)
 	switch {
 	case h.Len(c.Now) == 0:
 		if !fresh {

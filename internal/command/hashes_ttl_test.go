@@ -436,7 +436,7 @@ func TestHashesTTLActiveReclaim(t *testing.T) {
 		ks := inst.Srv.Env.KS
 		// The physical field count: Len at the smallest time counts
 		// expired fields not reclaimed yet.
-		return ks.Stats.ExpiredFields, ks.DBs[0].Peek("big").Val.(*hash.Hash).Len(math.MinInt64)
+		return ks.Stats.ExpiredFields, ks.DBs[0].Peek("big").Val().(*hash.Hash).Len(math.MinInt64)
 	}
 	inst.Clock.Advance(999 * time.Millisecond)
 	time.Sleep(50 * time.Millisecond) // a few cycles (hz 100) that must do nothing

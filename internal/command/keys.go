@@ -125,7 +125,7 @@ func copyObject(o *keyspace.Object) (*keyspace.Object, error) {
 	if cp == nil {
 		return nil, fmt.Errorf("ERR COPY of a %s value is not supported yet", o.Type)
 	}
-	return keyspace.NewValue(o.Type, cp(o.Val)), nil
+	return keyspace.NewValue(o.Type, cp(o.Val())), nil
 }
 
 // lookupNoTouch is lookupKeyReadWithFlags(LOOKUP_NOTOUCH): a read that
@@ -596,7 +596,7 @@ func objectEncoding(o *keyspace.Object) string {
 	if o.Type == keyspace.TypeList {
 		return listEncoding(o) // lists.go: Redis 7.0 names one list encoding
 	}
-	if e, ok := o.Val.(encoder); ok {
+	if e, ok := o.Val().(encoder); ok {
 		return e.Encoding()
 	}
 	return "unknown"

@@ -141,7 +141,7 @@ func numkeysKeys(idx int) func(args [][]byte) []int {
 }
 
 // listOf returns the list a list object holds.
-func listOf(o *keyspace.Object) *list.List { return o.Val.(*list.List) }
+func listOf(o *keyspace.Object) *list.List { return o.Val().(*list.List) }
 
 // newList makes an empty list with the configured node limit.
 func newList(c *Ctx) *list.List {

@@ -107,7 +107,7 @@ func valueMemory(o *keyspace.Object) int {
 			return robjSize + mallocSize(hdr+n+1)
 		}
 	}
-	if m, ok := o.Val.(MemorySizer); ok {
+	if m, ok := o.Val().(MemorySizer); ok {
 		return robjSize + m.MemoryUsage()
 	}
 	return robjSize

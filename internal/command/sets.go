@@ -135,7 +135,7 @@ func setRead(c *Ctx, key string) (s *set.Set, ok bool) {
 	if !ok || o == nil {
 		return nil, ok
 	}
-	return o.Val.(*set.Set), true
+	return o.Val().(*set.Set), true
 }
 
 // setWrite looks key up for a write (lookupKeyWrite: no statistics).
@@ -145,7 +145,7 @@ func setWrite(c *Ctx, key string) (o *keyspace.Object, s *set.Set, ok bool) {
 		return nil, nil, ok
 	}
 	touchLRU(c, o)
-	return o, o.Val.(*set.Set), true
+	return o, o.Val().(*set.Set), true
 }
 
 // setChanged finishes a write that removed members from the set at key:
@@ -294,7 +294,7 @@ func cmdSmove(c *Ctx) {
 		touchLRU(c, dst)
 	}
 	m := c.Args[3]
-	srcSet := src.Val.(*set.Set)
+	srcSet := src.Val().(*set.Set)
 	if src == dst {
 		// Moving within one set changes nothing; Redis answers membership.
 		if srcSet.Contains(m) {
@@ -316,7 +316,7 @@ func cmdSmove(c *Ctx) {
 		s.Add(lim, m)
 		c.DB.Set(dstKey, keyspace.NewValue(keyspace.TypeSet, s), false)
 		c.Dirty(1)
-	} else if dst.Val.(*set.Set).Add(lim, m) {
+	} else if dst.Val().(*set.Set).Add(lim, m) {
 		c.DB.Modified(dstKey)
 		c.Dirty(1)
 	}

@@ -34,7 +34,7 @@ func setSources(c *Ctx, keys [][]byte) (sets []*set.Set, missing, ok bool) {
 			c.Error(ErrWrongType)
 			return nil, false, false
 		}
-		sets[i] = o.Val.(*set.Set)
+		sets[i] = o.Val().(*set.Set)
 	}
 	return sets, missing, true
 }

@@ -122,7 +122,7 @@ func cmdSpop(c *Ctx) {
 				c.W.Bulk(m)
 			}
 		}
-		o.Val = kept
+		o.SetVal(kept)
 	}
 	c.DB.Modified(key)
 	c.Dirty(count)

@@ -177,11 +177,11 @@ func sortGeneric(c *Ctx, readonly bool) {
 	if obj != nil {
 		switch typ {
 		case keyspace.TypeList:
-			n = obj.Val.(*list.List).Len()
+			n = obj.Val().(*list.List).Len()
 		case keyspace.TypeSet:
-			n = obj.Val.(*set.Set).Len()
+			n = obj.Val().(*set.Set).Len()
 		case keyspace.TypeZSet:
-			zs := obj.Val.(*zset.Set)
+			zs := obj.Val().(*zset.Set)
 			// Redis converts a sorted set to a skiplist for SORT, for good.
 			if zs.Encoding() != zset.Skiplist {
 				zs.Convert(zset.Skiplist)
@@ -281,7 +281,7 @@ func sortLoad(obj *keyspace.Object, typ keyspace.Type, n int, o sortOptions, sta
 		if end < start {
 			return nil, start, end
 		}
-		l := obj.Val.(*list.List)
+		l := obj.Val().(*list.List)
 		var elems [][]byte
 		if o.desc {
 			elems = l.Range(n-1-end, n-1-start)
@@ -295,7 +295,7 @@ func sortLoad(obj *keyspace.Object, typ keyspace.Type, n int, o sortOptions, sta
 		}
 		return items, 0, end - start
 	case typ == keyspace.TypeZSet && o.dontsort:
-		zs := obj.Val.(*zset.Set)
+		zs := obj.Val().(*zset.Set)
 		items = make([]sortItem, 0, end-start+1)
 		if end >= start {
 			for m := range zs.RangeByRank(start, end, o.desc) {
@@ -304,7 +304,7 @@ func sortLoad(obj *keyspace.Object, typ keyspace.Type, n int, o sortOptions, sta
 		}
 		return items, 0, end - start
 	case typ == keyspace.TypeList:
-		l := obj.Val.(*list.List)
+		l := obj.Val().(*list.List)
 		items = make([]sortItem, 0, n)
 		for _, e := range l.All() {
 			items = append(items, sortItem{elem: e})
@@ -312,7 +312,7 @@ func sortLoad(obj *keyspace.Object, typ keyspace.Type, n int, o sortOptions, sta
 	case typ == keyspace.TypeSet:
 		// Intsets come in ascending order, as Redis iterates them; other
 		// encodings in the set's own order (Redis's is its hash table's).
-		s := obj.Val.(*set.Set)
+		s := obj.Val().(*set.Set)
 		items = make([]sortItem, 0, n)
 		for m := range s.All() {
 			items = append(items, sortItem{elem: bytes.Clone(m)})
@@ -320,7 +320,7 @@ func sortLoad(obj *keyspace.Object, typ keyspace.Type, n int, o sortOptions, sta
 	case typ == keyspace.TypeZSet:
 		// Redis walks the member dictionary; ascending order is as good a
 		// starting order and is deterministic.
-		zs := obj.Val.(*zset.Set)
+		zs := obj.Val().(*zset.Set)
 		items = make([]sortItem, 0, n)
 		for m := range zs.All() {
 			items = append(items, sortItem{elem: []byte(m)})
@@ -441,7 +441,7 @@ func sortLookup(c *Ctx, pat, elem []byte) ([]byte, bool) {
 		if o.Type != keyspace.TypeHash {
 			return nil, false
 		}
-		return o.Val.(*hash.Hash).Get(c.Now, field)
+		return o.Val().(*hash.Hash).Get(c.Now, field)
 	}
 	if o.Type != keyspace.TypeString {
 		return nil, false

@@ -205,7 +205,7 @@ func zsRead(c *Ctx, key string) (s *zset.Set, ok bool) {
 	if !ok || o == nil {
 		return nil, ok
 	}
-	return o.Val.(*zset.Set), true
+	return o.Val().(*zset.Set), true
 }
 
 // zsWrite is zsRead for a write: no hit/miss statistics, and the set picks
@@ -217,7 +217,7 @@ func zsWrite(c *Ctx, key string) (s *zset.Set, ok bool) {
 		return nil, ok
 	}
 	o.LRU = uint32(c.Now / 1000) // lookupKeyWrite touches the key too
-	s = o.Val.(*zset.Set)
+	s = o.Val().(*zset.Set)
 	if lim := zsLimits(c); s.Limits() != lim {
 		s.SetLimits(lim)
 	}

@@ -141,18 +141,18 @@ func zsAlgebra(c *Ctx, dst string, store bool, numIdx int, op int, cardOnly bool
 		}
 		switch o.Type {
 		case keyspace.TypeZSet:
-			srcs[i].z = o.Val.(*zset.Set)
+			srcs[i].z = o.Val().(*zset.Set)
 		case keyspace.TypeSet:
-			ps, ok := o.Val.(zsPlainSet)
+			ps, ok := o.Val().(zsPlainSet)
 			if !ok {
-				panic(fmt.Sprintf("zset algebra: set value of type %T", o.Val))
+				panic(fmt.Sprintf("zset algebra: set value of type %T", o.Val()))
 			}
 			srcs[i].s = ps
 		default:
 			c.Error(ErrWrongType)
 			return
 		}
-		srcs[i].val = o.Val
+		srcs[i].val = o.Val()
 	}
 
 	agg, withScores, limit := zsAggSum, false, int64(0)

@@ -84,7 +84,7 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 		count = 1
 	}
 	o.LRU = uint32(c.Now / 1000)
-	s := o.Val.(*zset.Set)
+	s := o.Val().(*zset.Set)
 	n := int(min(count, int64(s.Len())))
 	switch {
 	case !nested && !emitKey:

@@ -62,7 +62,7 @@ func (db *DB) FieldExpiresLen() int { return len(db.fexp) }
 // stored in db, and moves, adds or drops its entry in the field-expiry
 // index. Commands call it after changing field TTLs in place.
 func (db *DB) UpdateFieldExpiry(o *Object) {
-	fe, ok := o.Val.(FieldExpirer)
+	fe, ok := o.Val().(FieldExpirer)
 	if !ok {
 		db.fexpRemove(o)
 		return
@@ -98,7 +98,7 @@ func (db *DB) fieldsDue(o *Object) bool {
 // due by a lookup, and deletes the key if that leaves it empty, reporting
 // whether it did.
 func (db *DB) expireFieldsOf(o *Object) (deleted bool) {
-	fe, ok := o.Val.(FieldExpirer)
+	fe, ok := o.Val().(FieldExpirer)
 	if !ok {
 		db.fexpRemove(o)
 		return false
@@ -117,10 +117,10 @@ func (db *DB) expireFieldsOf(o *Object) (deleted bool) {
 // indexFields adds o to the field-expiry index if its value has field TTLs
 // (DB.Set).
 func (db *DB) indexFields(o *Object) {
-	if o.Val == nil {
+	if o.Val() == nil {
 		return
 	}
-	if _, ok := o.Val.(FieldExpirer); ok {
+	if _, ok := o.Val().(FieldExpirer); ok {
 		db.UpdateFieldExpiry(o)
 	}
 }
@@ -202,7 +202,7 @@ func (db *DB) expireFields(budget int) int {
 	done := 0
 	for steps := 0; steps < budget && len(db.fexp) > 0 && db.fexp[0].at <= now; steps++ {
 		o := db.fexp[0].o
-		fe, ok := o.Val.(FieldExpirer)
+		fe, ok := o.Val().(FieldExpirer)
 		if !ok {
 			db.fexpRemove(o)
 			continue

@@ -47,7 +47,7 @@ func fxCheck(t *testing.T, db *DB) {
 }
 
 // physLen counts the fields a hash physically holds, expired or not.
-func physLen(o *Object) int { return o.Val.(*hash.Hash).Len(math.MinInt64) }
+func physLen(o *Object) int { return o.Val().(*hash.Hash).Len(math.MinInt64) }
 
 func TestFieldExpiryCycle(t *testing.T) {
 	ks := New(2)
@@ -213,7 +213,7 @@ func TestFieldExpiryRandom(t *testing.T) {
 			}
 			fxHash(db, k, ats...)
 		case op < 5:
-			h := o.Val.(*hash.Hash)
+			h := o.Val().(*hash.Hash)
 			f := []byte("f" + strconv.Itoa(r.IntN(20)))
 			switch r.IntN(3) {
 			case 0:
@@ -236,7 +236,7 @@ func TestFieldExpiryRandom(t *testing.T) {
 			fxCheck(t, db)
 			indexed := 0
 			db.ForEach(func(o *Object) {
-				h := o.Val.(*hash.Hash)
+				h := o.Val().(*hash.Hash)
 				if h.Len(math.MinInt64) != h.Len(ks.Now) {
 					t.Fatalf("step %d: %q holds expired fields after the cycle", step, o.Key)
 				}

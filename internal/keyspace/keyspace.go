@@ -67,35 +67,50 @@ const (
 // set by SET are reported as embstr.
 const EmbstrMaxLen = 44
 
-// Object is one key's value. Strings live inline (an integer-encoded string
-// as the integer itself, others as a pointer to their bytes, both in the
-// cell u; see Int and Raw) and so does a hash (NewHash), so such a key costs
-// the object, its key bytes and its value's bytes; other types hang a data
-// structure off Val.
+// Object is one key's value. Its value lives in the two-word cell u: a
+// string's bytes or integer (see Raw and Int), a hash itself (NewHash), or
+// the interface value of any other type's data structure (Val, SetVal).
+// So a string or small hash key costs the object, its key bytes and its
+// value's bytes, and nothing else.
 //
-// Layout: 80 bytes, a size class of its own, with no padding. What a dict
-// chain walk reads (Key, next, htag) is in the first 32 bytes.
+// Layout: 64 bytes, a size class of its own, with no padding; what a dict
+// chain walk reads (Key, next, htag) is in the first 32 bytes, which never
+// straddle a cache line. Do not copy an Object holding an inline hash by
+// value: its Val points into the object.
 type Object struct {
 	Key    string
 	next   *Object // chain in the dict
 	Type   Type
-	Enc    uint8  // string encoding (EncRaw, EncEmbstr, EncInt)
+	Enc    uint8  // string encoding (EncRaw, EncEmbstr, EncInt); encInline for a hash in u
 	Owned  bool   // an int 0..9999 in a private object, not Redis's shared one (COPY): REFCOUNT 1
 	htag   uint8  // top byte of the key's hash in its dict (dict.go tagOf)
 	LRU    uint32 // last access, seconds since the clock's epoch
 	hpos   int32  // 1 + index in the expiry heap; 0 when absent
 	fpos   int32  // 1 + index in the field-expiry heap (fieldexpiry.go); 0 when absent
 	Expire int64  // unix ms; 0 means no TTL
-	Val    any
 	u      cell
 }
 
-// cell is two words: a string's bytes (p, and in n the length in the low
-// 40 bits and the spare capacity in the high 24) or integer (n, with p nil),
-// or a hash.Hash, whose layout is the same {pointer, word} (NewHash).
+// cell is two words, a pointer the collector follows and a plain word:
+//   - a string: its bytes at p, the length in the low 40 bits of n and the
+//     spare capacity in the high 24; or an integer in n, with p nil;
+//   - a hash made by NewHash: the hash.Hash itself, whose layout is the same
+//     {pointer, word} (Enc is encInline);
+//   - any other value: an interface value's data word in p and its type
+//     word in n. The type word points at a type descriptor in the binary's
+//     read-only data, never into the heap, so the collector need not see it.
 type cell struct {
 	p unsafe.Pointer
 	n uint64
+}
+
+// encInline marks a hash object whose hash.Hash is u itself.
+const encInline = 0x80
+
+// eface is the runtime's layout of an interface{} value.
+type eface struct {
+	typ  uintptr
+	data unsafe.Pointer
 }
 
 // A hash.Hash must be exactly a cell, word for word: the two asserts fail to
@@ -103,7 +118,31 @@ type cell struct {
 var (
 	_ [unsafe.Sizeof(hash.Hash{}) - unsafe.Sizeof(cell{})]struct{}
 	_ [unsafe.Sizeof(cell{}) - unsafe.Sizeof(hash.Hash{})]struct{}
+	_ [unsafe.Sizeof(eface{}) - unsafe.Sizeof(any(nil))]struct{}
+	_ [unsafe.Sizeof(any(nil)) - unsafe.Sizeof(eface{})]struct{}
 )
+
+// Val is the data structure of a value that is not a string (a
+// *hash.Hash, *zset.Set...); nil for strings.
+func (o *Object) Val() any {
+	if o.Type == TypeString {
+		return nil
+	}
+	if o.Enc == encInline {
+		return (*hash.Hash)(unsafe.Pointer(&o.u))
+	}
+	e := eface{uintptr(o.u.n), o.u.p}
+	return *(*any)(unsafe.Pointer(&e))
+}
+
+// SetVal makes v the value of a non-string object.
+func (o *Object) SetVal(v any) {
+	if o.Enc == encInline {
+		o.Enc = 0
+	}
+	e := (*eface)(unsafe.Pointer(&v))
+	o.u = cell{e.data, uint64(e.typ)}
+}
 
 const (
 	rawLenBits  = 40
@@ -115,7 +154,7 @@ const (
 // (integer-encoded strings, empty strings). Writing into the slice writes
 // the value; a value that grows past the capacity needs SetRaw.
 func (o *Object) Raw() []byte {
-	if o.u.p == nil {
+	if o.u.p == nil || o.Type != TypeString {
 		return nil
 	}
 	n := o.u.n & rawLenMask
@@ -138,7 +177,7 @@ func (o *Object) SetRaw(b []byte) {
 
 // Int is an integer-encoded string's value, 0 for any other object.
 func (o *Object) Int() int64 {
-	if o.Enc != EncInt {
+	if o.Type != TypeString || o.Enc != EncInt {
 		return 0
 	}
 	return int64(o.u.n)
@@ -174,19 +213,19 @@ func NewRaw(b []byte) *Object {
 
 // NewValue makes an object of a non-string type.
 func NewValue(t Type, v any) *Object {
-	return &Object{Type: t, Val: v}
+	o := &Object{Type: t}
+	o.SetVal(v)
+	return o
 }
 
 // NewHash makes an empty hash object whose hash.Hash lives inside the
 // object (in u), so that a small hash costs the object and its block: no
-// separate header. Val points at it, so the object is used like any other
-// (o.Val.(*hash.Hash)); a hash made with hash.New works the same, with one
+// separate header. Val returns it like any other value (o.Val().(*hash.Hash));
+// a hash made with hash.New and stored with SetVal works the same, with one
 // heap object more.
 func NewHash() (*Object, *hash.Hash) {
-	o := &Object{Type: TypeHash}
-	h := (*hash.Hash)(unsafe.Pointer(&o.u))
-	o.Val = h
-	return o, h
+	o := &Object{Type: TypeHash, Enc: encInline}
+	return o, (*hash.Hash)(unsafe.Pointer(&o.u))
 }
 
 // SetString replaces the string value of o, choosing the encoding.
@@ -218,6 +257,9 @@ func (o *Object) StrLen() int {
 	if o.Enc == EncInt {
 		var tmp [24]byte
 		return len(appendInt(tmp[:0], o.Int()))
+	}
+	if o.Type != TypeString {
+		return 0
 	}
 	return int(o.u.n & rawLenMask)
 }

@@ -55,6 +55,8 @@ func TestObjectStringCell(t *testing.T) {
 	}
 }
 
+var objSink *Object
+
 // A hash kept inside its Object behaves as one of its own, survives
 // collections (the block is reachable only through the object), and costs
 // the object and the block: two allocations for a five-field HSET.
@@ -65,7 +67,8 @@ func TestNewHashInline(t *testing.T) {
 		pairs = append(pairs, []byte("field:"+strconv.Itoa(i)), []byte("value:"+strconv.Itoa(i)))
 	}
 	allocs := testing.AllocsPerRun(50, func() {
-		_, h := NewHash()
+		o, h := NewHash()
+		objSink = o
 		h.ReservePairs(pairs, lim)
 		for i := 0; i < len(pairs); i += 2 {
 			h.Set(0, pairs[i], pairs[i+1], lim)
@@ -77,8 +80,12 @@ func TestNewHashInline(t *testing.T) {
 	objs := make([]*Object, 1000)
 	for i := range objs {
 		o, h := NewHash()
-		if o.Val.(*hash.Hash) != h || o.Type != TypeHash {
+		if o.Val().(*hash.Hash) != h || o.Type != TypeHash {
 			t.Fatal("Val is not the inline hash")
+		}
+		if i%3 == 0 { // some through SetVal, as RESTORE and COPY store them
+			o = NewValue(TypeHash, hash.New())
+			h = o.Val().(*hash.Hash)
 		}
 		for j := 0; j < 5+i%200; j++ { // some convert to the large form
 			h.Set(0, []byte("f"+strconv.Itoa(j)), []byte(strconv.Itoa(i*j)), lim)
@@ -88,7 +95,7 @@ func TestNewHashInline(t *testing.T) {
 	runtime.GC()
 	runtime.GC()
 	for i, o := range objs {
-		h := o.Val.(*hash.Hash)
+		h := o.Val().(*hash.Hash)
 		n := 5 + i%200
 		if h.Len(0) != n {
 			t.Fatalf("hash %d: %d fields, want %d", i, h.Len(0), n)
@@ -103,5 +110,42 @@ func TestNewHashInline(t *testing.T) {
 		if h.Encoding() != want {
 			t.Fatalf("hash %d of %d fields: %s", i, n, h.Encoding())
 		}
+	}
+}
+
+// Val and SetVal carry any interface value through the cell, and a value
+// reachable only through an object survives collections.
+func TestObjectValCell(t *testing.T) {
+	type big struct {
+		a [4]int
+		s string
+	}
+	objs := []*Object{
+		NewValue(TypeList, &big{a: [4]int{1, 2, 3, 4}, s: "x"}),
+		NewValue(TypeSet, []string{"a", "b"}),
+		NewValue(TypeZSet, map[string]int{"k": 7}),
+		NewValue(TypeStream, nil),
+	}
+	runtime.GC()
+	runtime.GC()
+	if b := objs[0].Val().(*big); b.a[3] != 4 || b.s != "x" {
+		t.Fatalf("pointer value: %+v", b)
+	}
+	if s := objs[1].Val().([]string); len(s) != 2 || s[1] != "b" {
+		t.Fatalf("slice value: %v", s)
+	}
+	if m := objs[2].Val().(map[string]int); m["k"] != 7 {
+		t.Fatalf("map value: %v", m)
+	}
+	if objs[3].Val() != nil {
+		t.Fatalf("nil value: %v", objs[3].Val())
+	}
+	o, _ := NewHash()
+	o.SetVal(hash.New()) // replaces the inline hash
+	if o.Enc == encInline || o.Val().(*hash.Hash) == nil {
+		t.Fatal("SetVal kept the inline mark")
+	}
+	if NewInt(5).Val() != nil || NewRaw([]byte("x")).Val() != nil {
+		t.Fatal("a string has a Val")
 	}
 }

@@ -111,7 +111,7 @@ func TestStoreStringTTL(t *testing.T) {
 	db.Set("l", NewValue(TypeList, "list"), false)
 	db.SetExpire(db.Lookup("l"), 8000)
 	storeSet(db, "l", "s", 0, true)
-	if o := db.Lookup("l"); o.Type != TypeString || o.Val != nil || o.Expire != 8000 || db.ExpiresLen() != 1 {
+	if o := db.Lookup("l"); o.Type != TypeString || o.Val() != nil || o.Expire != 8000 || db.ExpiresLen() != 1 {
 		t.Fatalf("over a list with KEEPTTL: %+v, heap %d", o, db.ExpiresLen())
 	}
 	// An expired key is not overwritten in place: the lookup reclaims it.

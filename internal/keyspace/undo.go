@@ -284,7 +284,7 @@ func (o *Object) cloneInto(c *Object, clone UndoCloner) {
 	case o.Raw() != nil:
 		c.SetRaw(append([]byte(nil), o.Raw()...))
 	}
-	if o.Val != nil {
+	if o.Val() != nil {
 		c.SetVal(clone(o.Type, o.Val()))
 	}
 }

@@ -21,7 +21,7 @@ func dump(ks *Keyspace) string {
 	for _, db := range ks.DBs {
 		db.ForEach(func(o *Object) {
 			v := string(o.Bytes(nil))
-			if l, ok := o.Val.(*listVal); ok {
+			if l, ok := o.Val().(*listVal); ok {
 				v = fmt.Sprint(l.items)
 			}
 			lines = append(lines, fmt.Sprintf("%d %s %v %d %q exp=%d", db.ID, o.Key, o.Type, o.Enc, v, o.Expire))
@@ -84,7 +84,7 @@ func mutate(ks *Keyspace, r *rand.Rand) {
 			db.Delete(k)
 		case 2:
 			if o := db.Lookup(k); o != nil {
-				if l, ok := o.Val.(*listVal); ok {
+				if l, ok := o.Val().(*listVal); ok {
 					l.items = append(l.items, "pushed") // an in-place change
 				} else if o.Enc == EncInt {
 					o.SetInt(o.Int() + 1)
