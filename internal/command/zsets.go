@@ -7,6 +7,7 @@ import (
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // The sorted-set family (t_zset.c). A zset key holds a *zset.Set in
@@ -259,20 +260,36 @@ func zsFromEntries(es []zset.Entry, lim zset.Limits) *zset.Set {
 // array in RESP2, an array of [member, score] pairs in RESP3 (Redis 7's
 // shape, so clients keep the order).
 func zsReplyEntries(c *Ctx, es []zset.Entry, withScores bool) {
-	nested := withScores && c.W.Proto > 2
-	if withScores && !nested {
-		c.W.Array(2 * len(es))
-	} else {
-		c.W.Array(len(es))
-	}
+	r := zsStartReply(c, len(es), withScores)
 	for _, e := range es {
-		if nested {
-			c.W.Array(2)
-		}
-		c.W.BulkString(e.Member)
-		if withScores {
-			c.W.Double(e.Score)
-		}
+		r.entry(e.Member, e.Score)
+	}
+}
+
+// zsReply writes the entries of a reply that zsStartReply began.
+type zsReply struct {
+	w                  *resp.Writer
+	withScores, nested bool
+}
+
+// zsStartReply writes the header of a reply of n entries in
+// zsReplyEntries's shape.
+func zsStartReply(c *Ctx, n int, withScores bool) zsReply {
+	r := zsReply{w: c.W, withScores: withScores, nested: withScores && c.W.Proto > 2}
+	if withScores && !r.nested {
+		n *= 2
+	}
+	r.w.Array(n)
+	return r
+}
+
+func (r zsReply) entry(member string, score float64) {
+	if r.nested {
+		r.w.Array(2)
+	}
+	r.w.BulkString(member)
+	if r.withScores {
+		r.w.Double(score)
 	}
 }
 

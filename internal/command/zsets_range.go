@@ -1,8 +1,6 @@
 package command
 
 import (
-	"iter"
-
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
@@ -37,15 +35,15 @@ func cmdZrevrangebyscore(c *Ctx) { zrangeGeneric(c, 1, false, zrScore, zdReverse
 func cmdZrangebylex(c *Ctx)      { zrangeGeneric(c, 1, false, zrLex, zdForward) }
 func cmdZrevrangebylex(c *Ctx)   { zrangeGeneric(c, 1, false, zrLex, zdReverse) }
 
-// zsCollect gathers a range into a slice, so that the reply's length is
-// known before it is written. The members are the set's own strings.
-func zsCollect(seq iter.Seq2[string, float64]) []zset.Entry {
-	var es []zset.Entry
-	seq(func(m string, s float64) bool {
-		es = append(es, zset.Entry{Member: m, Score: s})
+// zsReplySpan writes a range as zsReplyEntries would, streaming it from
+// the set into the reply: the span knows its length before the walk, so
+// no slice of entries is built on the way.
+func zsReplySpan(c *Ctx, sp *zset.Span, withScores bool) {
+	r := zsStartReply(c, sp.Len(), withScores)
+	sp.Walk(func(m string, sc float64) bool {
+		r.entry(m, sc)
 		return true
 	})
-	return es
 }
 
 // zrangeGeneric parses "<src> <min> <max> [BYSCORE|BYLEX] [REV]
@@ -128,23 +126,28 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, by zrangeBy, dir zrangeDir)
 	if !ok {
 		return
 	}
-	var es []zset.Entry
+	var sp zset.Span // empty for a missing key
 	if s != nil {
 		switch by {
 		case zrRank:
 			if lo, hi, ok := zsRank(start, stop, s.Len()); ok {
-				es = zsCollect(s.RangeByRank(lo, hi, reverse))
+				sp = s.SpanByRank(lo, hi, reverse)
 			}
 		case zrScore:
-			es = zsCollect(s.RangeByScore(sr, reverse, int(offset), int(limit)))
+			sp = s.SpanByScore(sr, reverse, int(offset), int(limit))
 		case zrLex:
-			es = zsCollect(s.RangeByLex(lr, reverse, int(offset), int(limit)))
+			sp = s.SpanByLex(lr, reverse, int(offset), int(limit))
 		}
 	}
 	if !store {
-		zsReplyEntries(c, es, withScores)
+		zsReplySpan(c, &sp, withScores)
 		return
 	}
+	es := make([]zset.Entry, 0, sp.Len())
+	sp.Walk(func(m string, sc float64) bool {
+		es = append(es, zset.Entry{Member: m, Score: sc})
+		return true
+	})
 	// Redis creates the destination for the length of a rank range, as a
 	// listpack for the others, and inserts one entry at a time.
 	hint := 0
