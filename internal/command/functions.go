@@ -2,7 +2,6 @@ package command
 
 import (
 	"strings"
-	"time"
 
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/resp"
@@ -236,7 +235,7 @@ func writeFunctionStats(w *resp.Writer, run *scriptRun, nlibs, nfuncs int64) {
 		w.BulkString("command")
 		w.StringArray(run.argv)
 		w.BulkString("duration_ms")
-		w.Int(time.Since(run.start).Milliseconds())
+		w.Int(run.elapsed().Milliseconds())
 	}
 	w.BulkString("engines")
 	w.Map(1)

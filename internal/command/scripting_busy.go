@@ -40,7 +40,7 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 		if th <= 0 {
 			return false // Redis never serves other clients then
 		}
-		left := th - time.Since(run.start)
+		left := th - run.elapsed()
 		if left <= 0 {
 			break
 		}

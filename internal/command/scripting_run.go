@@ -45,8 +45,8 @@ type scriptEnv struct {
 
 // scriptRun describes the script in progress.
 type scriptRun struct {
-	start    time.Time
-	eval     bool // EVAL family (SCRIPT KILL), else FCALL (FUNCTION KILL)
+	start    time.Duration // monotonic, since monoBase (exec.go)
+	eval     bool          // EVAL family (SCRIPT KILL), else FCALL (FUNCTION KILL)
 	name     string
 	argv     []string // the FCALL command line, for FUNCTION STATS
 	readOnly bool
@@ -72,6 +72,9 @@ type scriptRun struct {
 	ended bool
 	endCh chan struct{}
 }
+
+// elapsed is how long the script has run.
+func (r *scriptRun) elapsed() time.Duration { return time.Since(monoBase) - r.start }
 
 // finish wakes the commands waiting for the script (scripting_busy.go).
 func (r *scriptRun) finish() {
@@ -144,7 +147,7 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte) bool {
 	run.caller = c.S
 	st.host.run = run
 	st.host.ctx = c
-	run.start = time.Now()
+	run.start = time.Since(monoBase)
 	run.undo = run.Transactional || e.Cfg.Bool(config.ScriptTransactional)
 	st.running.Store(run)
 	e.beginScript(run)

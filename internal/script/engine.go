@@ -248,14 +248,42 @@ func (a *globalArray) fill(vm *VM, name string, items [][]byte) {
 	if a.t == nil {
 		a.t = vm.L.CreateTable(len(items), 0)
 		vm.globals.RawSetString(name, a.t)
+		a.n = 0
+	}
+	// An item equal to the one the last run had in its place keeps its
+	// Lua string (constant arguments repeat from call to call); the
+	// others share one new buffer: one allocation for their bytes.
+	size := 0
+	for i, it := range items {
+		if !a.same(i, it) {
+			size += len(it)
+		}
+	}
+	var buf []byte
+	if size > 0 {
+		buf = make([]byte, 0, size)
 	}
 	for i, it := range items {
-		a.t.RawSetInt(i+1, lua.LString(it))
+		if a.same(i, it) {
+			continue
+		}
+		start := len(buf)
+		buf = append(buf, it...)
+		a.t.RawSetInt(i+1, lua.LString(bytesString(buf[start:len(buf):len(buf)])))
 	}
 	for i := len(items) + 1; i <= a.n; i++ {
 		a.t.RawSetInt(i, lua.LNil)
 	}
 	a.n = len(items)
+}
+
+// same reports whether element i+1 of the table is already the string b.
+func (a *globalArray) same(i int, b []byte) bool {
+	if i >= a.n {
+		return false
+	}
+	s, ok := a.t.RawGetInt(i + 1).(lua.LString)
+	return ok && string(s) == string(b)
 }
 
 // check keeps the table for the next run only if it holds exactly the
@@ -278,10 +306,19 @@ func (a *globalArray) firstKey() lua.LValue {
 	return k
 }
 
+// stringArray makes a Lua array of the items, their bytes copied into one
+// buffer.
 func stringArray(L *lua.LState, items [][]byte) *lua.LTable {
 	t := L.CreateTable(len(items), 0)
+	size := 0
+	for _, it := range items {
+		size += len(it)
+	}
+	buf := make([]byte, 0, size)
 	for i, it := range items {
-		t.RawSetInt(i+1, lua.LString(it))
+		start := len(buf)
+		buf = append(buf, it...)
+		t.RawSetInt(i+1, lua.LString(bytesString(buf[start:])))
 	}
 	return t
 }

@@ -180,6 +180,22 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 // made for the string and never written again.
 func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
+// concatStack is the longest .. result joined in a stack buffer.
+const concatStack = 128
+
+// appendConcat appends the strings and numbers at stack slots 1..n.
+func appendConcat(b []byte, L *lua.LState, n int) []byte {
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			b = append(b, v...)
+		case lua.LNumber:
+			b = appendNum14(b, float64(v))
+		}
+	}
+	return b
+}
+
 func luaConcat(L *lua.LState) int {
 	n := L.GetTop()
 	// The common case: only strings and numbers.
@@ -196,16 +212,15 @@ func luaConcat(L *lua.LState) int {
 		}
 	}
 	if simple {
-		b := make([]byte, 0, size)
-		for i := 1; i <= n; i++ {
-			switch v := L.Get(i).(type) {
-			case lua.LString:
-				b = append(b, v...)
-			case lua.LNumber:
-				b = appendNum14(b, float64(v))
-			}
+		if size <= concatStack {
+			// Joined on the stack, then copied into a string of the exact
+			// size (numbers are rarely 24 bytes long).
+			var tmp [concatStack]byte
+			L.Push(lua.LString(string(appendConcat(tmp[:0], L, n))))
+			return 1
 		}
 		// b is not used again: the string can own its bytes without a copy.
+		b := appendConcat(make([]byte, 0, size), L, n)
 		L.Push(lua.LString(bytesString(b)))
 		return 1
 	}
