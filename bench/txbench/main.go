@@ -2,7 +2,8 @@
 // side: clients each send MULTI, 10 × INCR on random keys, EXEC, with
 // several transactions pipelined per write, against each server in turn
 // (A B A B ...), and it prints the median transactions per second, the
-// ratio Abacus/redis-server and the server CPU time per transaction.
+// server CPU time per transaction and both as ratios to redis-server.
+// -before adds an older Abacus binary to the same rounds.
 // redis-benchmark cannot send MULTI blocks, hence this generator
 // (harness.TxLoad).
 //
@@ -30,6 +31,7 @@ func main() {
 	incrs := flag.Int("incrs", 10, "INCRs per transaction")
 	keyspace := flag.Int("r", 100000, "random key space")
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
+	before := flag.String("before", "", "an older abacus binary to run alongside (\"before\")")
 	flag.Parse()
 
 	var pipeList []int
@@ -43,6 +45,9 @@ func main() {
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
 	defer cleanup()
 	servers := []*harness.Server{harness.Start("abacus", bin), harness.Start("redis", "redis-server")}
+	if *before != "" {
+		servers = append(servers, harness.Start("before", *before))
+	}
 	defer func() {
 		for _, s := range servers {
 			s.Stop()
@@ -55,9 +60,12 @@ func main() {
 	}
 	tps := map[key][]float64{}
 	cpu := map[key][]float64{}
+	load0 := loadAvg()
 	for r := 0; r < *rounds; r++ {
 		for _, p := range pipeList {
-			for _, s := range servers {
+			// Each round starts with a different server.
+			for i := range servers {
+				s := servers[(i+r)%len(servers)]
 				before := s.CPUTicks()
 				v := s.TxLoad(*n, *clients, p, *incrs, *keyspace)
 				after := s.CPUTicks()
@@ -69,13 +77,24 @@ func main() {
 		}
 	}
 
-	harness.Header(fmt.Sprintf("MULTI + %d INCR + EXEC; %d clients, %d transactions per run, %d rounds (A B A B), medians.",
-		*incrs, *clients, *n, *rounds))
-	fmt.Println("| transactions per write | abacus tx/s | redis tx/s | ratio | abacus CPU µs/tx | redis CPU µs/tx |")
+	harness.Header(fmt.Sprintf("MULTI + %d INCR + EXEC; %d clients, %d transactions per run, %d rounds (servers in rotating order), medians; load average %s at the start, %s at the end.",
+		*incrs, *clients, *n, *rounds, load0, loadAvg()))
+	fmt.Println("| transactions per write | server | tx/s | vs redis | CPU µs/tx | CPU vs redis |")
 	fmt.Println("|---|---|---|---|---|---|")
 	for _, p := range pipeList {
-		a, b := harness.Median(tps[key{"abacus", p}]), harness.Median(tps[key{"redis", p}])
-		ca, cb := harness.Median(cpu[key{"abacus", p}]), harness.Median(cpu[key{"redis", p}])
-		fmt.Printf("| %d | %.0f | %.0f | %.2fx | %.2f | %.2f |\n", p, a, b, a/b, ca, cb)
+		rt, rc := harness.Median(tps[key{"redis", p}]), harness.Median(cpu[key{"redis", p}])
+		for _, s := range servers {
+			a, c := harness.Median(tps[key{s.Name, p}]), harness.Median(cpu[key{s.Name, p}])
+			fmt.Printf("| %d | %s | %.0f | %.2fx | %.2f | %.2fx |\n", p, s.Name, a, a/rt, c, c/rc)
+		}
 	}
+}
+
+// loadAvg is the 1-minute load average.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
 }
