@@ -20,6 +20,7 @@ package crc64
 
 import (
 	"hash"
+	"runtime"
 	"sync"
 )
 
@@ -57,9 +58,13 @@ const ChunkSize = 1 << 20
 
 // ChecksumParallel returns Checksum(p), computed by up to workers goroutines
 // on contiguous chunks of p whose CRCs are then joined with Combine. workers
-// below 2 (or a buffer under two chunks) computes it on the caller.
+// 0 or less means runtime.GOMAXPROCS(0); 1 (or a buffer under two chunks)
+// computes it on the caller.
 func ChecksumParallel(p []byte, workers int) uint64 {
 	n := len(p)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	if workers > n/ChunkSize {
 		workers = n / ChunkSize
 	}
