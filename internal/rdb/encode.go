@@ -122,10 +122,15 @@ func appendSet(dst []byte, s *set.Set, opt EncodeOptions) ([]byte, byte) {
 	return dst, TypeSet
 }
 
-// appendScore adds a zset score to a listpack as Redis's zzlInsertAt does:
-// integral values as integers, others in %.17g text.
+// appendScore adds a zset score to a listpack as Redis's zzlInsertAt does
+// (d2string): integral values within 2^52 as integers, -0 as "-0", others
+// in %.17g text.
 func appendScore(lp *listpackBuilder, f float64) {
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+	if f == 0 && math.Signbit(f) {
+		lp.addString([]byte("-0"))
+		return
+	}
+	if f == math.Trunc(f) && f > -(1<<52-1) && f < 1<<52 {
 		lp.addInt(int64(f))
 		return
 	}
