@@ -331,6 +331,10 @@ func setGeneric(c *Ctx, flags int, key, val, expire []byte, intReply bool) {
 }
 
 func cmdSet(c *Ctx) {
+	if len(c.Args) > 3 && setHasCondition(c.Args) {
+		cmdSetCond(c) // IFEQ, IFNE, IFDEQ, IFDNE (condwrite.go)
+		return
+	}
 	flags, expire, ok := parseStringOpts(c, 3, true)
 	if !ok {
 		return
