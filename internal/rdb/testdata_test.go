@@ -175,33 +175,46 @@ func captureRedis(t *testing.T) {
 	}
 }
 
-// redisContent renders key k of redis-server as content does.
-func redisContent(t *testing.T, c *redis.Client) string {
+// redisContent renders key "k" of redis-server as content does.
+func redisContent(t *testing.T, c *redis.Client) string { return keyContent(t, c, "k", false) }
+
+// keyContent renders key k of a server as content does; fieldTTLs asks
+// for hash field TTLs (HPEXPIRETIME, which redis-server 7.0 lacks).
+func keyContent(t *testing.T, c *redis.Client, k string, fieldTTLs bool) string {
 	t.Helper()
 	ctx := servertest.Ctx
-	typ := c.Type(ctx, "k").Val()
+	typ := c.Type(ctx, k).Val()
 	var lines []string
 	sorted := true
 	switch typ {
 	case "string":
-		lines = []string{strconv.Quote(c.Get(ctx, "k").Val())}
+		lines = []string{strconv.Quote(c.Get(ctx, k).Val())}
 	case "list":
-		for _, v := range c.LRange(ctx, "k", 0, -1).Val() {
+		for _, v := range c.LRange(ctx, k, 0, -1).Val() {
 			lines = append(lines, strconv.Quote(v))
 		}
 		sorted = false
 	case "set":
-		for _, v := range c.SMembers(ctx, "k").Val() {
+		for _, v := range c.SMembers(ctx, k).Val() {
 			lines = append(lines, strconv.Quote(v))
 		}
 	case "zset":
-		for _, z := range c.ZRangeWithScores(ctx, "k", 0, -1).Val() {
+		for _, z := range c.ZRangeWithScores(ctx, k, 0, -1).Val() {
 			lines = append(lines, strconv.Quote(z.Member.(string))+" "+strconv.FormatFloat(z.Score, 'g', -1, 64))
 		}
 		sorted = false
 	case "hash":
-		for f, v := range c.HGetAll(ctx, "k").Val() {
-			lines = append(lines, strconv.Quote(f)+" "+strconv.Quote(v)+" 0")
+		ttls := map[string]int64{}
+		if fields := c.HKeys(ctx, k).Val(); fieldTTLs && len(fields) > 0 {
+			ats, _ := c.Do(ctx, append([]any{"hpexpiretime", k, "fields", len(fields)}, anys(fields)...)...).Int64Slice()
+			for i, f := range fields {
+				if i < len(ats) && ats[i] > 0 {
+					ttls[f] = ats[i]
+				}
+			}
+		}
+		for f, v := range c.HGetAll(ctx, k).Val() {
+			lines = append(lines, strconv.Quote(f)+" "+strconv.Quote(v)+" "+strconv.FormatInt(ttls[f], 10))
 		}
 	default:
 		t.Fatalf("type %s", typ)
@@ -210,4 +223,12 @@ func redisContent(t *testing.T, c *redis.Client) string {
 		slices.Sort(lines)
 	}
 	return typ + "\n" + strings.Join(lines, "\n") + "\n"
+}
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
