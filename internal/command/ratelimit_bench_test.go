@@ -26,6 +26,7 @@ func BenchmarkRatelimitExec(b *testing.B) {
 	}{
 		{"SET", func(k string) []string { return []string{"SET", "s:" + k, "v"} }},
 		{"CL.THROTTLE", func(k string) []string { return []string{"CL.THROTTLE", "rl:" + k, "100", "1000", "1"} }},
+		{"CL.THROTTLE-steady", func(k string) []string { return []string{"CL.THROTTLE", "rs:" + k, "1000", "600", "60"} }},
 		{"GCRA", func(k string) []string { return []string{"GCRA", "gc:" + k, "100", "1000", "1"} }},
 		{"RATELIMIT.SLIDING", func(k string) []string {
 			return []string{"RATELIMIT.SLIDING", "1", "sw:" + k, "LIMITS", "3", "1", "100", "0.1", "60", "1000", "5", "3600", "10000", "300"}
