@@ -61,42 +61,58 @@ const ChunkSize = 1 << 20
 // 0 or less means runtime.GOMAXPROCS(0); 1 (or a buffer under two chunks)
 // computes it on the caller.
 func ChecksumParallel(p []byte, workers int) uint64 {
-	n := len(p)
+	pieces := split(int64(len(p)), workers)
+	if len(pieces) < 2 {
+		return update(0, p)
+	}
+	crc, _ := combinePieces(pieces, func(off, n int64) (uint64, error) {
+		return update(0, p[off:off+n]), nil
+	})
+	return crc
+}
+
+// split cuts n bytes into at most workers contiguous pieces (workers 0 or
+// less: GOMAXPROCS) of at least ChunkSize bytes, rounded up to 4 KiB so they
+// start on page boundaries relative to the start; the last takes the rest.
+// It returns the pieces' lengths.
+func split(n int64, workers int) []int64 {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if workers > n/ChunkSize {
-		workers = n / ChunkSize
-	}
-	if workers < 2 {
-		return update(0, p)
-	}
-	// Equal shares, rounded up to 4 KiB so the pieces start on page
-	// boundaries relative to p; the last share takes the remainder.
-	share := (n + workers - 1) / workers
+	workers = int(max(min(int64(workers), n/ChunkSize), 1))
+	share := (n + int64(workers) - 1) / int64(workers)
 	share = (share + 4095) &^ 4095
-	crcs := make([]uint64, workers)
-	lens := make([]int, workers)
+	var lens []int64
+	for lo := int64(0); lo < n; lo += share {
+		lens = append(lens, min(share, n-lo))
+	}
+	return lens
+}
+
+// combinePieces runs crcOf on each piece (offset and length) in its own
+// goroutine and joins the CRCs in order; the first error in piece order wins.
+func combinePieces(lens []int64, crcOf func(off, n int64) (uint64, error)) (uint64, error) {
+	crcs := make([]uint64, len(lens))
+	errs := make([]error, len(lens))
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo := w * share
-		hi := min(lo+share, n)
-		if lo >= hi {
-			break
-		}
-		lens[w] = hi - lo
+	off := int64(0)
+	for i, n := range lens {
 		wg.Add(1)
-		go func(w int, part []byte) {
+		go func(i int, off, n int64) {
 			defer wg.Done()
-			crcs[w] = update(0, part)
-		}(w, p[lo:hi])
+			crcs[i], errs[i] = crcOf(off, n)
+		}(i, off, n)
+		off += n
 	}
 	wg.Wait()
 	crc := uint64(0)
-	for w := range crcs {
-		crc = Combine(crc, crcs[w], int64(lens[w]))
+	for i, n := range lens {
+		if errs[i] != nil {
+			return 0, errs[i]
+		}
+		crc = Combine(crc, crcs[i], n)
 	}
-	return crc
+	return crc, nil
 }
 
 // digest is the hash.Hash64 returned by New.
