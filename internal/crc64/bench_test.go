@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/crc64"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -187,5 +189,34 @@ func BenchmarkBandwidth1GiB(b *testing.B) {
 				cpuReport(b, t0, int64(len(p)))
 			})
 		}
+	}
+}
+
+// BenchmarkReaderAt256MiB verifies a 256 MiB file (in the page cache after
+// the first pass) with ChecksumReaderAt: what check-rdb pays per byte.
+func BenchmarkReaderAt256MiB(b *testing.B) {
+	p := bigData(b)[:256<<20]
+	path := filepath.Join(b.TempDir(), "snapshot")
+	if err := os.WriteFile(path, p, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	want := Checksum(p)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			t0 := cpuTime()
+			for b.Loop() {
+				crc, err := ChecksumReaderAt(f, 0, int64(len(p)), w)
+				if err != nil || crc != want {
+					b.Fatalf("%#x, %v", crc, err)
+				}
+			}
+			cpuReport(b, t0, int64(len(p)))
+		})
 	}
 }
