@@ -164,11 +164,13 @@ func cmdClThrottle(c *Ctx) {
 	now := c.Now * 1e6
 	tat, stored := now, int64(-1)
 	if o != nil {
-		var tmp [24]byte
-		v, bad := parseRustInt(strBytes(o, tmp[:0]))
-		if bad != "" {
-			c.Error("Cell error: " + bad)
-			return
+		v := o.Int() // a TAT is stored integer-encoded: no formatting and parsing
+		if o.Enc != keyspace.EncInt {
+			var bad string
+			if v, bad = parseRustInt(o.Raw()); bad != "" {
+				c.Error("Cell error: " + bad)
+				return
+			}
 		}
 		stored = v
 		if v != -1 { // redis-cell reads -1 as "no value"
@@ -292,10 +294,11 @@ func cmdGcra(c *Ctx) {
 	}
 	tat := now
 	if o != nil {
-		var tmp [24]byte
-		if tat, ok = parseInt(strBytes(o, tmp[:0])); !ok {
-			c.Error(errGcraKey)
-			return
+		if tat = o.Int(); o.Enc != keyspace.EncInt {
+			if tat, ok = parseInt(o.Raw()); !ok {
+				c.Error(errGcraKey)
+				return
+			}
 		}
 		if tat <= 0 {
 			c.Error(errGcraNeg)
