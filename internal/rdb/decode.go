@@ -95,69 +95,105 @@ func (r *reader) blob() ([]byte, error) {
 	return s, nil
 }
 
+// plain reads a count and calls fn that many times, each call reading one
+// element of a plain-encoded collection.
+func (r *reader) plain(fn func() error) error {
+	n, err := r.count()
+	if err != nil {
+		return err
+	}
+	for ; n > 0; n-- {
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// elem is one element of a packed blob: the string s, or the integer v when
+// s is nil.
+type elem struct {
+	s []byte
+	v int64
+}
+
+func (e elem) bytes() []byte { return elemBytes(e.s, e.v, nil) }
+
+// groups reads a blob (a listpack, or a ziplist when zl) and calls fn for
+// each run of k elements (a field and its value ...). An error from fn is
+// returned as is; a malformed blob or an incomplete last run is reported
+// as what's integrity check failing.
+func (r *reader) groups(zl bool, k int, what string, fn func(g []elem) error) error {
+	p, err := r.blob()
+	if err != nil {
+		return err
+	}
+	walk := walkListpack
+	if zl {
+		walk = walkZiplist
+	}
+	g := make([]elem, 0, k)
+	var bad error
+	err = walk(p, func(s []byte, v int64) error {
+		g = append(g, elem{s, v})
+		if len(g) < k {
+			return nil
+		}
+		bad = fn(g)
+		g = g[:0]
+		return bad
+	})
+	if bad != nil {
+		return bad
+	}
+	if err != nil || len(g) != 0 {
+		return r.corrupt("%s integrity check failed", what)
+	}
+	return nil
+}
+
 func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 	l := list.New(opt.ListFill)
 	var scratch [20]byte
-	push := func(s []byte, v int64) error {
-		l.PushBack(elemBytes(s, v, scratch[:]))
+	push := func(g []elem) error {
+		l.PushBack(elemBytes(g[0].s, g[0].v, scratch[:]))
 		return nil
 	}
+	var err error
 	switch typ {
 	case TypeList:
-		n, err := r.count()
-		if err != nil {
-			return nil, err
-		}
-		for ; n > 0; n-- {
+		err = r.plain(func() error {
 			s, err := r.bstr()
-			if err != nil {
-				return nil, err
-			}
 			l.PushBack(s)
-		}
+			return err
+		})
 	case TypeListZiplist:
-		p, err := r.blob()
-		if err != nil {
-			return nil, err
-		}
-		if err := walkZiplist(p, push); err != nil {
-			return nil, r.corrupt("list ziplist integrity check failed")
-		}
+		err = r.groups(true, 1, "list ziplist", push)
 	default:
-		n, err := r.count()
-		if err != nil {
-			return nil, err
-		}
-		for ; n > 0; n-- {
+		err = r.plain(func() error {
 			container := uint64(containerPacked)
 			if typ == TypeListQuicklist2 {
+				var err error
 				if container, err = r.count(); err != nil {
-					return nil, err
+					return err
 				}
 				if container != containerPlain && container != containerPacked {
-					return nil, r.corrupt("quicklist integrity check failed")
+					return r.corrupt("quicklist integrity check failed")
 				}
 			}
-			p, err := r.blob()
-			if err != nil {
-				return nil, err
-			}
-			if len(p) == 0 {
-				return nil, r.corrupt("empty quicklist node")
-			}
-			switch {
-			case container == containerPlain:
+			if container == containerPlain {
+				p, err := r.blob()
+				if err == nil && len(p) == 0 {
+					err = r.corrupt("empty quicklist node")
+				}
 				l.PushBack(p)
-			case typ == TypeListQuicklist2:
-				if err := walkListpack(p, push); err != nil {
-					return nil, r.corrupt("listpack integrity check failed")
-				}
-			default:
-				if err := walkZiplist(p, push); err != nil {
-					return nil, r.corrupt("ziplist integrity check failed")
-				}
+				return err
 			}
-		}
+			return r.groups(typ == TypeListQuicklist, 1, "quicklist node", push)
+		})
+	}
+	if err != nil {
+		return nil, err
 	}
 	if l.Len() == 0 {
 		return nil, ErrEmpty
@@ -167,45 +203,38 @@ func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 
 func (r *reader) set(typ byte, opt Options) (*keyspace.Object, error) {
 	s := set.New()
-	var dup bool
+	add := func(m []byte) error {
+		if !s.Add(opt.Set, m) {
+			return r.corrupt("duplicate set members")
+		}
+		return nil
+	}
+	var err error
 	switch typ {
 	case TypeSet:
-		n, err := r.count()
-		if err != nil {
-			return nil, err
-		}
-		for ; n > 0; n-- {
+		err = r.plain(func() error {
 			m, err := r.bstr()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if !s.Add(opt.Set, m) {
-				return nil, r.corrupt("duplicate set members")
-			}
-		}
+			return add(m)
+		})
 	case TypeSetIntset:
-		p, err := r.blob()
-		if err != nil {
+		var p []byte
+		if p, err = r.blob(); err != nil {
 			return nil, err
 		}
-		if err := walkIntset(p, func(v int64) error { s.AddInt(opt.Set, v); return nil }); err != nil {
+		if walkIntset(p, func(v int64) error { s.AddInt(opt.Set, v); return nil }) != nil {
 			return nil, r.corrupt("intset integrity check failed")
 		}
 	case TypeSetListpack:
-		p, err := r.blob()
-		if err != nil {
-			return nil, err
-		}
 		var scratch [20]byte
-		err = walkListpack(p, func(b []byte, v int64) error {
-			if !s.Add(opt.Set, elemBytes(b, v, scratch[:])) {
-				dup = true
-			}
-			return nil
+		err = r.groups(false, 1, "set listpack", func(g []elem) error {
+			return add(elemBytes(g[0].s, g[0].v, scratch[:]))
 		})
-		if err != nil || dup {
-			return nil, r.corrupt("set listpack integrity check failed")
-		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	if s.Len() == 0 {
 		return nil, ErrEmpty
@@ -227,16 +256,13 @@ func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
 		es = append(es, zset.Entry{Member: m, Score: f})
 		return nil
 	}
+	var err error
 	switch typ {
 	case TypeZSet, TypeZSet2:
-		n, err := r.count()
-		if err != nil {
-			return nil, err
-		}
-		for ; n > 0; n-- {
+		err = r.plain(func() error {
 			m, err := r.bstr()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			var f float64
 			if typ == TypeZSet2 {
@@ -245,51 +271,24 @@ func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
 				f, err = r.textDouble()
 			}
 			if err != nil {
-				return nil, err
-			}
-			if err := add(string(m), f); err != nil {
-				return nil, err
-			}
-		}
-	default:
-		p, err := r.blob()
-		if err != nil {
-			return nil, err
-		}
-		walk := walkListpack
-		if typ == TypeZSetZiplist {
-			walk = walkZiplist
-		}
-		var member []byte
-		var haveMember bool
-		var bad error
-		err = walk(p, func(s []byte, v int64) error {
-			if !haveMember {
-				member = elemBytes(s, v, nil)
-				haveMember = true
-				return nil
-			}
-			haveMember = false
-			f := float64(v)
-			if s != nil {
-				var perr error
-				if f, perr = strconv.ParseFloat(string(s), 64); perr != nil {
-					bad = r.corrupt("bad zset score %q", s)
-					return bad
-				}
-			}
-			if err := add(string(member), f); err != nil {
-				bad = err
 				return err
 			}
-			return nil
+			return add(string(m), f)
 		})
-		if bad != nil {
-			return nil, bad
-		}
-		if err != nil || haveMember {
-			return nil, r.corrupt("zset listpack integrity check failed")
-		}
+	default:
+		err = r.groups(typ == TypeZSetZiplist, 2, "zset listpack", func(g []elem) error {
+			f := float64(g[1].v)
+			if g[1].s != nil {
+				var perr error
+				if f, perr = strconv.ParseFloat(string(g[1].s), 64); perr != nil {
+					return r.corrupt("bad zset score %q", g[1].s)
+				}
+			}
+			return add(string(g[0].bytes()), f)
+		})
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(es) == 0 {
 		return nil, ErrEmpty
@@ -305,28 +304,23 @@ func (r *reader) hash(typ byte, opt Options) (*keyspace.Object, error) {
 		}
 		return nil
 	}
+	var err error
 	switch typ {
 	case TypeHash:
-		n, err := r.count()
-		if err != nil {
-			return nil, err
-		}
-		for ; n > 0; n-- {
+		err = r.plain(func() error {
 			f, err := r.bstr()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			v, err := r.bstr()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if err := put(f, v); err != nil {
-				return nil, err
-			}
-		}
+			return put(f, v)
+		})
 	case TypeHashZipmap:
-		p, err := r.blob()
-		if err != nil {
+		var p []byte
+		if p, err = r.blob(); err != nil {
 			return nil, err
 		}
 		var bad error
@@ -337,34 +331,12 @@ func (r *reader) hash(typ byte, opt Options) (*keyspace.Object, error) {
 			return nil, r.corrupt("zipmap integrity check failed")
 		}
 	default:
-		p, err := r.blob()
-		if err != nil {
-			return nil, err
-		}
-		walk := walkListpack
-		if typ == TypeHashZiplist {
-			walk = walkZiplist
-		}
-		var field []byte
-		var haveField bool
-		var bad error
-		var scratch [20]byte
-		err = walk(p, func(s []byte, v int64) error {
-			if !haveField {
-				field = elemBytes(s, v, nil)
-				haveField = true
-				return nil
-			}
-			haveField = false
-			bad = put(field, elemBytes(s, v, scratch[:]))
-			return bad
+		err = r.groups(typ == TypeHashZiplist, 2, "hash listpack", func(g []elem) error {
+			return put(g[0].bytes(), g[1].bytes())
 		})
-		if bad != nil {
-			return nil, bad
-		}
-		if err != nil || haveField {
-			return nil, r.corrupt("hash listpack integrity check failed")
-		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	if h.Len(opt.Now) == 0 {
 		return nil, ErrEmpty
@@ -402,69 +374,45 @@ func (r *reader) hashTTL(typ byte, opt Options) (*keyspace.Object, error) {
 		if minExpire, err = r.millis(); err != nil {
 			return nil, err
 		}
+		if minExpire < 0 || minExpire > maxFieldTTL+1 {
+			return nil, r.corrupt("invalid minimum field expiry %d", minExpire)
+		}
 	}
+	var err error
 	switch typ {
 	case TypeHashMetadataPre, TypeHashMetadata:
-		n, err := r.count()
-		if err != nil {
-			return nil, err
-		}
-		for ; n > 0; n-- {
+		err = r.plain(func() error {
 			ttl, err := r.count()
 			if err != nil {
-				return nil, err
+				return err
+			}
+			if ttl > maxFieldTTL+1 {
+				return r.corrupt("invalid field TTL %d", ttl)
 			}
 			at := int64(ttl)
-			if ttl > maxFieldTTL+1 {
-				return nil, r.corrupt("invalid field TTL %d", ttl)
-			}
 			if typ == TypeHashMetadata && ttl != 0 {
 				at = int64(ttl) + minExpire - 1
 			}
 			f, err := r.bstr()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			v, err := r.bstr()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if err := put(f, v, at); err != nil {
-				return nil, err
-			}
-		}
-	default:
-		p, err := r.blob()
-		if err != nil {
-			return nil, err
-		}
-		var f, v []byte
-		k := 0
-		var bad error
-		err = walkListpack(p, func(s []byte, iv int64) error {
-			switch k {
-			case 0:
-				f = elemBytes(s, iv, nil)
-			case 1:
-				v = elemBytes(s, iv, nil)
-			case 2:
-				if s != nil {
-					bad = r.corrupt("field TTL is not an integer")
-					return bad
-				}
-				if bad = put(f, v, iv); bad != nil {
-					return bad
-				}
-			}
-			k = (k + 1) % 3
-			return nil
+			return put(f, v, at)
 		})
-		if bad != nil {
-			return nil, bad
-		}
-		if err != nil || k != 0 {
-			return nil, r.corrupt("hash listpackex integrity check failed")
-		}
+	default:
+		err = r.groups(false, 3, "hash listpackex", func(g []elem) error {
+			if g[2].s != nil {
+				return r.corrupt("field TTL is not an integer")
+			}
+			return put(g[0].bytes(), g[1].bytes(), g[2].v)
+		})
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(seen) == 0 {
 		return nil, ErrEmpty

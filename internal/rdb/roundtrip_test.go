@@ -154,7 +154,7 @@ func TestValueRoundTrip(t *testing.T) {
 	g := &valueGen{r: rand.New(rand.NewPCG(7, 11)), opt: DefaultOptions(), now: now}
 	g.opt.Now = now
 	seen := map[byte]int{}
-	for i := 0; i < 600; i++ {
+	for i := 0; i < 300; i++ {
 		o := g.object()
 		want := describe(o, now)
 		for _, compress := range []bool{false, true} {
