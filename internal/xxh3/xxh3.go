@@ -135,11 +135,16 @@ func Hash(b []byte) uint64 {
 
 // accumulate folds one 64-byte stripe at p into acc with the secret at s.
 func accumulate(acc *[8]uint64, b []byte, p, s int) {
-	for i := 0; i < 8; i++ {
-		v := u64(b, p+8*i)
-		k := v ^ u64(secret[:], s+8*i)
-		acc[i^1] += v
-		acc[i] += uint64(uint32(k)) * (k >> 32)
+	in, sec := b[p:p+stripeLen:p+stripeLen], secret[s:s+stripeLen:s+stripeLen]
+	// Lanes in pairs: each lane's data goes to its neighbour, its product
+	// to itself.
+	for i := 0; i < 8; i += 2 {
+		v0 := binary.LittleEndian.Uint64(in[8*i:])
+		v1 := binary.LittleEndian.Uint64(in[8*i+8:])
+		k0 := v0 ^ binary.LittleEndian.Uint64(sec[8*i:])
+		k1 := v1 ^ binary.LittleEndian.Uint64(sec[8*i+8:])
+		acc[i] += v1 + uint64(uint32(k0))*(k0>>32)
+		acc[i+1] += v0 + uint64(uint32(k1))*(k1>>32)
 	}
 }
 
