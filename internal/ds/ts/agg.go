@@ -66,7 +66,7 @@ type bucket struct {
 	sum         float64
 	min, max    float64
 	first, last float64
-	mean, m2    float64 // Welford's running mean and sum of squared deviations
+	dsum, dsq   float64 // sum of (v - first) and of its squares: the variance, shifted for accuracy
 	firstT      int64
 	lastT       int64
 	area        float64 // twa: trapezoid area between the bucket's samples
@@ -76,16 +76,26 @@ func (b *bucket) add(t int64, v float64) {
 	if b.n == 0 {
 		b.min, b.max, b.first, b.firstT = v, v, v, t
 	} else {
-		b.min = math.Min(b.min, v)
-		b.max = math.Max(b.max, v)
+		if v < b.min {
+			b.min = v
+		}
+		if v > b.max {
+			b.max = v
+		}
 		b.area += (b.last + v) / 2 * float64(t-b.lastT)
+		d := v - b.first
+		b.dsum += d
+		b.dsq += d * d
 	}
 	b.n++
 	b.sum += v
-	d := v - b.mean
-	b.mean += d / float64(b.n)
-	b.m2 += d * (v - b.mean)
 	b.last, b.lastT = v, t
+}
+
+// m2 is the sum of squared deviations from the mean.
+func (b *bucket) m2() float64 {
+	m := b.dsq - b.dsum*b.dsum/float64(b.n)
+	return max(m, 0)
 }
 
 // interpolate is the value at t on the line through a and b.
@@ -129,19 +139,19 @@ func (b *bucket) value(a Agg, start, end int64, prev, next *Sample) float64 {
 	case AggLast:
 		return b.last
 	case AggVarP:
-		return b.m2 / n
+		return b.m2() / n
 	case AggVarS:
 		if b.n == 1 {
 			return 0
 		}
-		return b.m2 / (n - 1)
+		return b.m2() / (n - 1)
 	case AggStdP:
-		return math.Sqrt(b.m2 / n)
+		return math.Sqrt(b.m2() / n)
 	case AggStdS:
 		if b.n == 1 {
 			return 0
 		}
-		return math.Sqrt(b.m2 / (n - 1))
+		return math.Sqrt(b.m2() / (n - 1))
 	}
 	// twa: the area under the line through the samples, extended to the
 	// bucket's edges by interpolating towards the neighbours when there
@@ -313,11 +323,23 @@ func (s *Series) aggregate(o *RangeOpts, limit int) []Sample {
 	if limit == 0 {
 		return nil
 	}
+	filtered := o.HasFilterTS || o.HasValue
+	curEnd := int64(math.MinInt64)
 	s.scan(o, func(t int64, v float64) bool {
-		if !o.keep(t, v) {
+		if filtered && !o.keep(t, v) {
+			return true
+		}
+		if started && t < curEnd { // the common case: same bucket as the last sample
+			cur.add(t, v)
+			last = Sample{t, v}
 			return true
 		}
 		bs := BucketStartOf(t, d, a.Align)
+		if bs > math.MaxInt64-d {
+			curEnd = math.MaxInt64
+		} else {
+			curEnd = bs + d
+		}
 		if !started {
 			started = true
 			if a.Empty && a.Type == AggTwa && prevOut != nil {

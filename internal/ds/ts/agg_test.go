@@ -26,8 +26,8 @@ func naiveAgg(a Agg, in []Sample, start, end int64, prev, next *Sample) float64 
 	sum, mn, mx := 0.0, math.Inf(1), math.Inf(-1)
 	for _, s := range in {
 		sum += s.V
-		mn = math.Min(mn, s.V)
-		mx = math.Max(mx, s.V)
+		mn = min(mn, s.V)
+		mx = max(mx, s.V)
 	}
 	mean := sum / n
 	ss := 0.0

@@ -92,10 +92,13 @@ func BenchmarkAppend(b *testing.B) {
 			g := newGauge()
 			s := New()
 			s.Uncompressed = raw
+			cpu0, n := cpuNanos(), 0
 			for b.Loop() {
 				t, v := g.next()
 				s.Add(t, v, PolicyBlock)
+				n++
 			}
+			b.ReportMetric(float64(cpuNanos()-cpu0)/float64(n), "cpu-ns/op")
 		})
 	}
 }
@@ -134,11 +137,14 @@ func BenchmarkRangeAggregation(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				o := &RangeOpts{From: math.MinInt64, To: math.MaxInt64, Count: -1, Agg: &Aggregation{Type: a, Bucket: 3_600_000}}
+				cpu0, n := cpuNanos(), 0
 				for b.Loop() {
-					if n := len(s.Range(o)); n < 270 {
-						b.Fatal(n)
+					if k := len(s.Range(o)); k < 270 {
+						b.Fatal(k)
 					}
+					n++
 				}
+				b.ReportMetric(float64(cpuNanos()-cpu0)/float64(n)/1e6, "cpu-ms/op")
 			})
 		}
 	}
