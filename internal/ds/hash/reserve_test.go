@@ -67,18 +67,24 @@ func TestReservePairsExistingAndLimits(t *testing.T) {
 }
 
 // Growth is geometric past 256 bytes: building a 100-field block one field
-// at a time reallocates it a bounded number of times.
+// at a time moves it a bounded number of times.
 func TestBlockGrowthGeometric(t *testing.T) {
 	lim := DefaultLimits()
 	pairs := pairsOf(100)
-	allocs := testing.AllocsPerRun(10, func() {
-		var h Hash
-		for i := 0; i < len(pairs); i += 2 {
-			h.Set(0, pairs[i], pairs[i+1], lim)
+	var h Hash
+	moves, last := 0, (*byte)(nil)
+	for i := 0; i < len(pairs); i += 2 {
+		h.Set(0, pairs[i], pairs[i+1], lim)
+		if p := &h.block()[0]; p != last {
+			moves, last = moves+1, p
 		}
-	})
-	if allocs > 24 {
-		t.Errorf("%v allocations for 100 single-field inserts", allocs)
 	}
-	t.Logf("%v allocations", allocs)
+	// Exact growth moved it once per size class, over 30 times.
+	if moves > 24 {
+		t.Errorf("the block moved %d times in 100 single-field inserts", moves)
+	}
+	if b := h.block(); cap(b) > len(b)+len(b)/4+64 {
+		t.Errorf("block of %d bytes has capacity %d", len(b), cap(b))
+	}
+	t.Logf("%d moves", moves)
 }
