@@ -24,8 +24,8 @@ import (
 
 func init() {
 	const (
-		grp = "ratelimit"
-		acl = "@ratelimit"
+		grp = "rate_limit"
+		acl = "@rate_limit"
 	)
 	register(
 		// redis-cell registers its command with module arity -1 and checks

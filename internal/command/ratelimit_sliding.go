@@ -39,7 +39,7 @@ import (
 
 func init() {
 	register(&Command{Name: "ratelimit.sliding", Arity: -8, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys,
-		Keys: numkeysKeys(1), KeyFlags: "RW access update", ACL: "@ratelimit @hash", Group: "ratelimit",
+		Keys: numkeysKeys(1), KeyFlags: "RW access update", ACL: "@rate_limit @hash", Group: "rate_limit",
 		Summary:    "Check and count a request against several sliding-window limits on several keys",
 		Since:      "Abacus 0.1.0",
 		Complexity: "O(K*L) for K keys and L limits, plus the sub-buckets that left the window",
