@@ -202,6 +202,19 @@ func isExpireOpt(opt []byte) bool {
 	return optIs(opt, "ex") || optIs(opt, "px") || optIs(opt, "exat") || optIs(opt, "pxat")
 }
 
+// expireFlag is the SET flag of an expire option (isExpireOpt).
+func expireFlag(opt []byte) int {
+	switch {
+	case optIs(opt, "ex"):
+		return setEX
+	case optIs(opt, "px"):
+		return setPX
+	case optIs(opt, "exat"):
+		return setEXAT
+	}
+	return setPXAT
+}
+
 // setHasCondition reports whether SET's options hold IFEQ, IFNE, IFDEQ or
 // IFDNE, walking them as SET's parser does (an expire option takes the
 // next argument). strings.go's cmdSet hands such a SET to cmdSetCond.
@@ -336,7 +349,7 @@ func cmdMsetex(c *Ctx) {
 		case optIs(opt, "keepttl") && flags&setExpireAny == 0:
 			flags |= setKeepTTL
 		case isExpireOpt(opt) && j+1 < len(c.Args) && flags&setKeepTTL == 0:
-			f := map[string]int{"ex": setEX, "px": setPX, "exat": setEXAT, "pxat": setPXAT}[string(asciiLower(nil, opt))]
+			f := expireFlag(opt)
 			if flags&(setExpireAny&^f) != 0 {
 				c.Error(ErrSyntax)
 				return
@@ -409,7 +422,7 @@ func parseIncrex(c *Ctx) (o increxOpts, ok bool) {
 		case optIs(opt, "persist") && o.expFlags == 0:
 			o.persist = true
 		case isExpireOpt(opt) && next && !o.persist:
-			f := map[string]int{"ex": setEX, "px": setPX, "exat": setEXAT, "pxat": setPXAT}[string(asciiLower(nil, opt))]
+			f := expireFlag(opt)
 			if o.expFlags&^f != 0 {
 				c.Error(ErrSyntax)
 				return o, false
