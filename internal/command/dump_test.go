@@ -2,6 +2,7 @@ package command_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -238,4 +239,101 @@ func redisIfAny(t *testing.T) *servertest.Conn {
 		return nil
 	}
 	return servertest.Dial(t, servertest.Redis(t).Addr)
+}
+
+// A randomized stream (fixed seed): keys of every type built by the same
+// commands on both servers, sizes and element lengths around the
+// encoding thresholds, then every key crossed both ways.
+func TestDumpRestoreRandomCross(t *testing.T) {
+	rs := servertest.Redis(t)
+	inst := servertest.Start(t)
+	a := inst.Client(t)
+	r := servertest.NewClient(t, rs.Addr)
+	rng := rand.New(rand.NewPCG(2026, 11))
+	elem := func() string {
+		switch rng.IntN(4) {
+		case 0:
+			return strconv.FormatInt(rng.Int64N(1<<40)-1<<39, 10)
+		case 1:
+			return strconv.Itoa(rng.IntN(1000))
+		}
+		n := rng.IntN(70)
+		if rng.IntN(30) == 0 {
+			n = 200 + rng.IntN(3000)
+		}
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(' ' + rng.IntN(95))
+		}
+		return string(b)
+	}
+	size := func() int {
+		return []int{1 + rng.IntN(5), 125 + rng.IntN(8), 508 + rng.IntN(8), 1 + rng.IntN(700)}[rng.IntN(4)]
+	}
+	var keys []string
+	for i := 0; i < 120; i++ {
+		k := "key" + strconv.Itoa(i)
+		keys = append(keys, k)
+		var cmd []any
+		switch rng.IntN(5) {
+		case 0:
+			cmd = []any{"set", k, elem()}
+		case 1:
+			cmd = []any{"rpush", k}
+			for n := size(); n > 0; n-- {
+				cmd = append(cmd, elem())
+			}
+		case 2:
+			cmd = []any{"sadd", k}
+			ints := rng.IntN(2) == 0
+			for n := size(); n > 0; n-- {
+				if ints {
+					cmd = append(cmd, strconv.FormatInt(rng.Int64N(1<<34)-1<<33, 10))
+				} else {
+					cmd = append(cmd, elem())
+				}
+			}
+		case 3:
+			cmd = []any{"zadd", k}
+			for n := size(); n > 0; n-- {
+				cmd = append(cmd, strconv.FormatFloat([]float64{float64(rng.IntN(100)), rng.NormFloat64() * 1e9, math.Inf(1)}[rng.IntN(3)], 'g', -1, 64), elem())
+			}
+		default:
+			cmd = []any{"hset", k}
+			for n := size(); n > 0; n-- {
+				cmd = append(cmd, elem(), elem())
+			}
+		}
+		for _, c := range []*redis.Client{a, r} {
+			if err := c.Do(servertest.Ctx, cmd...).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, k := range keys {
+		want := dumpSnapshot(t, r, k)
+		if got := dumpSnapshot(t, a, k); got != want {
+			t.Fatalf("%s differs before DUMP", k)
+		}
+		p := r.Dump(servertest.Ctx, k).Val()
+		if err := a.Restore(servertest.Ctx, k+":r", 0, p).Err(); err != nil {
+			t.Fatalf("%s: RESTORE of redis-server's payload: %v", k, err)
+		}
+		if got := dumpSnapshot(t, a, k+":r"); got != want {
+			t.Fatalf("%s: redis -> abacus differs", k)
+		}
+		if got, want := objEncoding(t, a, k+":r"), objEncoding(t, a, k); got != want {
+			t.Errorf("%s: redis -> abacus: encoding %s, abacus builds %s", k, got, want)
+		}
+		p = a.Dump(servertest.Ctx, k).Val()
+		if err := r.Restore(servertest.Ctx, k+":a", 0, p).Err(); err != nil {
+			t.Fatalf("%s: redis-server refuses Abacus's payload: %v", k, err)
+		}
+		if got := dumpSnapshot(t, r, k+":a"); got != want {
+			t.Fatalf("%s: abacus -> redis differs", k)
+		}
+		if got, want := objEncoding(t, r, k+":a"), objEncoding(t, r, k); got != want {
+			t.Errorf("%s: abacus -> redis: encoding %s, redis builds %s", k, got, want)
+		}
+	}
 }
