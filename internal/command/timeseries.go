@@ -71,12 +71,9 @@ func init() {
 			Summary: "Get all time series keys matching a filter list", Since: "1.0.0",
 			Complexity: "O(n) where n is the number of time-series that match the filters", Handler: cmdTSQueryindex},
 	)
-	registerCopier(keyspace.TypeTimeSeries, func(v any) any {
-		c := v.(*ts.Series).Clone()
-		// a copy takes part in no compaction
-		c.Rules, c.Source = nil, ""
-		return c
-	})
+	// A full copy: the undo journal of scripts restores with it. A COPY to
+	// another key is told apart in touched, which unlinks it.
+	registerCopier(keyspace.TypeTimeSeries, func(v any) any { return v.(*ts.Series).Clone() })
 }
 
 // The module's defaults.
@@ -156,9 +153,12 @@ func (st *tsState) db(db *keyspace.DB) *tsDB {
 // series now there (renamed, copied, moved or restored ones included) and
 // forgets keys that no longer hold one.
 func (st *tsState) touched(db *keyspace.DB, key string) {
+	// While a script's journal is open, the keyspace may be rolled back
+	// without a signal: the index only grows then (Query checks labels).
+	journal := db.Keyspace().UndoOpen()
 	o := db.Peek(key)
 	if o == nil || o.Type != keyspace.TypeTimeSeries {
-		if d := st.dbs[db]; d != nil {
+		if d := st.dbs[db]; d != nil && !journal {
 			d.idx.Remove(key)
 		}
 		return
@@ -166,10 +166,19 @@ func (st *tsState) touched(db *keyspace.DB, key string) {
 	s := o.Val().(*ts.Series)
 	d := st.db(db)
 	if cur, ok := d.idx.Labels(key); !ok || !ts.SameLabels(cur, s.Labels) {
-		d.idx.Set(key, s.Labels)
+		if journal {
+			d.idx.Merge(key, s.Labels)
+		} else {
+			d.idx.Set(key, s.Labels)
+		}
 	}
 	if s.Name != key {
-		renameLinks(db, s, s.Name, key)
+		if orig := seriesAt(db, s.Name); orig != nil && orig != s {
+			// a COPY: the copy takes part in no compaction
+			s.Rules, s.Source = nil, ""
+		} else {
+			renameLinks(db, s, s.Name, key)
+		}
 		s.Name = key
 	}
 }
@@ -696,7 +705,7 @@ func queryIndex(c *Ctx, ms []ts.Matcher) []string {
 			return nil, false
 		}
 		return o.Val().(*ts.Series).Labels, true
-	})
+	}, !c.Env.KS.UndoOpen())
 }
 
 func cmdTSQueryindex(c *Ctx) {

@@ -397,3 +397,65 @@ func TestTSGoRedisAPI(t *testing.T) {
 		t.Errorf("TYPE %q", typ)
 	}
 }
+
+// TestTSCopyAndRollback: a COPY of a compacted series takes part in no
+// rule, the original keeps its links; an all-or-nothing script that fails
+// after writing samples and deleting a destination leaves series, rules and
+// the label index as they were.
+func TestTSCopyAndRollback(t *testing.T) {
+	inst := servertest.Start(t)
+	c := inst.Client(t)
+	ctx := servertest.Ctx
+	c.Do(ctx, "TS.CREATE", "src", "LABELS", "kind", "raw")
+	c.Do(ctx, "TS.CREATE", "dst", "LABELS", "kind", "agg")
+	tsDo(t, c, "OK", "TS.CREATERULE", "src", "dst", "AGGREGATION", "sum", 10)
+	c.Do(ctx, "TS.MADD", "src", 1, 1, "src", 2, 2, "src", 11, 5)
+	tsDo(t, c, int64(1), "COPY", "src", "src2")
+	tsDo(t, c, int64(1), "COPY", "dst", "dst2")
+	rules := func(key string) any {
+		info := c.Do(ctx, "TS.INFO", key).Val().([]any)
+		for i := 0; i < len(info); i += 2 {
+			if info[i] == "rules" {
+				return info[i+1]
+			}
+		}
+		return nil
+	}
+	source := func(key string) any {
+		info := c.Do(ctx, "TS.INFO", key).Val().([]any)
+		for i := 0; i < len(info); i += 2 {
+			if info[i] == "sourceKey" {
+				return info[i+1]
+			}
+		}
+		return "none"
+	}
+	if got := rules("src2"); !reflect.DeepEqual(got, []any{}) {
+		t.Errorf("copy's rules %#v", got)
+	}
+	if got := source("dst2"); got != nil {
+		t.Errorf("copy's source %#v", got)
+	}
+	if got := rules("src"); !reflect.DeepEqual(got, []any{[]any{"dst", int64(10), "SUM", int64(0)}}) {
+		t.Errorf("original's rules %#v", got)
+	}
+	c.Do(ctx, "TS.ADD", "src", 21, 1)
+	tsDo(t, c, samples(0, "3", 10, "5"), "TS.RANGE", "dst", "-", "+")
+	tsDo(t, c, samples(0, "3"), "TS.RANGE", "dst2", "-", "+")
+
+	script := "#!lua flags=transactional\n" +
+		"redis.call('TS.ADD', 'src', 35, 7)\n" +
+		"redis.call('TS.ALTER', 'src', 'LABELS', 'kind', 'other')\n" +
+		"redis.call('DEL', 'dst')\n" +
+		"return redis.call('TS.ADD', 'src', 1, 1)\n" // BLOCK: fails
+	if err := c.Eval(ctx, script, []string{"src", "dst"}).Err(); err == nil {
+		t.Fatal("script did not fail")
+	}
+	tsDo(t, c, samples(1, "1", 2, "2", 11, "5", 21, "1"), "TS.RANGE", "src", "-", "+")
+	tsDo(t, c, []any{"src", "src2"}, "TS.QUERYINDEX", "kind=raw")
+	if got := rules("src"); !reflect.DeepEqual(got, []any{[]any{"dst", int64(10), "SUM", int64(0)}}) {
+		t.Errorf("rules after rollback %#v", got)
+	}
+	c.Do(ctx, "TS.ADD", "src", 45, 1)
+	tsDo(t, c, samples(0, "3", 10, "5", 20, "1"), "TS.RANGE", "dst", "-", "+")
+}

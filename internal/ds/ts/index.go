@@ -123,6 +123,34 @@ func (x *Index) Set(key string, labels []Label) {
 	}
 }
 
+// Merge indexes key with labels as well as what it had: the index then
+// answers for either (Query checks the key's current labels). While a
+// journal may still roll the keyspace back, the caller merges instead of
+// replacing, so that no entry a restored series needs is lost.
+func (x *Index) Merge(key string, labels []Label) {
+	cur, ok := x.labels[key]
+	if !ok {
+		x.Set(key, labels)
+		return
+	}
+	union := append([]Label(nil), cur...)
+	for _, l := range labels {
+		found := false
+		for _, c := range cur {
+			if c == l {
+				found = true
+				break
+			}
+		}
+		if !found {
+			union = append(union, l)
+		}
+	}
+	if len(union) != len(cur) {
+		x.Set(key, union)
+	}
+}
+
 // Remove forgets key.
 func (x *Index) Remove(key string) {
 	labels, ok := x.labels[key]
@@ -153,9 +181,10 @@ func (x *Index) Has(key string) bool {
 //
 // labelsOf, when not nil, gives a key's current labels: the index may lag
 // behind the keyspace (a flushed database, a rolled-back script), so each
-// candidate is checked against what the key holds now; a key that holds no
-// series any more is forgotten, one whose labels changed is indexed again.
-func (x *Index) Query(ms []Matcher, labelsOf func(key string) ([]Label, bool)) []string {
+// candidate is checked against what the key holds now. With fix, a key that
+// holds no series any more is forgotten and one whose labels changed is
+// indexed again.
+func (x *Index) Query(ms []Matcher, labelsOf func(key string) ([]Label, bool), fix bool) []string {
 	var cand map[string]struct{}
 	for i := range ms {
 		m := &ms[i]
@@ -180,11 +209,15 @@ func (x *Index) Query(ms []Matcher, labelsOf func(key string) ([]Label, bool)) [
 		if labelsOf != nil {
 			cur, ok := labelsOf(k)
 			if !ok {
-				x.Remove(k)
+				if fix {
+					x.Remove(k)
+				}
 				continue
 			}
 			if !SameLabels(cur, labels) {
-				x.Set(k, cur)
+				if fix {
+					x.Set(k, cur)
+				}
 				labels = cur
 			}
 		}

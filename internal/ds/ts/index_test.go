@@ -117,7 +117,7 @@ func TestIndexAgainstNaive(t *testing.T) {
 		if !positive {
 			continue // RedisTimeSeries refuses such filters
 		}
-		got := x.Query(ms, nil)
+		got := x.Query(ms, nil, false)
 		if !slices.Equal(got, want) {
 			t.Fatalf("%v: got %v want %v", exprs, got, want)
 		}
