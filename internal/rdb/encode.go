@@ -75,11 +75,12 @@ func appendList(dst []byte, l *list.List, opt EncodeOptions) []byte {
 		maxNode = 8 << 10
 	}
 	var nodes [][]byte
-	lp := newListpack(0)
+	hint := min(maxNode, l.Len()*16)
+	lp := newListpack(hint)
 	for _, v := range l.All() {
 		if lp.n > 0 && lp.size()+len(v)+11 > maxNode {
 			nodes = append(nodes, lp.finish())
-			lp = newListpack(0)
+			lp = newListpack(hint)
 		}
 		lp.addString(v)
 	}
@@ -182,9 +183,13 @@ func appendHash(dst []byte, h *hash.Hash, opt EncodeOptions) ([]byte, byte) {
 		return true
 	})
 	small := h.Encoding() != "hashtable"
+	size := 0
+	for _, e := range fs {
+		size += len(e.f) + len(e.v) + 4
+	}
 	switch {
 	case minExp == 0 && small:
-		lp := newListpack(0)
+		lp := newListpack(size)
 		for _, e := range fs {
 			lp.addString(e.f)
 			lp.addString(e.v)
@@ -214,7 +219,7 @@ func appendHash(dst []byte, h *hash.Hash, opt EncodeOptions) ([]byte, byte) {
 			}
 			return 1
 		})
-		lp := newListpack(0)
+		lp := newListpack(size + 10*len(fs))
 		for _, e := range fs {
 			lp.addString(e.f)
 			lp.addString(e.v)

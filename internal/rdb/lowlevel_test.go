@@ -214,3 +214,15 @@ func TestIntsetRoundTrip(t *testing.T) {
 		t.Fatal("intset of width 3 accepted")
 	}
 }
+
+func TestCanonicalInt(t *testing.T) {
+	for _, s := range []string{"0", "-1", "9223372036854775807", "-9223372036854775808", "123", "-0", "+1", "01", "", "-",
+		"9223372036854775808", "-9223372036854775809", "18446744073709551616", "99999999999999999999", "1a", " 1", "1 "} {
+		v, err := strconv.ParseInt(s, 10, 64)
+		want := err == nil && strconv.FormatInt(v, 10) == s
+		got, ok := canonicalInt([]byte(s))
+		if ok != want || ok && got != v {
+			t.Errorf("%q: got %d %v, want %d %v", s, got, ok, v, want)
+		}
+	}
+}

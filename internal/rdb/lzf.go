@@ -1,6 +1,9 @@
 package rdb
 
-import "errors"
+import (
+	"errors"
+	"sync"
+)
 
 // LZF, the compression Redis applies to strings in RDB files. The format is
 // a sequence of runs, each starting with a control byte c:
@@ -11,6 +14,8 @@ import "errors"
 //	         bytes back from the current output position.
 
 var errLZF = errors.New("corrupt LZF data")
+
+var lzfTables = sync.Pool{New: func() any { return new([1 << lzfHashLog]int32) }}
 
 const (
 	lzfHashLog  = 14
@@ -71,7 +76,12 @@ func lzfCompress(src []byte) []byte {
 		return nil
 	}
 	dst := make([]byte, 0, n)
-	var htab [1 << lzfHashLog]int32 // position + 1 of the last 3-byte sequence with that hash
+	// htab holds the position + 1 of the last 3-byte sequence with each
+	// hash. Tables are reused without clearing: a stale entry is checked
+	// like any other (it must lie before ip and its bytes must match), so
+	// it can only cost a missed match, never a wrong one.
+	htab := lzfTables.Get().(*[1 << lzfHashLog]int32)
+	defer lzfTables.Put(htab)
 	start := len(dst)
 	lit := 0
 	ctl := len(dst)
@@ -81,7 +91,7 @@ func lzfCompress(src []byte) []byte {
 		h := (uint32(src[ip])<<16 | uint32(src[ip+1])<<8 | uint32(src[ip+2])) * 2654435761 >> (32 - lzfHashLog)
 		ref := int(htab[h]) - 1
 		htab[h] = int32(ip + 1)
-		if ref >= 0 && ip-ref-1 < lzfMaxOff && src[ref] == src[ip] && src[ref+1] == src[ip+1] && src[ref+2] == src[ip+2] {
+		if ref >= 0 && ref < ip && ip-ref-1 < lzfMaxOff && src[ref] == src[ip] && src[ref+1] == src[ip+1] && src[ref+2] == src[ip+2] {
 			off := ip - ref - 1
 			maxl := min(n-ip, lzfMaxRef)
 			l := 3

@@ -71,20 +71,44 @@ func appendString(b, s []byte, compress bool) []byte {
 }
 
 // canonicalInt parses s as a decimal int64 written the way Redis prints
-// integers (no sign on zero, no leading zeros or plus sign, no spaces).
+// integers (no sign on zero, no leading zeros or plus sign, no spaces),
+// without allocating: it runs for every string written.
 func canonicalInt(s []byte) (int64, bool) {
-	if len(s) == 0 || len(s) > 20 {
+	n := len(s)
+	if n == 0 || n > 20 {
 		return 0, false
 	}
-	v, err := strconv.ParseInt(string(s), 10, 64)
-	if err != nil {
+	i := 0
+	if s[0] == '-' {
+		i = 1
+		if n == 1 {
+			return 0, false
+		}
+	}
+	if s[i] == '0' {
+		return 0, n == 1
+	}
+	var u uint64
+	for ; i < n; i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		if u > (math.MaxUint64-uint64(c))/10 {
+			return 0, false
+		}
+		u = u*10 + uint64(c)
+	}
+	if s[0] == '-' {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return int64(-u), true
+	}
+	if u > math.MaxInt64 {
 		return 0, false
 	}
-	var tmp [20]byte
-	if string(strconv.AppendInt(tmp[:0], v, 10)) != string(s) {
-		return 0, false
-	}
-	return v, true
+	return int64(u), true
 }
 
 func appendBinaryDouble(b []byte, f float64) []byte {
