@@ -43,8 +43,12 @@ func values() []benchValue {
 			rep("HSET", 100, func(i int) []string { return []string{"field:" + strconv.Itoa(i), "value:" + strconv.Itoa(i*7)} })(c)
 		}},
 		{"hash 1000", rep("HSET", 1000, func(i int) []string { return []string{"field:" + strconv.Itoa(i), "value:" + strconv.Itoa(i*7)} })},
-		{"zset 100 (listpack)", rep("ZADD", 100, func(i int) []string { return []string{strconv.FormatFloat(float64(i)*1.5, 'g', -1, 64), "m:" + strconv.Itoa(i)} })},
-		{"zset 1000", rep("ZADD", 1000, func(i int) []string { return []string{strconv.FormatFloat(float64(i)*1.5, 'g', -1, 64), "m:" + strconv.Itoa(i)} })},
+		{"zset 100 (listpack)", rep("ZADD", 100, func(i int) []string {
+			return []string{strconv.FormatFloat(float64(i)*1.5, 'g', -1, 64), "m:" + strconv.Itoa(i)}
+		})},
+		{"zset 1000", rep("ZADD", 1000, func(i int) []string {
+			return []string{strconv.FormatFloat(float64(i)*1.5, 'g', -1, 64), "m:" + strconv.Itoa(i)}
+		})},
 		{"list 1000", rep("RPUSH", 1000, func(i int) []string { return []string{"element:" + strconv.Itoa(i)} })},
 		{"set 500 (intset)", rep("SADD", 500, func(i int) []string { return []string{strconv.Itoa(i * 3)} })},
 		{"set 1000", rep("SADD", 1000, func(i int) []string { return []string{"member:" + strconv.Itoa(i)} })},
