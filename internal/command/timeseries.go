@@ -574,7 +574,7 @@ func cmdTSInfo(c *Ctx) {
 		n += 2
 	}
 	w.Map(n)
-	mem := int64(s.DataBytes()) + int64(s.Chunks())*64 + 256
+	mem := int64(s.MemoryUsage())
 	last, _ := s.Last()
 	pairs := []struct {
 		name string

@@ -309,6 +309,10 @@ func TestTSKeyLifecycle(t *testing.T) {
 	ctx := servertest.Ctx
 	c.Do(ctx, "TS.CREATE", "a", "LABELS", "l", "v")
 	c.Do(ctx, "TS.ADD", "a", 1, 1)
+	tsDo(t, c, "raw", "OBJECT", "ENCODING", "a")
+	if n := c.MemoryUsage(ctx, "a").Val(); n < 100 {
+		t.Errorf("MEMORY USAGE %d", n)
+	}
 	tsDo(t, c, "OK", "RENAME", "a", "b")
 	tsDo(t, c, []any{"b"}, "TS.QUERYINDEX", "l=v")
 	tsDo(t, c, int64(1), "COPY", "b", "c")

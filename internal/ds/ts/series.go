@@ -9,6 +9,7 @@ import (
 	"errors"
 	"math"
 	"sort"
+	"unsafe"
 )
 
 // DefaultChunkSize is CHUNK_SIZE's default, in bytes.
@@ -500,4 +501,24 @@ func (s *Series) Clone() *Series {
 		c.Rules[i] = &rr
 	}
 	return &c
+}
+
+// Encoding is what OBJECT ENCODING says of a series: "raw", as Redis says
+// of every module value.
+func (s *Series) Encoding() string { return "raw" }
+
+// MemoryUsage estimates the bytes the series holds: its chunks (encoded
+// data and their headers), labels and rules.
+func (s *Series) MemoryUsage() int {
+	n := 200 + len(s.chunks)*(8+int(unsafe.Sizeof(chunk{})))
+	for _, c := range s.chunks {
+		n += cap(c.bw.w)*8 + cap(c.ts)*8 + cap(c.vs)*8
+	}
+	for _, l := range s.Labels {
+		n += 32 + len(l.Name) + len(l.Value)
+	}
+	for _, r := range s.Rules {
+		n += int(unsafe.Sizeof(*r)) + len(r.Dest)
+	}
+	return n
 }
