@@ -20,3 +20,17 @@ func TestBulkHeaderLengths(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBulkString100 writes a reply of 100 members of 14 bytes, the
+// shape of ZRANGEBYSCORE ... LIMIT 0 100 in the types benchmark.
+func BenchmarkBulkString100(b *testing.B) {
+	var w Writer
+	m := "m:000000012345"
+	b.SetBytes(100 * int64(len("$14\r\n")+len(m)+2))
+	for range b.N {
+		w.Reset()
+		for range 100 {
+			w.BulkString(m)
+		}
+	}
+}
