@@ -2,7 +2,6 @@ package command
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
@@ -190,15 +189,14 @@ func cmdClThrottle(c *Ctx) {
 			c.Error(errCellCAS)
 			return
 		}
-		var buf [24]byte
 		ms := d.TTL / 1e6 // whole_milliseconds
 		switch {
 		case ms >= 0:
-			c.DB.StoreString(o, c.Args[1], strconv.AppendInt(buf[:0], d.NewTAT, 10), expireAt(c, ms), false)
+			storeTAT(c, o, key, d.NewTAT, expireAt(c, ms))
 		default:
 			// RedisModule_SetExpire: -1 removes the TTL, below is an error
 			// after the value was written.
-			c.DB.StoreString(o, c.Args[1], strconv.AppendInt(buf[:0], d.NewTAT, 10), 0, false)
+			storeTAT(c, o, key, d.NewTAT, 0)
 			if ms != -1 {
 				c.Dirty(1)
 				c.Error(errCellExpire)
@@ -221,6 +219,21 @@ func cmdClThrottle(c *Ctx) {
 	c.W.Int(remaining)
 	c.W.Int(retry)
 	c.W.Int(cellSeconds(d.TTL))
+}
+
+// storeTAT stores a limiter's TAT as an integer-encoded string expiring
+// at (0: no TTL), in place when the key holds a string (o), as INCR does.
+func storeTAT(c *Ctx, o *keyspace.Object, key string, tat, at int64) {
+	if o == nil {
+		o = keyspace.NewInt(tat)
+		o.Expire = at
+		c.DB.Set(key, o, false)
+		return
+	}
+	o.SetInt(tat)
+	o.Owned = false
+	touchLRU(c, o)
+	c.DB.SetExpire(o, at) // signals the write too
 }
 
 // expireAt is the unix ms a TTL of ms from now ends at. A TTL of zero
@@ -329,12 +342,11 @@ func cmdGcra(c *Ctx) {
 			retry = int64(math.Ceil(float64(d.RetryAfter) / 1e6))
 		}
 	} else {
-		var buf [24]byte
 		at := d.NewTAT / 1000
 		if at <= c.Now {
 			at = c.Now + 1 // see expireAt
 		}
-		c.DB.StoreString(o, c.Args[1], strconv.AppendInt(buf[:0], d.NewTAT, 10), at, false)
+		storeTAT(c, o, c.Key(1), d.NewTAT, at)
 		c.Dirty(1)
 	}
 	c.W.Array(5)
