@@ -466,7 +466,11 @@ func writeGroups(c *Ctx, q *rangeQuery, keys []string, series []*ts.Series, reve
 	for _, val := range order {
 		g := groups[val]
 		name := q.groupBy + "=" + val
-		entryHead(c, name, 2)
+		if w.Proto == 3 {
+			entryHead(c, name, 3) // labels, reducers, sources, samples
+		} else {
+			entryHead(c, name, 2)
+		}
 		srcs := strings.Join(g.sources, ",")
 		if q.labels == 0 {
 			if w.Proto == 3 {
@@ -478,10 +482,11 @@ func writeGroups(c *Ctx, q *rangeQuery, keys []string, series []*ts.Series, reve
 			writeLabels(c, []ts.Label{{Name: q.groupBy, Value: val}, {Name: "__reducer__", Value: q.reducer.String()}, {Name: "__source__", Value: srcs}})
 		}
 		if w.Proto == 3 {
-			w.Map(2)
+			w.Map(1)
 			w.BulkString("reducers")
 			w.Array(1)
 			w.BulkString(q.reducer.String())
+			w.Map(1)
 			w.BulkString("sources")
 			w.Array(len(g.sources))
 			for _, s := range g.sources {

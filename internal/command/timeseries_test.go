@@ -351,9 +351,17 @@ func TestTSResp3(t *testing.T) {
 		{[]string{"TS.MGET", "WITHLABELS", "FILTER", "a=1"}, "%1\r\n$1\r\nk\r\n*2\r\n%1\r\n$1\r\na\r\n$1\r\n1\r\n*2\r\n:2\r\n,-3\r\n"},
 		{[]string{"TS.MRANGE", "-", "+", "FILTER", "a=1"}, "%1\r\n$1\r\nk\r\n*3\r\n%0\r\n%1\r\n$11\r\naggregators\r\n*0\r\n*2\r\n*2\r\n:1\r\n,1.5\r\n*2\r\n:2\r\n,-3\r\n"},
 		{[]string{"TS.QUERYINDEX", "a=1"}, "~1\r\n$1\r\nk\r\n"},
+		{[]string{"TS.MRANGE", "-", "+", "FILTER", "a=1", "GROUPBY", "a", "REDUCE", "max"}, "%1\r\n$3\r\na=1\r\n*4\r\n%0\r\n%1\r\n$8\r\nreducers\r\n*1\r\n$3\r\nmax\r\n%1\r\n$7\r\nsources\r\n*1\r\n$1\r\nk\r\n*2\r\n*2\r\n:1\r\n,1.5\r\n*2\r\n:2\r\n,-3\r\n"},
 	} {
 		if got := r.Do(c.args...); got != c.want {
 			t.Errorf("%v: got %q want %q", c.args, got, c.want)
+		}
+	}
+	info := r.Do("TS.INFO", "k")
+	for _, part := range []string{"%14\r\n$12\r\ntotalSamples\r\n:2\r\n", "$15\r\nduplicatePolicy\r\n_\r\n",
+		"$6\r\nlabels\r\n%1\r\n$1\r\na\r\n$1\r\n1\r\n", "$9\r\nsourceKey\r\n_\r\n$5\r\nrules\r\n%0\r\n", "$16\r\nignoreMaxValDiff\r\n,0\r\n"} {
+		if !strings.Contains(info, part) {
+			t.Errorf("RESP3 TS.INFO %q lacks %q", info, part)
 		}
 	}
 	r2 := inst.Raw(t)
