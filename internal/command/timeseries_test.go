@@ -471,3 +471,46 @@ func TestTSCopyAndRollback(t *testing.T) {
 	c.Do(ctx, "TS.ADD", "src", 45, 1)
 	tsDo(t, c, samples(0, "3", 10, "5", 20, "1"), "TS.RANGE", "dst", "-", "+")
 }
+
+// TestTSGoRedisResp3 reads the multi-series replies with go-redis over
+// RESP3, where their shapes are maps.
+func TestTSGoRedisResp3(t *testing.T) {
+	inst := servertest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: inst.Addr, Protocol: 3, UnstableResp3: true, DisableIdentity: true})
+	defer c.Close()
+	ctx := servertest.Ctx
+	c.Do(ctx, "TS.CREATE", "a", "LABELS", "team", "ny", "Test", "This")
+	c.Do(ctx, "TS.CREATE", "b", "LABELS", "team", "sf", "Test", "This")
+	for i := 0; i < 4; i++ {
+		c.TSAdd(ctx, "a", i, float64(i))
+		c.TSAdd(ctx, "b", i, float64(i))
+	}
+	res, err := c.TSMRangeWithArgs(ctx, 0, 3, []string{"Test=This"}, &redis.TSMRangeOptions{WithLabels: true}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res["a"][0]; !reflect.DeepEqual(got, map[any]any{"team": "ny", "Test": "This"}) {
+		t.Errorf("labels %#v", got)
+	}
+	if got := res["b"][2]; !reflect.DeepEqual(got, []any{[]any{int64(0), 0.0}, []any{int64(1), 1.0}, []any{int64(2), 2.0}, []any{int64(3), 3.0}}) {
+		t.Errorf("samples %#v", got)
+	}
+	res, err = c.TSMRangeWithArgs(ctx, 0, 3, []string{"Test=This"}, &redis.TSMRangeOptions{GroupByLabel: "Test", Reducer: "sum"}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res["Test=This"][3]; !reflect.DeepEqual(got, []any{[]any{int64(0), 0.0}, []any{int64(1), 2.0}, []any{int64(2), 4.0}, []any{int64(3), 6.0}}) {
+		t.Errorf("grouped samples %#v", got)
+	}
+	mget, err := c.TSMGetWithArgs(ctx, []string{"team=sf"}, &redis.TSMGetOptions{WithLabels: true}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(mget["b"]); got != "[map[Test:This team:sf] [3 3]]" {
+		t.Errorf("TS.MGET %s", got)
+	}
+	info, err := c.TSInfo(ctx, "a").Result()
+	if err != nil || info["totalSamples"] != int64(4) || !reflect.DeepEqual(info["rules"], map[any]any{}) {
+		t.Errorf("TS.INFO %v %v", info, err)
+	}
+}
