@@ -83,6 +83,14 @@
 // free the arena, index and tree are rebuilt (O(1) amortized per deletion)
 // so a drained set gives its memory back.
 //
+// Range queries answer with a Span (SpanByRank, SpanByScore, SpanByLex):
+// the number of entries first, then a walk, so that a reply can write its
+// length and stream the entries with nothing allocated in between. With a
+// LIMIT count, a span descends once to where its walk starts and counts
+// its window by scanning the leaves from there (at most count entries);
+// without one it counts the range by rank at both ends. RangeByScore and
+// the other iterators are walks of the same spans.
+//
 // Lexicographic ranges (RangeByLex and friends) assume, as Redis documents,
 // that all members share one score; otherwise they return some well-defined
 // but unspecified slice of the set.
