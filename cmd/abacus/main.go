@@ -119,6 +119,17 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 	}
 	log.Info(fmt.Sprintf("Running mode=standalone, port=%d.", cfg.Int(config.Port)))
 	log.Info("Server initialized")
+	// The RDB file loads whole into a fresh keyspace or not at all: a bad
+	// file stops the start (command/persistence.go).
+	srv.Env.EnableAutoSave()
+	srv.Lock()
+	err = srv.Env.LoadRDB()
+	srv.Unlock()
+	if err != nil {
+		log.Warn(err.Error())
+		srv.Close()
+		return 1
+	}
 
 	errc := make(chan error, 2)
 	if path := cfg.Str(config.UnixSocket); path != "" {
@@ -148,6 +159,14 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 		}
 		log.Warn("Received " + name + " scheduling shutdown...")
 		log.Warn("User requested shutdown...")
+		// As Redis: save when save points are configured (SIGINT and
+		// SIGTERM alike, by default).
+		srv.Lock()
+		err := srv.Env.ShutdownSave(false, false, true)
+		srv.Unlock()
+		if err != nil {
+			log.Warn(err.Error())
+		}
 	case <-srv.ShutdownRequested:
 	}
 	return shutdown(srv, log, sigs)

@@ -72,6 +72,7 @@ func start(t *testing.T, extra ...string) *proc {
 	port := freePort(t)
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"}, extra...)
 	p := &proc{t: t, cmd: exec.Command(binary, args...), addr: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan struct{})}
+	p.cmd.Dir = t.TempDir() // where dump.rdb goes
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@ func init() {
 		"error":             {3, func(c *Ctx) { c.Error(c.Arg(2)) }},
 		"protocol":          {3, cmdDebugProtocol},
 		"change-repl-id":    {2, cmdDebugChangeReplID},
+		"reload":            {-2, cmdDebugReload}, // persistence.go
 	}
 }
 

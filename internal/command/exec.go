@@ -64,6 +64,8 @@ type Env struct {
 	// scr is the scripting state: EVAL scripts, function libraries and
 	// the script running now (scripting_run.go).
 	scr scriptEnv
+	// persist is the RDB state: background save, save points (persistence.go).
+	persist persistState
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.
@@ -212,6 +214,12 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if e.depth == 0 {
 		s.LastCmd = cmd.Name // not the commands EXEC or a script runs
 	}
+	if cmd.Flags&FlagWrite != 0 || cmd.Name == "ping" {
+		if msg := e.writeRefusal(); msg != "" { // MISCONF (persistence.go)
+			e.reject(s, w, cmd, args, msg)
+			return
+		}
+	}
 	if s.tx.multi && e.queue(s, cmd, args, w) {
 		return
 	}
@@ -247,6 +255,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	e.Stats.TotalCommands.Add(1)
 	ctx := e.getCtx()
 	*ctx = Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, DB: e.KS.DBs[s.DB], Now: now}
+	e.KS.SetSnapshotWrites(cmd.Flags&FlagWrite != 0) // BGSAVE's first-touch copies (keyspace/snapshot.go)
 	e.call(ctx, len(w.Buf))
 	failed := ctx.err
 	e.putCtx(ctx)

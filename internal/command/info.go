@@ -255,18 +255,7 @@ func infoPersistence(e *Env, b *infoBuilder) {
 	b.kv("current_cow_size", "0")
 	b.kv("current_cow_size_age", "0")
 	b.kv("current_fork_perc", "0.00")
-	b.kv("current_save_keys_processed", "0")
-	b.kv("current_save_keys_total", "0")
-	b.kvi("rdb_changes_since_last_save", e.Stats.Dirty.Load())
-	b.kv("rdb_bgsave_in_progress", "0")
-	b.kvi("rdb_last_save_time", e.Started.Unix())
-	b.kv("rdb_last_bgsave_status", "ok")
-	b.kv("rdb_last_bgsave_time_sec", "-1")
-	b.kv("rdb_current_bgsave_time_sec", "-1")
-	b.kv("rdb_saves", "0")
-	b.kv("rdb_last_cow_size", "0")
-	b.kv("rdb_last_load_keys_expired", "0")
-	b.kv("rdb_last_load_keys_loaded", "0")
+	infoPersistenceRDB(e, b) // persistence.go
 	b.kv("aof_enabled", "0")
 	b.kv("aof_rewrite_in_progress", "0")
 	b.kv("aof_rewrite_scheduled", "0")
@@ -499,6 +488,7 @@ func (e *Env) Cron() {
 	heap := readMemStats().heap
 	st.info.startupOnce.Do(func() { st.info.startup.Store(int64(heap)) })
 	st.info.notePeak(heap)
+	e.PersistCron() // save points, scheduled BGSAVE (persistence.go)
 }
 
 type memStats struct {

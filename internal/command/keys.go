@@ -453,8 +453,11 @@ func cmdFlush(c *Ctx) {
 	}
 	// Redis 7.0 counts the keys removed, and nothing for FLUSHALL itself
 	// (it forces propagation instead). With save points configured, Redis
-	// also saves an RDB here; that is the persistence layer's to add.
+	// also saves the emptied dataset, which leaves no change unsaved.
 	c.Dirty(n)
+	if c.Cmd.Name == "flushall" {
+		c.Env.flushallSave() // persistence.go
+	}
 	c.W.OK()
 }
 

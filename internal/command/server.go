@@ -70,9 +70,9 @@ func cmdTime(c *Ctx) {
 	c.W.BulkString(strconv.FormatInt(us%1e6, 10))
 }
 
-// cmdLastSave answers the server's start time until persistence records
-// real saves.
-func cmdLastSave(c *Ctx) { c.W.Int(c.Env.Started.Unix()) }
+// cmdLastSave answers the time of the last successful save (the start
+// time before any; persistence.go).
+func cmdLastSave(c *Ctx) { c.W.Int(c.Env.ps().lastSave) }
 
 func cmdShutdown(c *Ctx) {
 	var save, nosave, now, force, abort bool

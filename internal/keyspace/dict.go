@@ -23,6 +23,7 @@ type dict struct {
 	rehashIdx int // next bucket of t[0] to move; -1 when not rehashing
 	seed      maphash.Seed
 	sink      uint64 // what prefetch read (prefetch.go)
+	frozen    bool   // a snapshot reads it: no resize or rehash (snapshot.go)
 }
 
 const dictInitSize = 4
@@ -47,7 +48,7 @@ func (d *dict) rehashing() bool { return d.rehashIdx >= 0 }
 // lookups check rehashIdx before calling it: the call alone showed in
 // profiles of GET.
 func (d *dict) rehashStep(n int) {
-	if !d.rehashing() {
+	if !d.rehashing() || d.frozen {
 		return
 	}
 	empty := n * 10
@@ -102,7 +103,7 @@ func nextPow2(n int) int {
 
 // expandIfNeeded grows at load factor 1, like Redis.
 func (d *dict) expandIfNeeded() {
-	if d.rehashing() {
+	if d.rehashing() || d.frozen && d.t[0] != nil {
 		return
 	}
 	if d.t[0] == nil {
@@ -116,7 +117,7 @@ func (d *dict) expandIfNeeded() {
 
 // shrinkIfNeeded halves memory when the table is under 1/8 full.
 func (d *dict) shrinkIfNeeded() {
-	if d.rehashing() || len(d.t[0]) <= dictInitSize {
+	if d.rehashing() || d.frozen || len(d.t[0]) <= dictInitSize {
 		return
 	}
 	if d.used[0]*8 < len(d.t[0]) {
@@ -184,7 +185,9 @@ func (d *dict) Put(o *Object) *Object {
 		}
 	}
 	t := 0
-	if d.rehashing() {
+	if d.rehashing() && !(d.frozen && int(h&uint64(len(d.t[0])-1)) >= d.rehashIdx) {
+		// While frozen, a new key goes where an old one of its hash
+		// would be, so that a key's bucket never changes (snapshot.go).
 		t = 1
 	}
 	tab := d.t[t]

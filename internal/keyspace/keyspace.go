@@ -274,10 +274,15 @@ type Keyspace struct {
 	// database, before the write returns: WATCH and blocking commands use
 	// it. It may be nil.
 	Touched func(db *DB, key string)
+	// Expired is called for every key deleted because its TTL passed
+	// (lazily or by the active cycle); the AOF propagates it as DEL. It
+	// may be nil.
+	Expired func(db *DB, key string)
 	Stats   Stats
 	rnd     *rand.Rand
 	wj      watchJournal // WATCH changes an undone script takes back (watch.go)
 	undo    undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
+	snap    *snapshot    // the open point-in-time snapshot (snapshot.go)
 }
 
 // Stats counts what INFO reports.
@@ -335,17 +340,26 @@ func (db *DB) expireIfNeeded(o *Object) bool {
 	if o.Expire == 0 || o.Expire > db.ks.Now {
 		return false
 	}
+	if db.ks.snap != nil {
+		db.snapTouch(o.Key)
+	}
 	if db.ks.undo.on {
 		db.journal(o.Key)
 	}
 	db.remove(o.Key)
 	db.ks.Stats.ExpiredKeys++
 	db.touched(o.Key)
+	if db.ks.Expired != nil {
+		db.ks.Expired(db, o.Key)
+	}
 	return true
 }
 
 // Peek returns key's object without expiring it or touching statistics.
 func (db *DB) Peek(key string) *Object {
+	if db.ks.snap != nil {
+		db.snapLookup(key)
+	}
 	if db.ks.undo.on {
 		db.journalLookup(key)
 	}
@@ -355,6 +369,9 @@ func (db *DB) Peek(key string) *Object {
 // Lookup returns the live object at key, or nil, without statistics: the
 // lookup a write or an existence check does.
 func (db *DB) Lookup(key string) *Object {
+	if db.ks.snap != nil {
+		db.snapLookup(key)
+	}
 	if db.ks.undo.on {
 		db.journalLookup(key)
 	}
@@ -381,6 +398,9 @@ func (db *DB) LookupRead(key string) *Object {
 // Set stores o at key, replacing any value; the key loses any TTL unless
 // keepTTL. It signals the write.
 func (db *DB) Set(key string, o *Object, keepTTL bool) {
+	if db.ks.snap != nil {
+		db.snapTouch(key)
+	}
 	if db.ks.undo.on {
 		db.journal(key)
 	}
@@ -422,6 +442,9 @@ func (db *DB) remove(key string) *Object {
 
 // Delete removes key and reports whether a live value was there.
 func (db *DB) Delete(key string) bool {
+	if db.ks.snap != nil {
+		db.snapTouch(key)
+	}
 	if db.ks.undo.on {
 		db.journal(key)
 	}
@@ -439,6 +462,9 @@ func (db *DB) Delete(key string) bool {
 
 // Take removes key and returns its live object (RENAME, MOVE).
 func (db *DB) Take(key string) *Object {
+	if db.ks.snap != nil {
+		db.snapTouch(key)
+	}
 	if db.ks.undo.on {
 		db.journal(key)
 	}
@@ -453,6 +479,9 @@ func (db *DB) Take(key string) *Object {
 
 // SetExpire sets or clears (at == 0) the TTL of the live object o.
 func (db *DB) SetExpire(o *Object, at int64) {
+	if db.ks.snap != nil {
+		db.snapTouch(o.Key)
+	}
 	if db.ks.undo.on {
 		db.journal(o.Key)
 	}
@@ -478,6 +507,10 @@ func (db *DB) Flush() {
 	}
 	if db.ks.undo.on {
 		db.journalFlush()
+		return
+	}
+	if db.dict.frozen {
+		db.flushFrozen()
 		return
 	}
 	db.dict.Clear()

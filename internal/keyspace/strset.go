@@ -20,6 +20,9 @@ import (
 // new value fits: nothing outside the keyspace may keep a reference to an
 // Object or to its Str across commands (commands copy what they reply).
 func (db *DB) StoreString(cur *Object, key, val []byte, at int64, keepTTL bool) {
+	if db.ks.snap != nil {
+		db.snapTouch(string(key))
+	}
 	if db.ks.undo.on {
 		db.journal(string(key))
 	}

@@ -253,10 +253,14 @@ func (s *Server) NumClients() int {
 	return len(s.clients)
 }
 
-// Shutdown implements command.Host. Persistence is not there yet, so SAVE
-// and NOSAVE only differ in what they log.
+// Shutdown implements command.Host: it saves the RDB file when asked or
+// when save points are configured (command.Env.ShutdownSave), and refuses
+// to stop when that save fails.
 func (s *Server) Shutdown(save, nosave, now, force bool) error {
 	s.Log.Warn("User requested shutdown...")
+	if err := s.Env.ShutdownSave(save, nosave, force); err != nil {
+		return err
+	}
 	select {
 	case s.ShutdownRequested <- struct{}{}:
 	default:

@@ -1,0 +1,282 @@
+package keyspace
+
+// Point-in-time snapshots without fork(): the machinery behind BGSAVE
+// (docs/persistence.md).
+//
+// BeginSnapshot fixes the moment. From then on a saver walks every
+// database's key table bucket by bucket, a slice at a time under the
+// server lock (NextSnapshotSlice), while commands keep running between the
+// slices. Two rules keep what it sees equal to the keyspace at the moment:
+//
+//   - The tables do not move: while a snapshot is open no table grows,
+//     shrinks or rehashes (dict.frozen), so a key present at the moment
+//     stays in its bucket, and "the saver has passed it" is a comparison
+//     of its bucket with the saver's position.
+//   - First touch: the first time a key the saver has not passed is about
+//     to change (the same places that feed the undo journal, undo.go), its
+//     state at the moment is kept: a deep copy, or "absent" for a key that
+//     did not exist. The saver writes the kept copy instead of the live
+//     object, skips keys kept as absent, and at the end writes the kept
+//     copies of keys that were deleted or moved away before it got there.
+//
+// FLUSHDB/FLUSHALL swap a fresh table in instead of clearing a table the
+// saver still reads, and SWAPDB moves tables, which the saver follows by
+// identity: it saves the table that was database i at the moment as
+// database i. A rolled-back script restores keys without passing through
+// the hooks, which is right: their first touch kept the pre-script state.
+
+// snapshot is an open snapshot's state.
+type snapshot struct {
+	clone UndoCloner
+	now   int64
+	srcs  []*dict // database i's table at the moment; nil when it was empty
+	// kept holds the first-touch copies of each source table's keys:
+	// a nil *Object means the key was absent at the moment.
+	kept map[*dict]map[string]*Object
+	// The saver's position: source db, table (0/1), bucket. Everything
+	// before it has been written.
+	db, tab, bucket int
+	done            bool // the walk is over: only the leftovers remain
+	writes          bool // the running command may write: lookups keep
+	// Stats for INFO and tests.
+	Kept int
+}
+
+// SnapshotItem is one key of a snapshot as the saver hands it over.
+type SnapshotItem struct {
+	DB  int
+	Obj *Object
+}
+
+// BeginSnapshot opens a snapshot of the keyspace as it is now (unix ms now
+// decides which keys have expired). Call it with the server lock held.
+// It panics if a snapshot is already open.
+func (ks *Keyspace) BeginSnapshot(clone UndoCloner, now int64) {
+	if ks.snap != nil {
+		panic("keyspace: snapshot already open")
+	}
+	s := &snapshot{clone: clone, now: now, srcs: make([]*dict, len(ks.DBs)), kept: map[*dict]map[string]*Object{}}
+	for i, db := range ks.DBs {
+		if db.dict.Len() == 0 {
+			continue
+		}
+		db.dict.frozen = true
+		s.srcs[i] = db.dict
+		s.kept[db.dict] = map[string]*Object{}
+	}
+	ks.snap = s
+}
+
+// SnapshotOpen reports whether a snapshot is open.
+func (ks *Keyspace) SnapshotOpen() bool { return ks.snap != nil }
+
+// SetSnapshotWrites tells an open snapshot whether the command about to
+// run may write; while it may, lookups keep the keys they return.
+func (ks *Keyspace) SetSnapshotWrites(w bool) {
+	if ks.snap != nil {
+		ks.snap.writes = w
+	}
+}
+
+// SnapshotSizes returns, per database, the number of keys at the moment
+// (a hint for RESIZEDB; 0 for databases that were empty).
+func (ks *Keyspace) SnapshotSizes() []int {
+	n := make([]int, len(ks.snap.srcs))
+	for i, d := range ks.snap.srcs {
+		if d != nil {
+			n[i] = d.Len() // may have moved since; a hint only
+		}
+	}
+	return n
+}
+
+// SnapshotKept is how many first-touch copies the snapshot holds now.
+func (ks *Keyspace) SnapshotKept() int {
+	n := 0
+	for _, m := range ks.snap.kept {
+		n += len(m)
+	}
+	return n
+}
+
+// NextSnapshotSlice hands fn the snapshot's next keys, about budget of
+// them (whole buckets, so a little more), in database order, and reports
+// whether keys remain. Call it with the server lock held; fn must not
+// keep the objects past the call (they may change once the lock is
+// released). Keys whose TTL had passed at the moment are left out.
+func (ks *Keyspace) NextSnapshotSlice(budget int, fn func(db int, o *Object)) bool {
+	s := ks.snap
+	emit := func(db int, o *Object) {
+		if o.Expire != 0 && o.Expire <= s.now {
+			return
+		}
+		budget--
+		fn(db, o)
+	}
+	for !s.done && budget > 0 {
+		if s.db >= len(s.srcs) {
+			s.done = true
+			break
+		}
+		d := s.srcs[s.db]
+		if d == nil || s.tab > 1 || d.t[s.tab] == nil || s.bucket >= len(d.t[s.tab]) {
+			if d != nil && s.tab < 1 {
+				s.tab, s.bucket = s.tab+1, 0
+				continue
+			}
+			s.db, s.tab, s.bucket = s.db+1, 0, 0
+			continue
+		}
+		kept := s.kept[d]
+		for o := d.t[s.tab][s.bucket]; o != nil; o = o.next {
+			if k, ok := kept[o.Key]; ok {
+				delete(kept, o.Key)
+				if k != nil {
+					emit(s.db, k)
+				}
+				continue
+			}
+			emit(s.db, o)
+		}
+		s.bucket++
+	}
+	if !s.done {
+		return true
+	}
+	// Leftovers: keys deleted, renamed or expired before the saver got to
+	// them, written from their kept copies.
+	for i, d := range s.srcs {
+		if d == nil {
+			continue
+		}
+		for key, k := range s.kept[d] {
+			if budget <= 0 {
+				return true
+			}
+			delete(s.kept[d], key)
+			if k != nil {
+				emit(i, k)
+			}
+		}
+	}
+	return false
+}
+
+// EndSnapshot closes the snapshot and lets the tables resize again.
+func (ks *Keyspace) EndSnapshot() {
+	s := ks.snap
+	if s == nil {
+		return
+	}
+	for _, d := range s.srcs {
+		if d != nil {
+			d.frozen = false
+		}
+	}
+	for _, db := range ks.DBs {
+		db.dict.frozen = false
+	}
+	ks.snap = nil
+}
+
+// snapTouch keeps key's state at the moment if the saver has not passed
+// it yet and this is its first change since.
+func (db *DB) snapTouch(key string) {
+	s := db.ks.snap
+	d := db.dict
+	kept, ok := s.kept[d]
+	if !ok || s.done && len(kept) == 0 {
+		return // a table made after the moment, or already written
+	}
+	if _, ok := kept[key]; ok {
+		return
+	}
+	tab, bucket, o := d.locate(key)
+	if o != nil && s.passed(db.ks, d, tab, bucket) {
+		return
+	}
+	var c *Object
+	if o != nil {
+		c = new(Object)
+		o.cloneInto(c, s.clone)
+	}
+	kept[string([]byte(key))] = c
+	s.Kept++
+}
+
+// snapLookup is the lookup-time hook: a command that may write keeps the
+// keys it looks up before it can change them in place.
+func (db *DB) snapLookup(key string) {
+	if db.ks.snap.writes {
+		db.snapTouch(key)
+	}
+}
+
+// passed reports whether the saver has written position (tab, bucket) of
+// table d.
+func (s *snapshot) passed(ks *Keyspace, d *dict, tab, bucket int) bool {
+	if s.done {
+		return true
+	}
+	i := -1
+	for j, src := range s.srcs {
+		if src == d {
+			i = j
+			break
+		}
+	}
+	switch {
+	case i < s.db:
+		return true
+	case i > s.db:
+		return false
+	case tab != s.tab:
+		return tab < s.tab
+	}
+	return bucket < s.bucket
+}
+
+// locate finds key without moving anything: its table, bucket and object
+// (nil when absent).
+func (d *dict) locate(key string) (int, int, *Object) {
+	if d.Len() == 0 {
+		return 0, 0, nil
+	}
+	h := d.hash(key)
+	for t := 0; t < 2; t++ {
+		tab := d.t[t]
+		if tab == nil {
+			break
+		}
+		b := int(h & uint64(len(tab)-1))
+		for o := tab[b]; o != nil; o = o.next {
+			if o.Key == key {
+				return t, b, o
+			}
+		}
+	}
+	return 0, 0, nil
+}
+
+// flushFrozen gives a database whose table the saver still reads a fresh
+// one, leaving the old table to the saver untouched.
+func (db *DB) flushFrozen() {
+	db.dict = newDict()
+	db.expires = nil
+	db.fexpClear()
+}
+
+// Adopt replaces every database's contents with from's (a keyspace loaded
+// from a file: DEBUG RELOAD, startup), signalling the keys it drops as
+// FLUSHALL does. from must have as many databases and is emptied.
+func (ks *Keyspace) Adopt(from *Keyspace) {
+	for i, db := range ks.DBs {
+		db.Flush()
+		src := from.DBs[i]
+		db.dict, db.expires, db.fexp = src.dict, src.expires, src.fexp
+		src.dict, src.expires, src.fexp = newDict(), nil, nil
+		if ks.Touched != nil {
+			db.ForEach(func(o *Object) { ks.Touched(db, o.Key) })
+		}
+	}
+}

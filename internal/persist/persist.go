@@ -1,0 +1,228 @@
+// Package persist writes and reads RDB snapshots of a keyspace on disk:
+// a synchronous save under the server lock (SAVE, SHUTDOWN), a background
+// save that walks the keyspace a slice at a time while the server keeps
+// serving (BGSAVE; keyspace/snapshot.go keeps it point-in-time), and the
+// load at startup into a fresh keyspace. Files are written to a temporary
+// name in the same directory, synced and renamed over the target, as
+// Redis does, so a crash never leaves a half-written dump.rdb.
+package persist
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/rdb"
+)
+
+// Options are what a save needs besides the keyspace.
+type Options struct {
+	Path      string             // the target file (dir/dbfilename)
+	Encode    rdb.EncodeOptions  // rdbcompression, the moment (Now)
+	Aux       []string           // AUX fields, key then value
+	Functions [][]byte           // function libraries' code (FUNCTION2)
+	Clone     keyspace.UndoCloner // deep copy of a value (background saves)
+	// SliceKeys is how many keys a background save writes per hold of the
+	// lock (0: DefaultSliceKeys).
+	SliceKeys int
+}
+
+// DefaultSliceKeys bounds the work done per hold of the server lock by a
+// background save.
+const DefaultSliceKeys = 256
+
+var tempSeq atomic.Int64
+
+// tempPath is a temporary file next to path, named like Redis's
+// temp-<pid>.rdb (with a sequence number: saves of one process may
+// overlap, a SAVE during SHUTDOWN while a BGSAVE is abandoned).
+func tempPath(path string) string {
+	return filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d-%d.rdb", os.Getpid(), tempSeq.Add(1)))
+}
+
+// commit syncs and closes f, then renames it over path; on any error the
+// temporary file is removed.
+func commit(f *os.File, tmp, path string, werr error) error {
+	err := werr
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if d, derr := os.Open(filepath.Dir(path)); derr == nil {
+		d.Sync() // the rename itself
+		d.Close()
+	}
+	return nil
+}
+
+// Save writes ks to opt.Path at once. The caller holds the server lock.
+func Save(ks *keyspace.Keyspace, opt Options) error {
+	tmp := tempPath(opt.Path)
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	werr := rdb.WriteKeyspace(f, ks, opt.Aux, opt.Functions, opt.Encode)
+	return commit(f, tmp, opt.Path, werr)
+}
+
+// ErrCanceled is what a background save whose snapshot was ended by
+// someone else returns.
+var ErrCanceled = errors.New("background save canceled")
+
+// Background is a background save in progress.
+type Background struct {
+	ks   *keyspace.Keyspace
+	lock sync.Locker
+	opt  Options
+	ver  int
+	// Keys is the number of keys written so far (INFO
+	// current_save_keys_processed); read it under the lock.
+	Keys     int64
+	canceled bool
+}
+
+// StartBackground opens ks's snapshot at this moment. The caller holds
+// the lock; Run then does the writing, taking lock for each slice.
+func StartBackground(ks *keyspace.Keyspace, lock sync.Locker, opt Options) *Background {
+	if opt.SliceKeys <= 0 {
+		opt.SliceKeys = DefaultSliceKeys
+	}
+	b := &Background{ks: ks, lock: lock, opt: opt, ver: rdb.FileVersion(ks)}
+	ks.BeginSnapshot(opt.Clone, opt.Encode.Now)
+	return b
+}
+
+// Cancel ends the snapshot now (SHUTDOWN, FLUSHALL and DEBUG RELOAD drop a
+// save in progress, as Redis kills its child). Call it under the lock; Run
+// then removes its temporary file and returns ErrCanceled.
+func (b *Background) Cancel() {
+	if !b.canceled {
+		b.canceled = true
+		b.ks.EndSnapshot()
+	}
+}
+
+// Run writes the snapshot to a temporary file a slice at a time, encoding
+// under the lock and writing to the file outside it, then renames the
+// file over the target. It ends the snapshot whatever happens.
+func (b *Background) Run() error {
+	tmp := tempPath(b.opt.Path)
+	f, err := os.Create(tmp)
+	if err != nil {
+		b.lock.Lock()
+		b.Cancel()
+		b.lock.Unlock()
+		return err
+	}
+	var buf bytes.Buffer
+	w := rdb.NewWriter(&buf, b.ver, b.opt.Encode)
+	for i := 0; i+1 < len(b.opt.Aux); i += 2 {
+		w.Aux(b.opt.Aux[i], b.opt.Aux[i+1])
+	}
+	for _, code := range b.opt.Functions {
+		w.Function(code)
+	}
+	b.lock.Lock()
+	if b.canceled {
+		b.lock.Unlock()
+		f.Close()
+		os.Remove(tmp)
+		return ErrCanceled
+	}
+	sizes := b.ks.SnapshotSizes()
+	b.lock.Unlock()
+	cur := -1
+	var werr error
+	for {
+		b.lock.Lock()
+		if b.canceled {
+			b.lock.Unlock()
+			werr = ErrCanceled
+			break
+		}
+		more := b.ks.NextSnapshotSlice(b.opt.SliceKeys, func(db int, o *keyspace.Object) {
+			if db != cur {
+				cur = db
+				w.SelectDB(db, sizes[db], 0)
+			}
+			if h, ok := o.Val().(keyspace.FieldExpirer); ok && h.Len(b.opt.Encode.Now) == 0 {
+				return
+			}
+			w.Key(o)
+			b.Keys++
+		})
+		if !more {
+			b.ks.EndSnapshot()
+			b.canceled = true // the snapshot is over; Cancel does nothing now
+		}
+		b.lock.Unlock()
+		if _, err := f.Write(buf.Bytes()); err != nil {
+			werr = err
+		}
+		buf.Reset()
+		if !more || werr != nil {
+			break
+		}
+	}
+	if werr != nil {
+		b.lock.Lock()
+		b.Cancel()
+		b.lock.Unlock()
+		f.Close()
+		os.Remove(tmp)
+		return werr
+	}
+	werr = w.Close()
+	if werr == nil {
+		_, werr = f.Write(buf.Bytes())
+	}
+	return commit(f, tmp, b.opt.Path, werr)
+}
+
+// Load reads the file at path into a fresh keyspace of n databases. A
+// missing file is not an error: it returns (nil, nil, nil). On any other
+// failure nothing is returned but the error, which names the offset and
+// the problem (rdb.CorruptError).
+func Load(path string, n int, opt rdb.Options, fn func(code []byte) error) (*keyspace.Keyspace, *rdb.FileInfo, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	ks := keyspace.New(n)
+	ks.Now = opt.Now
+	info, err := rdb.LoadKeyspace(ks, b, opt, fn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ks, info, nil
+}
+
+// Aux is the AUX fields Abacus writes, as redis-server 7.0 does.
+func Aux(redisVer string, ctimeSec, usedMem int64) []string {
+	return []string{
+		"redis-ver", redisVer,
+		"redis-bits", strconv.Itoa(strconv.IntSize),
+		"ctime", strconv.FormatInt(ctimeSec, 10),
+		"used-mem", strconv.FormatInt(usedMem, 10),
+		"aof-base", "0",
+	}
+}
