@@ -98,7 +98,9 @@ func loadFile(t *testing.T, path string, now int64) state {
 }
 
 // fill writes every type and encoding, TTLs and several databases.
-func fill(t *testing.T, c *redis.Client) {
+func fill(t *testing.T, c *redis.Client) { fillTTL(t, c, true) }
+
+func fillTTL(t *testing.T, c *redis.Client, fieldTTL bool) {
 	t.Helper()
 	p := c.Pipeline()
 	p.Set(ctx, "s:int", "12345", 0)
@@ -118,7 +120,9 @@ func fill(t *testing.T, c *redis.Client) {
 	p.ZAdd(ctx, "z:small", redis.Z{Score: 1.5, Member: "a"}, redis.Z{Score: -2, Member: "b"})
 	p.HSet(ctx, "h:small", "f", "v", "g", "1")
 	p.PFAdd(ctx, "hll", "a", "b", "c")
-	p.Do(ctx, "HSETEX", "h:fttl", "PX", "100000", "FIELDS", "1", "f", "v")
+	if fieldTTL {
+		p.Do(ctx, "HSETEX", "h:fttl", "PX", "100000", "FIELDS", "1", "f", "v")
+	}
 	if _, err := p.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
