@@ -244,15 +244,10 @@ func (r *reader) set(typ byte, opt Options) (*keyspace.Object, error) {
 
 func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
 	var es []zset.Entry
-	seen := map[string]struct{}{}
 	add := func(m string, f float64) error {
 		if math.IsNaN(f) {
 			return r.corrupt("zset score is NaN")
 		}
-		if _, ok := seen[m]; ok {
-			return r.corrupt("duplicate zset members")
-		}
-		seen[m] = struct{}{}
 		es = append(es, zset.Entry{Member: m, Score: f})
 		return nil
 	}
@@ -293,7 +288,11 @@ func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
 	if len(es) == 0 {
 		return nil, ErrEmpty
 	}
-	return keyspace.NewValue(keyspace.TypeZSet, zset.FromEntries(es, opt.ZSet)), nil
+	z := zset.FromEntries(es, opt.ZSet)
+	if z.Len() != len(es) { // FromEntries keeps one of repeated members
+		return nil, r.corrupt("duplicate zset members")
+	}
+	return keyspace.NewValue(keyspace.TypeZSet, z), nil
 }
 
 func (r *reader) hash(typ byte, opt Options) (*keyspace.Object, error) {
