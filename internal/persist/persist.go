@@ -23,10 +23,10 @@ import (
 
 // Options are what a save needs besides the keyspace.
 type Options struct {
-	Path      string             // the target file (dir/dbfilename)
-	Encode    rdb.EncodeOptions  // rdbcompression, the moment (Now)
-	Aux       []string           // AUX fields, key then value
-	Functions [][]byte           // function libraries' code (FUNCTION2)
+	Path      string              // the target file (dir/dbfilename)
+	Encode    rdb.EncodeOptions   // rdbcompression, the moment (Now)
+	Aux       []string            // AUX fields, key then value
+	Functions [][]byte            // function libraries' code (FUNCTION2)
 	Clone     keyspace.UndoCloner // deep copy of a value (background saves)
 	// SliceKeys is how many keys a background save writes per hold of the
 	// lock (0: DefaultSliceKeys).
