@@ -123,7 +123,10 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 	// file stops the start (command/persistence.go).
 	srv.Env.EnableAutoSave()
 	srv.Lock()
-	err = srv.Env.LoadRDB()
+	err = srv.Env.LoadAtStartup() // the AOF when appendonly yes, else the RDB (command/propagate_aof.go)
+	if err == nil {
+		err = srv.Env.StartAOF()
+	}
 	srv.Unlock()
 	if err != nil {
 		log.Warn(err.Error())
@@ -179,6 +182,9 @@ func shutdown(srv *server.Server, log *slog.Logger, sigs <-chan os.Signal) int {
 	done := make(chan struct{})
 	go func() {
 		srv.Close()
+		srv.Lock()
+		srv.Env.CloseAOF()
+		srv.Unlock()
 		close(done)
 	}()
 	select {

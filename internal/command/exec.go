@@ -66,6 +66,8 @@ type Env struct {
 	scr scriptEnv
 	// persist is the RDB state: background save, save points (persistence.go).
 	persist persistState
+	// prop collects what write commands did for the AOF (propagate.go).
+	prop propState
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.
@@ -176,6 +178,8 @@ type Ctx struct {
 	DB   *keyspace.DB
 	Now  int64 // unix ms, fixed for the command
 	err  bool  // an error reply was sent
+	// propDone: the command propagated itself (propagate.go).
+	propDone bool
 }
 
 // Execute runs one command for a session, writing its reply to w. It is
@@ -280,6 +284,9 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		// clients waiting on keys it made ready are served now.
 		e.ServeReady()
 	}
+	if e.depth == 0 && len(e.prop.pending) > 0 {
+		e.propFlush() // before the reply can leave (propagate.go)
+	}
 }
 
 // nowMs is the command's time: start itself on the wall clock (saving a
@@ -320,7 +327,13 @@ func (e *Env) call(ctx *Ctx, mark int) {
 			ctx.Error(fmt.Sprintf("ERR internal error while executing '%s'", ctx.Cmd.Name))
 		}
 	}()
+	if !e.propActive() {
+		ctx.Cmd.Handler(ctx)
+		return
+	}
+	dirty := e.Stats.Dirty.Load()
 	ctx.Cmd.Handler(ctx)
+	e.propAfter(ctx, dirty, mark)
 }
 
 // authRequired reports whether the default user has a password.

@@ -256,18 +256,7 @@ func infoPersistence(e *Env, b *infoBuilder) {
 	b.kv("current_cow_size_age", "0")
 	b.kv("current_fork_perc", "0.00")
 	infoPersistenceRDB(e, b) // persistence.go
-	b.kv("aof_enabled", "0")
-	b.kv("aof_rewrite_in_progress", "0")
-	b.kv("aof_rewrite_scheduled", "0")
-	b.kv("aof_last_rewrite_time_sec", "-1")
-	b.kv("aof_current_rewrite_time_sec", "-1")
-	b.kv("aof_last_bgrewrite_status", "ok")
-	b.kv("aof_rewrites", "0")
-	b.kv("aof_rewrites_consecutive_failures", "0")
-	b.kv("aof_last_write_status", "ok")
-	b.kv("aof_last_cow_size", "0")
-	b.kv("module_fork_in_progress", "0")
-	b.kv("module_fork_last_cow_size", "0")
+	infoPersistenceAOF(e, b) // propagate_aof.go
 }
 
 func infoStats(e *Env, b *infoBuilder) {
@@ -489,6 +478,7 @@ func (e *Env) Cron() {
 	st.info.startupOnce.Do(func() { st.info.startup.Store(int64(heap)) })
 	st.info.notePeak(heap)
 	e.PersistCron() // save points, scheduled BGSAVE (persistence.go)
+	e.aofCron()     // appendonly at run time, rewrites (propagate_aof.go)
 }
 
 type memStats struct {

@@ -173,6 +173,7 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte) bool {
 // beginScript is called before a script runs: an all-or-nothing script
 // opens the keyspace's undo journal (keyspace/undo.go).
 func (e *Env) beginScript(run *scriptRun) {
+	e.propScriptBegin()
 	if run.undo {
 		e.KS.BeginUndo(cloneValue)
 	}
@@ -188,6 +189,7 @@ func (e *Env) endScript(run *scriptRun, failed bool) {
 	}
 	if failed {
 		e.KS.Rollback()
+		e.propScriptRollback()
 	} else {
 		e.KS.Commit()
 	}

@@ -1,0 +1,285 @@
+package aof
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Entry is one command to append: its database and arguments.
+type Entry struct {
+	DB   int
+	Argv [][]byte
+}
+
+// Fsync policies (appendfsync).
+const (
+	FsyncNo = iota
+	FsyncEverysec
+	FsyncAlways
+)
+
+// AOF is an open append-only directory: the manifest and the incremental
+// file commands are appended to. Feed, Rotate and Install are called
+// under the server lock; the everysec syncer runs on its own.
+type AOF struct {
+	Dir, Name string
+	Policy    func() int // the appendfsync policy now
+
+	man   *Manifest
+	f     *os.File
+	seldb int
+	buf   []byte
+	size  int64 // bytes of the current incremental file
+	// BaseSize is the size of the whole AOF after the last rewrite (for
+	// auto-aof-rewrite-percentage); Size is its size now.
+	BaseSize, Size int64
+	// WriteErr is the last write or fsync error (aof_last_write_status).
+	WriteErr error
+
+	mu        sync.Mutex // guards f for the syncer
+	dirty     bool       // written since the last fsync
+	LastFsync time.Time
+	stop      chan struct{}
+	done      chan struct{}
+}
+
+// Open opens the AOF in dir described by m, appending to its last
+// incremental file (creating one when m has none).
+func Open(dir, name string, m *Manifest, policy func() int) (*AOF, error) {
+	a := &AOF{Dir: dir, Name: name, Policy: policy, man: m, seldb: -1}
+	if len(m.Incrs) == 0 {
+		if err := a.newIncr(); err != nil {
+			return nil, err
+		}
+	} else {
+		last := m.Incrs[len(m.Incrs)-1]
+		f, err := os.OpenFile(filepath.Join(dir, last.Name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		a.f = f
+		if st, err := f.Stat(); err == nil {
+			a.size = st.Size()
+		}
+	}
+	for _, f := range m.Files() {
+		if st, err := os.Stat(filepath.Join(dir, f.Name)); err == nil {
+			a.Size += st.Size()
+		}
+	}
+	a.BaseSize = a.Size
+	a.stop, a.done = make(chan struct{}), make(chan struct{})
+	go a.syncer()
+	return a, nil
+}
+
+// Manifest is a copy of the current manifest.
+func (a *AOF) Manifest() Manifest {
+	m := *a.man
+	m.Incrs = append([]ManifestFile(nil), m.Incrs...)
+	return m
+}
+
+// newIncr starts the next incremental file and records it in the
+// manifest; commands go to it from now on.
+func (a *AOF) newIncr() error {
+	seq := int64(1)
+	if n := len(a.man.Incrs); n > 0 {
+		seq = a.man.Incrs[n-1].Seq + 1
+	}
+	name := IncrName(a.Name, seq)
+	f, err := os.OpenFile(filepath.Join(a.Dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	m := *a.man
+	m.Incrs = append(append([]ManifestFile(nil), a.man.Incrs...), ManifestFile{Name: name, Seq: seq, Type: TypeIncr})
+	if err := WriteManifest(a.Dir, a.Name, &m); err != nil {
+		f.Close()
+		os.Remove(filepath.Join(a.Dir, name))
+		return err
+	}
+	a.man = &m
+	a.mu.Lock()
+	old := a.f
+	a.f = f
+	a.mu.Unlock()
+	if old != nil {
+		old.Sync()
+		old.Close()
+	}
+	a.size = 0
+	a.seldb = -1
+	return nil
+}
+
+// Rotate starts a new incremental file (the start of a rewrite): the
+// rewrite's base will hold everything before it.
+func (a *AOF) Rotate() error { return a.newIncr() }
+
+// Install makes baseName (already written and synced in Dir) the base,
+// keeping only the incremental files from seq keepFrom on, and removes
+// the files the manifest no longer names.
+func (a *AOF) Install(baseName string, baseSeq int64, keepFrom int64) error {
+	m := &Manifest{Base: &ManifestFile{Name: baseName, Seq: baseSeq, Type: TypeBase}}
+	for _, f := range a.man.Incrs {
+		if f.Seq >= keepFrom {
+			m.Incrs = append(m.Incrs, f)
+		}
+	}
+	if err := WriteManifest(a.Dir, a.Name, m); err != nil {
+		return err
+	}
+	old := a.man
+	a.man = m
+	keep := map[string]bool{}
+	for _, f := range m.Files() {
+		keep[f.Name] = true
+	}
+	for _, f := range append(old.Files(), old.History...) {
+		if !keep[f.Name] {
+			os.Remove(filepath.Join(a.Dir, f.Name))
+		}
+	}
+	a.Size = 0
+	for _, f := range m.Files() {
+		if st, err := os.Stat(filepath.Join(a.Dir, f.Name)); err == nil {
+			a.Size += st.Size()
+		}
+	}
+	a.BaseSize = a.Size
+	return nil
+}
+
+// NextBaseSeq is the sequence number the next base takes.
+func (a *AOF) NextBaseSeq() int64 {
+	if a.man.Base == nil {
+		return 1
+	}
+	return a.man.Base.Seq + 1
+}
+
+// CurrentIncrSeq is the sequence of the file commands go to now.
+func (a *AOF) CurrentIncrSeq() int64 { return a.man.Incrs[len(a.man.Incrs)-1].Seq }
+
+// AppendCommand encodes argv as a RESP array onto b.
+func AppendCommand(b []byte, argv ...[]byte) []byte {
+	b = append(b, '*')
+	b = strconv.AppendInt(b, int64(len(argv)), 10)
+	b = append(b, '\r', '\n')
+	for _, a := range argv {
+		b = append(b, '$')
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(b, '\r', '\n')
+		b = append(b, a...)
+		b = append(b, '\r', '\n')
+	}
+	return b
+}
+
+var (
+	bSelect = []byte("SELECT")
+	bMulti  = []byte("MULTI")
+	bExec   = []byte("EXEC")
+)
+
+func (a *AOF) appendSelect(db int) {
+	if db != a.seldb {
+		a.buf = AppendCommand(a.buf, bSelect, strconv.AppendInt(nil, int64(db), 10))
+		a.seldb = db
+	}
+}
+
+// Feed appends entries (one top-level command's effects, in MULTI/EXEC
+// when wrap) to the incremental file; with appendfsync always it returns
+// once they are on disk.
+func (a *AOF) Feed(entries []Entry, wrap bool) {
+	a.buf = a.buf[:0]
+	if wrap {
+		a.appendSelect(entries[0].DB)
+		a.buf = AppendCommand(a.buf, bMulti)
+	}
+	for _, e := range entries {
+		a.appendSelect(e.DB)
+		a.buf = AppendCommand(a.buf, e.Argv...)
+	}
+	if wrap {
+		a.buf = AppendCommand(a.buf, bExec)
+	}
+	a.write(a.buf)
+	if cap(a.buf) > 1<<20 {
+		a.buf = nil
+	}
+}
+
+func (a *AOF) write(b []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n, err := a.f.Write(b)
+	a.size += int64(n)
+	a.Size += int64(n)
+	if err != nil {
+		a.WriteErr = err
+		return
+	}
+	a.dirty = true
+	if a.Policy() == FsyncAlways {
+		a.syncLocked()
+	}
+}
+
+func (a *AOF) syncLocked() {
+	if !a.dirty {
+		return
+	}
+	if err := a.f.Sync(); err != nil {
+		a.WriteErr = err
+		return
+	}
+	a.dirty = false
+	a.LastFsync = time.Now()
+	if a.WriteErr != nil {
+		a.WriteErr = nil
+	}
+}
+
+// Sync forces what was written to disk.
+func (a *AOF) Sync() {
+	a.mu.Lock()
+	a.syncLocked()
+	a.mu.Unlock()
+}
+
+// syncer fsyncs once a second under appendfsync everysec.
+func (a *AOF) syncer() {
+	defer close(a.done)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-t.C:
+			if a.Policy() == FsyncEverysec {
+				a.Sync()
+			}
+		}
+	}
+}
+
+// Close syncs and closes the file and stops the syncer.
+func (a *AOF) Close() error {
+	close(a.stop)
+	<-a.done
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.syncLocked()
+	return a.f.Close()
+}
+
+// String describes the AOF for logs.
+func (a *AOF) String() string { return fmt.Sprintf("%s/%s", a.Dir, a.Name) }
