@@ -264,6 +264,7 @@ func (e *Env) serveWaiter(w *Waiter, key string) {
 	*ctx = Ctx{Args: w.args, Cmd: w.cmd, W: &w.out, S: w.S, Env: e, DB: e.KS.DBs[w.db], Now: now}
 	b.serving, b.servingKey, b.reblock = w, key, false
 	mark := len(w.out.Buf)
+	e.KS.SetSnapshotWrites(w.cmd.Flags&FlagWrite != 0) // BGSAVE's first-touch copies
 	e.call(ctx, mark)
 	failed, again := ctx.err, b.reblock
 	e.putCtx(ctx)

@@ -102,7 +102,7 @@ func (e *Env) saveOptions() persist.Options {
 	}
 	return persist.Options{
 		Path:      e.rdbPath(),
-		Encode:    dumpEncodeOptions(&Ctx{Env: e, Now: now}),
+		Encode:    e.fileEncodeOptions(now),
 		Aux:       persist.Aux(config.RedisVersion, now/1000, int64(readMemStats().heap)),
 		Functions: fns,
 		Clone:     cloneValue,
@@ -429,4 +429,11 @@ func (e *Env) BGSave() error {
 		return errors.New("Background save already in progress")
 	}
 	return e.startBgsave()
+}
+
+// fileEncodeOptions are DUMP's settings plus rdbchecksum.
+func (e *Env) fileEncodeOptions(now int64) rdb.EncodeOptions {
+	opt := dumpEncodeOptions(&Ctx{Env: e, Now: now})
+	opt.NoChecksum = !e.Cfg.Bool(config.RDBChecksum)
+	return opt
 }

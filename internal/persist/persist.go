@@ -94,7 +94,8 @@ type Background struct {
 	// Keys is the number of keys written so far (INFO
 	// current_save_keys_processed); read it under the lock.
 	Keys     int64
-	canceled bool
+	canceled bool // the snapshot is closed
+	dropped  bool // Cancel was called: the file must not replace the target
 }
 
 // StartBackground opens ks's snapshot at this moment. The caller holds
@@ -112,6 +113,7 @@ func StartBackground(ks *keyspace.Keyspace, lock sync.Locker, opt Options) *Back
 // save in progress, as Redis kills its child). Call it under the lock; Run
 // then removes its temporary file and returns ErrCanceled.
 func (b *Background) Cancel() {
+	b.dropped = true
 	if !b.canceled {
 		b.canceled = true
 		b.ks.EndSnapshot()
@@ -191,6 +193,17 @@ func (b *Background) Run() error {
 	werr = w.Close()
 	if werr == nil {
 		_, werr = f.Write(buf.Bytes())
+	}
+	if werr == nil {
+		werr = f.Sync()
+	}
+	// The rename happens under the lock, so that a save that was dropped
+	// meanwhile (FLUSHALL, SHUTDOWN, DEBUG RELOAD wrote the file since)
+	// never replaces a newer file.
+	b.lock.Lock()
+	defer b.lock.Unlock()
+	if b.dropped && werr == nil {
+		werr = ErrCanceled
 	}
 	return commit(f, tmp, b.opt.Path, werr)
 }

@@ -540,3 +540,28 @@ func TestDebugReloadAndFlushallSave(t *testing.T) {
 		t.Fatal("dirty after FLUSHALL's save")
 	}
 }
+
+// rdbchecksum no writes a zero checksum, which loads (as in Redis);
+// rdbcompression no leaves long strings uncompressed.
+func TestChecksumAndCompressionSettings(t *testing.T) {
+	for _, tc := range []struct{ sum, comp string }{{"yes", "yes"}, {"no", "no"}} {
+		dir := t.TempDir()
+		inst := start(t, dir, "rdbchecksum", tc.sum, "rdbcompression", tc.comp)
+		c := inst.Client(t)
+		c.Set(ctx, "long", strings.Repeat("compressible ", 100), 0)
+		if err := c.Do(ctx, "SAVE").Err(); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+		zero := string(b[len(b)-8:]) == "\x00\x00\x00\x00\x00\x00\x00\x00"
+		if zero != (tc.sum == "no") {
+			t.Fatalf("rdbchecksum %s: trailer %x", tc.sum, b[len(b)-8:])
+		}
+		if small := len(b) < 1000; small != (tc.comp == "yes") {
+			t.Fatalf("rdbcompression %s: %d bytes", tc.comp, len(b))
+		}
+		if got := loadFile(t, filepath.Join(dir, "dump.rdb"), t0); len(got[0]) != 1 {
+			t.Fatalf("load: %v", got)
+		}
+	}
+}

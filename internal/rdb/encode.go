@@ -17,6 +17,8 @@ import (
 type EncodeOptions struct {
 	Compress bool  // rdbcompression: LZF for strings over 20 bytes
 	Now      int64 // unix ms: hash fields whose TTL is due are left out
+	// NoChecksum writes 0 in place of a file's CRC-64 (rdbchecksum no).
+	NoChecksum bool
 	// ListNodeBytes caps the size of the listpack nodes a list is cut
 	// into (0: 8 KiB, Redis's default list-max-listpack-size -2).
 	ListNodeBytes int

@@ -105,7 +105,11 @@ func (w *Writer) Key(o *keyspace.Object) {
 func (w *Writer) Close() error {
 	w.buf = append(w.buf, opEOF)
 	w.flush()
-	w.buf = binary.LittleEndian.AppendUint64(w.buf, w.crc)
+	crc := w.crc
+	if w.opt.NoChecksum {
+		crc = 0
+	}
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, crc)
 	if w.err == nil {
 		_, w.err = w.w.Write(w.buf)
 	}
