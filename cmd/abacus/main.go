@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/aof"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/server"
 )
@@ -60,6 +61,8 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 		case "-h", "--help":
 			fmt.Fprint(stderr, usage)
 			return 0
+		case "check-aof": // abacus check-aof [--fix] FILE (internal/aof/check.go)
+			return aof.CheckMain(args[1:], os.Stdout)
 		}
 	}
 	early := func(msg string) {

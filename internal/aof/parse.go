@@ -125,6 +125,9 @@ func readNum(b []byte, i int) (int64, int, error) {
 // commands from an unclosed MULTI on are not handed to fn, and the
 // returned offset (the truncation point for a fix) is that MULTI's.
 func Replay(b []byte, fn func(argv [][]byte) error) (good int64, err error) {
+	if fn == nil {
+		fn = func([][]byte) error { return nil }
+	}
 	var queued [][][]byte
 	multiAt := int64(-1)
 	good, err = commandsAt(b, func(argv [][]byte, start int64) error {
