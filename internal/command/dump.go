@@ -135,7 +135,7 @@ func cmdRestore(c *Ctx) {
 		c.Error(errBadPayload)
 		return
 	}
-	o, err := rdb.Restore(payload, restoreOptions(c))
+	o, err := rdb.DecodePayload(payload, restoreOptions(c))
 	expiredFields := errors.Is(err, rdb.ErrAllExpired)
 	if err != nil && !expiredFields {
 		c.Error(errBadFormat)

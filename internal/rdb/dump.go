@@ -43,11 +43,19 @@ func VerifyPayload(p []byte) (uint16, error) {
 	return ver, nil
 }
 
-// Restore decodes a verified payload's value. Like Redis it reads the
-// type and value and does not insist that they fill the payload.
+// Restore verifies a payload and decodes its value. Like Redis it reads
+// the type and value and does not insist that they fill the payload.
 func Restore(p []byte, opt Options) (*keyspace.Object, error) {
 	if _, err := VerifyPayload(p); err != nil {
 		return nil, err
+	}
+	return DecodePayload(p, opt)
+}
+
+// DecodePayload is Restore for a payload VerifyPayload has accepted.
+func DecodePayload(p []byte, opt Options) (*keyspace.Object, error) {
+	if len(p) < 10 {
+		return nil, ErrPayload
 	}
 	body := p[:len(p)-10]
 	if len(body) == 0 {
