@@ -458,6 +458,19 @@ var scriptEnvCases = []luaCase{
 	{body: "local t = {} t.call = 1 return {redis.call('PING'), redis.call('PING'), t.call}"},
 	{body: "return {math.floor(nil), math.floor(1)}"},
 	{body: "return {string.rep(), string.rep('a', 1)}"},
+	// Reads inside loops and function bodies are hoisted too.
+	{body: "for i = 1, 3 do redis.call('INCRBY', KEYS[1], i) end return redis.call('GET', KEYS[1])", keys: k("{h}a")},
+	{body: "for i = 1, 2 do redis.call('NOSUCH') end", keys: k("{h}a")},
+	{body: "local function f(n) return redis.call('PING') .. n end return {f(1), f(2)}"},
+	{body: "local t = {} for _, v in ipairs({'1', '2'}) do t[#t + 1] = tonumber(v) + math.floor(2.5) end return t"},
+	{body: "for i = 1, 2 do x = i end return x"},
+	{body: "while true do return redis.call('ECHO', ARGV[1]) end", args: k("e")},
+	{body: "local i = 0 repeat i = i + 1 KEYS[1] = 'z' .. i until i == 3 return KEYS", keys: k("{h}a", "{h}b")},
+	// tonumber's integer fast path and what falls through it.
+	{body: "return {tostring(tonumber('-0')), tonumber('007'), tonumber('-12'), tonumber('123456789012345'), tostring(tonumber('1234567890123456789'))}"},
+	{body: "return {tonumber(' 12 '), tonumber('1e3'), tonumber('0x10'), tostring(tonumber('-')), tostring(tonumber('')), tostring(tonumber('1-2'))}"},
+	// .. results short and long.
+	{body: "return {'a' .. 1 .. 'b' .. 2.5, string.len(string.rep('x', 200) .. 7 .. string.rep('y', 50))}"},
 }
 
 func TestScriptingDiffLuaToResp(t *testing.T) {
