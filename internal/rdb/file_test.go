@@ -286,6 +286,17 @@ func TestFileFieldTTLRoundTrip(t *testing.T) {
 	if !bytes.HasPrefix(buf.Bytes(), []byte("REDIS0012")) {
 		t.Fatalf("header %q", buf.Bytes()[:9])
 	}
+	// redis-server 7.0 cannot take it, and says why.
+	if path, err := exec.LookPath("redis-check-rdb"); err == nil {
+		f := filepath.Join(t.TempDir(), "ttl.rdb")
+		if err := os.WriteFile(f, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(path, f).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "Can't handle RDB format version 12") {
+			t.Errorf("redis-check-rdb on a version 12 file: %v\n%s", err, out)
+		}
+	}
 	back := keyspace.New(16)
 	opt := rdb.DefaultOptions()
 	opt.Now = now
