@@ -310,3 +310,29 @@ func FuzzDecoders(f *testing.F) {
 		}
 	})
 }
+
+// KEYS and ARGV are reused from run to run, keeping the strings that equal
+// the new items: whatever a run did to them, the next sees its own items.
+func TestArgvAcrossRuns(t *testing.T) {
+	e := New(Options{})
+	h := &fakeHost{}
+	for i, c := range []struct {
+		body string
+		args []string
+		want string
+	}{
+		{"return ARGV", []string{"a", "b"}, "*2\r\n$1\r\na\r\n$1\r\nb\r\n"},
+		{"ARGV[1] = 'z' return ARGV", []string{"a", "b"}, "*2\r\n$1\r\nz\r\n$1\r\nb\r\n"},
+		{"return ARGV", []string{"z", "c"}, "*2\r\n$1\r\nz\r\n$1\r\nc\r\n"},
+		{"return ARGV", []string{"a"}, "*1\r\n$1\r\na\r\n"},
+		{"return {#ARGV, ARGV[1], ARGV[2]}", []string{"", "x"}, "*3\r\n:2\r\n$0\r\n\r\n$1\r\nx\r\n"},
+		{"ARGV[1] = 5 return #ARGV", []string{"q"}, ":1\r\n"},
+		{"return ARGV", []string{"5"}, "*1\r\n$1\r\n5\r\n"},
+		{"return ARGV", nil, "*0\r\n"},
+		{"return ARGV", []string{"a", "bb", "a"}, "*3\r\n$1\r\na\r\n$2\r\nbb\r\n$1\r\na\r\n"},
+	} {
+		if got := run(t, e, h, c.body, c.args...); got != c.want {
+			t.Errorf("run %d %q %q: got %q, want %q", i, c.body, c.args, got, c.want)
+		}
+	}
+}
