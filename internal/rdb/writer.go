@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+
+	"github.com/abacusdb/abacus/internal/ds/set"
 )
 
 // appendLen appends a length in the shortest of its forms.
@@ -71,45 +73,9 @@ func appendString(b, s []byte, compress bool) []byte {
 }
 
 // canonicalInt parses s as a decimal int64 written the way Redis prints
-// integers (no sign on zero, no leading zeros or plus sign, no spaces),
-// without allocating: it runs for every string written.
-func canonicalInt(s []byte) (int64, bool) {
-	n := len(s)
-	if n == 0 || n > 20 {
-		return 0, false
-	}
-	i := 0
-	if s[0] == '-' {
-		i = 1
-		if n == 1 {
-			return 0, false
-		}
-	}
-	if s[i] == '0' {
-		return 0, n == 1
-	}
-	var u uint64
-	for ; i < n; i++ {
-		c := s[i] - '0'
-		if c > 9 {
-			return 0, false
-		}
-		if u > (math.MaxUint64-uint64(c))/10 {
-			return 0, false
-		}
-		u = u*10 + uint64(c)
-	}
-	if s[0] == '-' {
-		if u > 1<<63 {
-			return 0, false
-		}
-		return int64(-u), true
-	}
-	if u > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(u), true
-}
+// integers (no sign on zero, no leading zeros or plus sign, no spaces):
+// Redis's string2ll, which ds/set implements without allocating.
+func canonicalInt(s []byte) (int64, bool) { return set.ParseInt(s) }
 
 func appendBinaryDouble(b []byte, f float64) []byte {
 	return binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
