@@ -18,6 +18,7 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -138,7 +139,7 @@ func probe(port int, keys int, stop *atomic.Bool) []float64 {
 			n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
 			if n >= 0 {
 				buf := make([]byte, n+2)
-				if _, err := ioReadFull(r, buf); err != nil {
+				if _, err := io.ReadFull(r, buf); err != nil {
 					harness.Fatal("probe: %v", err)
 				}
 			}
@@ -146,18 +147,6 @@ func probe(port int, keys int, stop *atomic.Bool) []float64 {
 		lat = append(lat, float64(time.Since(t).Microseconds())/1000)
 	}
 	return lat
-}
-
-func ioReadFull(r *bufio.Reader, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := r.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // writer SETs random existing keys until stop and returns how many.

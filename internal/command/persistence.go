@@ -283,9 +283,14 @@ func (e *Env) flushallSave() {
 // asked (save) or when save points are configured, unless nosave. A failed
 // save refuses the shutdown unless force.
 func (e *Env) ShutdownSave(save, nosave, force bool) error {
+	if nosave {
+		// Touch nothing: SHUTDOWN NOSAVE may run while a busy script
+		// holds the keyspace (scripting_busy.go), and the process exits.
+		return nil
+	}
 	e.cancelBgsave()
 	p := e.ps()
-	if nosave || !save && !(p.auto && len(e.savePoints()) > 0) {
+	if !save && !(p.auto && len(e.savePoints()) > 0) {
 		return nil
 	}
 	e.Log.Info("Saving the final RDB snapshot before exiting.")
