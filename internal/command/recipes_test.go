@@ -84,6 +84,8 @@ func TestRecipeEventsInWindows(t *testing.T) {
 	const hour, minute = 3_600_000, 60_000
 
 	recEq(t, "TS.CREATE", recDo(t, c, "TS.CREATE", "events:login", "RETENTION", hour, "DUPLICATE_POLICY", "SUM"), "OK")
+	recEq(t, "TYPE", recDo(t, c, "TYPE", "events:login"), "TSDB-TYPE")
+	recEq(t, "OBJECT ENCODING", recDo(t, c, "OBJECT", "ENCODING", "events:login"), "raw")
 
 	// The document's small example: three logins, two in one millisecond.
 	now := int64(recT0)
@@ -410,6 +412,10 @@ func TestRecipeTimeBox(t *testing.T) {
 	inst.Clock.Advance(4 * time.Minute) // and alice's
 	recEq(t, "empty box", box(), map[string]float64{})
 	recEq(t, "the key goes with its last field", c.Exists(ctx, "box:players").Val(), int64(0))
+	// A fixed value per member: HSETEX, one command.
+	recEq(t, "HSETEX", recDo(t, c, "HSETEX", "box:last", "EX", 600, "FIELDS", 1, "alice", 5), int64(1))
+	recEq(t, "HSETEX TTL", recDo(t, c, "HTTL", "box:last", "FIELDS", 1, "alice"), []any{int64(600)})
+	recDo(t, c, "DEL", "box:last")
 
 	// A random stream: 40 players, activity at random gaps.
 	rng := rand.New(rand.NewSource(8))
@@ -538,6 +544,9 @@ func TestRecipeRollupStore(t *testing.T) {
 		map[string]map[int64]float64{"service=api": {1_700_000_040_000: 7, 1_700_000_100_000: 1}, "service=web": {1_700_000_040_000: 5}, "service=worker": {}})
 	recEq(t, "eu by hour from the raw series", grouped("-", "+", "AGGREGATION", "sum", 3_600_000, "FILTER", "metric=requests", "rollup=", "region=eu", "GROUPBY", "region", "REDUCE", "sum"),
 		map[string]map[int64]float64{"region=eu": {1_699_999_200_000: 9}})
+	recEq(t, "WITHLABELS", recDo(t, c, "TS.MRANGE", "-", "+", "WITHLABELS", "FILTER", "metric=requests", "rollup=", "region=eu", "GROUPBY", "region", "REDUCE", "sum"),
+		[]any{[]any{"region=eu", []any{[]any{"region", "eu"}, []any{"__reducer__", "sum"}, []any{"__source__", "req:api:eu,req:web:eu,req:worker:eu"}},
+			[]any{[]any{int64(1_700_000_040_000), "8"}, []any{int64(1_700_000_100_000), "1"}}}})
 	if rc != nil {
 		recEq(t, "Redis way, by service", redisGroups("1m", "service", 0, 1_700_000_040_000, all),
 			map[string]map[int64]float64{"service=api": {1_700_000_040_000: 7}, "service=web": {1_700_000_040_000: 5}})
