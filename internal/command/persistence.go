@@ -41,7 +41,7 @@ type persistState struct {
 	// Auto turns on what happens without being asked: save points, the
 	// save FLUSHALL does, SHUTDOWN's and SIGTERM's save. The binary turns
 	// it on (EnableAutoSave); in-process servers in tests start without.
-	auto bool
+	auto atomic.Bool
 
 	bg          *persist.Background
 	bgStart     time.Time
@@ -72,7 +72,7 @@ func (e *Env) ps() *persistState {
 
 // EnableAutoSave turns on save points, FLUSHALL's save and the save at
 // shutdown, as a redis-server with save points configured does them.
-func (e *Env) EnableAutoSave() { e.ps().auto = true }
+func (e *Env) EnableAutoSave() { e.persist.auto.Store(true) }
 
 // rdbPath is dir/dbfilename.
 func (e *Env) rdbPath() string {
@@ -256,7 +256,7 @@ func (e *Env) PersistCron() {
 		e.startBgsave()
 		return
 	}
-	if !p.auto {
+	if !p.auto.Load() {
 		return
 	}
 	now := e.Clock.NowMs() / 1000
@@ -274,7 +274,7 @@ func (e *Env) PersistCron() {
 // dropped, and with save points the empty dataset is saved at once.
 func (e *Env) flushallSave() {
 	e.cancelBgsave()
-	if e.ps().auto && len(e.savePoints()) > 0 && !e.KS.UndoOpen() {
+	if e.persist.auto.Load() && len(e.savePoints()) > 0 && !e.KS.UndoOpen() {
 		e.saveNow(false)
 	}
 }
@@ -290,7 +290,7 @@ func (e *Env) ShutdownSave(save, nosave, force bool) error {
 	}
 	e.cancelBgsave()
 	p := e.ps()
-	if !save && !(p.auto && len(e.savePoints()) > 0) {
+	if !save && !(p.auto.Load() && len(e.savePoints()) > 0) {
 		return nil
 	}
 	e.Log.Info("Saving the final RDB snapshot before exiting.")

@@ -233,7 +233,7 @@ func bgsaveUnderWrites(t *testing.T, seed uint64) {
 						cl5.Do(ctx, "SELECT", 0)
 						_, err = cl5.Exec(ctx)
 					} else {
-						err = cl.PExpire(ctx, fmt.Sprintf("a:%d", i), 1000).Err()
+						err = cl.PExpire(ctx, fmt.Sprintf("a:%d", i), time.Second).Err()
 					}
 				default:
 					_, err = cl.TxPipelined(ctx, func(p redis.Pipeliner) error {
