@@ -53,7 +53,8 @@ func main() {
 		if name == "redis" {
 			b = "redis-server"
 		}
-		s := harness.Start(name, b, "--dir", dir, "--rdbcompression", "no")
+		// Notice level: Abacus logs each save's longest hold of the lock.
+		s := harness.Start(name, b, "--dir", dir, "--rdbcompression", "no", "--loglevel", "notice")
 		load(s, keys, *valSize)
 		for r := 0; r < *rounds; r++ {
 			res := measure(s, keys, *valSize)

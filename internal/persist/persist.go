@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/rdb"
@@ -94,6 +95,10 @@ type Background struct {
 	// Keys is the number of keys written so far (INFO
 	// current_save_keys_processed); read it under the lock.
 	Keys     int64
+	// MaxHold is the longest the save held the lock for one slice, and
+	// Slices how many it took (the pause it can cause clients).
+	MaxHold time.Duration
+	Slices  int
 	canceled bool // the snapshot is closed
 	dropped  bool // Cancel was called: the file must not replace the target
 }
@@ -153,6 +158,7 @@ func (b *Background) Run() error {
 	var werr error
 	for {
 		b.lock.Lock()
+		held := time.Now()
 		if b.canceled {
 			b.lock.Unlock()
 			werr = ErrCanceled
@@ -173,6 +179,8 @@ func (b *Background) Run() error {
 			b.ks.EndSnapshot()
 			b.canceled = true // the snapshot is over; Cancel does nothing now
 		}
+		b.Slices++
+		b.MaxHold = max(b.MaxHold, time.Since(held))
 		b.lock.Unlock()
 		if _, err := f.Write(buf.Bytes()); err != nil {
 			werr = err
