@@ -37,7 +37,8 @@ type AOF struct {
 	// BaseSize is the size of the whole AOF after the last rewrite (for
 	// auto-aof-rewrite-percentage); Size is its size now.
 	BaseSize, Size int64
-	// WriteErr is the last write or fsync error (aof_last_write_status).
+	// WriteErr is the last write or fsync error (aof_last_write_status);
+	// read it through Err.
 	WriteErr error
 
 	mu        sync.Mutex // guards f for the syncer
@@ -247,11 +248,41 @@ func (a *AOF) syncLocked() {
 	}
 }
 
+// Err is the last write or fsync error, nil once a later one succeeded.
+func (a *AOF) Err() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.WriteErr
+}
+
 // Sync forces what was written to disk.
 func (a *AOF) Sync() {
 	a.mu.Lock()
 	a.syncLocked()
 	a.mu.Unlock()
+}
+
+// backgroundSync is everysec's fsync: it runs without holding mu, so that
+// commands keep appending while the disk works (fsync covers what was
+// written before it started; a file rotated away meanwhile was synced by
+// Rotate).
+func (a *AOF) backgroundSync() {
+	a.mu.Lock()
+	f, dirty := a.f, a.dirty
+	a.dirty = false
+	a.mu.Unlock()
+	if !dirty {
+		return
+	}
+	err := f.Sync()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err != nil && f == a.f {
+		a.WriteErr = err
+		a.dirty = true
+		return
+	}
+	a.LastFsync = time.Now()
 }
 
 // syncer fsyncs once a second under appendfsync everysec.
@@ -265,7 +296,7 @@ func (a *AOF) syncer() {
 			return
 		case <-t.C:
 			if a.Policy() == FsyncEverysec {
-				a.Sync()
+				a.backgroundSync()
 			}
 		}
 	}

@@ -431,7 +431,7 @@ func infoPersistenceAOF(e *Env, b *infoBuilder) {
 	b.kv("aof_last_bgrewrite_status", okErr(st.lastOK))
 	b.kvi("aof_rewrites", st.rewrites)
 	b.kvi("aof_rewrites_consecutive_failures", st.failures)
-	writeOK := st.a == nil || st.a.WriteErr == nil
+	writeOK := st.a == nil || st.a.Err() == nil
 	b.kv("aof_last_write_status", okErr(writeOK))
 	b.kv("aof_last_cow_size", "0")
 	b.kv("module_fork_in_progress", "0")
