@@ -164,6 +164,8 @@ func init() {
 		"bzpopmin": rwBpop("ZPOPMIN"), "bzpopmax": rwBpop("ZPOPMAX"),
 		"blmove": rwBlmove, "brpoplpush": rwBrpoplpush,
 		"blmpop": rwBmpop("LPOP", "RPOP"), "bzmpop": rwBmpop("ZPOPMIN", "ZPOPMAX"),
+		"hexpire": rwHexpire, "hpexpire": rwHexpire,
+		"hsetex": rwHashFieldTTL, "hgetex": rwHashFieldTTL,
 	}
 }
 
@@ -324,4 +326,46 @@ func rwBmpop(left, right string) propRewrite {
 		c.Propagate([]byte(pop), key, strconv.AppendInt(nil, int64(n), 10))
 		return true
 	}
+}
+
+// rwHexpire: HEXPIRE/HPEXPIRE key n ... become HPEXPIREAT key <abs ms>
+// with the same condition and fields.
+func rwHexpire(c *Ctx, _ []byte) bool {
+	n, err := strconv.ParseInt(string(c.Args[2]), 10, 64)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(c.Cmd.Name, "hexpire") {
+		n *= 1000
+	}
+	argv := append([][]byte{}, c.Args...)
+	argv[0], argv[2] = []byte("HPEXPIREAT"), msBytes(c.Now+n)
+	c.Propagate(argv...)
+	return true
+}
+
+// rwHashFieldTTL: HSETEX/HGETEX with EX or PX (before FIELDS) get PXAT.
+func rwHashFieldTTL(c *Ctx, _ []byte) bool {
+	for i := 2; i+1 < len(c.Args); i++ {
+		a := string(c.Args[i])
+		if strings.EqualFold(a, "fields") {
+			return false
+		}
+		ex, px := strings.EqualFold(a, "ex"), strings.EqualFold(a, "px")
+		if !ex && !px {
+			continue
+		}
+		n, err := strconv.ParseInt(string(c.Args[i+1]), 10, 64)
+		if err != nil {
+			return false
+		}
+		if ex {
+			n *= 1000
+		}
+		argv := append([][]byte{}, c.Args...)
+		argv[i], argv[i+1] = []byte("PXAT"), msBytes(c.Now+n)
+		c.Propagate(argv...)
+		return true
+	}
+	return false
 }

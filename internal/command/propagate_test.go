@@ -101,6 +101,12 @@ func TestPropagateRewrites(t *testing.T) {
 		{[]string{"BZMPOP", "0", "1", "z", "MAX", "COUNT", "5"}, "ZPOPMAX z 1"},
 		{[]string{"RPUSH", "m", "1", "2", "3"}, "RPUSH m 1 2 3"},
 		{[]string{"BLMPOP", "0", "1", "m", "RIGHT", "COUNT", "2"}, "RPOP m 2"},
+		{[]string{"HSET", "hf", "a", "1", "b", "2"}, "HSET hf a 1 b 2"},
+		{[]string{"HEXPIRE", "hf", "10", "FIELDS", "1", "a"}, "HPEXPIREAT hf 1700000010000 FIELDS 1 a"},
+		{[]string{"HPEXPIRE", "hf", "10", "NX", "FIELDS", "1", "b"}, "HPEXPIREAT hf 1700000000010 NX FIELDS 1 b"},
+		{[]string{"HSETEX", "hf", "EX", "3", "FIELDS", "1", "c", "v"}, "HSETEX hf PXAT 1700000003000 FIELDS 1 c v"},
+		{[]string{"HGETEX", "hf", "PX", "4", "FIELDS", "1", "c"}, "HGETEX hf PXAT 1700000000004 FIELDS 1 c"},
+		{[]string{"RESTORE", "r", "0", "x"}, ""},
 		{[]string{"SELECT", "2"}, ""},
 		{[]string{"SET", "k", "v"}, "SELECT 2 | SET k v"},
 		{[]string{"SELECT", "0"}, ""},
@@ -173,5 +179,22 @@ func TestPropagateTransactionsScriptsExpiry(t *testing.T) {
 	}
 	if got := cp.take(); got != "LPUSH q item | RPOP q" {
 		t.Errorf("served BRPOP propagated %q", got)
+	}
+}
+
+func TestPropagateRestoreAbsTTL(t *testing.T) {
+	_, cp, c := propInstance(t)
+	c.Do("SET", "src", "value")
+	r := c.Do("DUMP", "src")
+	i := strings.Index(r, "\r\n")
+	payload := r[i+2 : len(r)-2]
+	cp.take()
+	c.Do("RESTORE", "dst", "5000", payload)
+	if got, want := cp.take(), "RESTORE dst 1700000005000 "+payload+" ABSTTL"; got != want {
+		t.Errorf("RESTORE propagated %q, want %q", got, want)
+	}
+	c.Do("RESTORE", "dst2", "1800000000000", payload, "ABSTTL")
+	if got, want := cp.take(), "RESTORE dst2 1800000000000 "+payload+" ABSTTL"; got != want {
+		t.Errorf("RESTORE ABSTTL propagated %q, want %q", got, want)
 	}
 }
