@@ -218,9 +218,9 @@ func (e *Env) bgsaveDone(bg *persist.Background, err error) {
 	p.failing.Store(!p.lastBgOK)
 }
 
-// cancelBgsave drops a background save in progress (under the lock) and
-// waits for its goroutine, releasing the lock meanwhile is not needed: a
-// canceled save only removes its file.
+// cancelBgsave drops a background save in progress (under the lock). It
+// does not wait: the saver's goroutine finds the save dropped at its next
+// hold of the lock, removes its temporary file and never renames it.
 func (e *Env) cancelBgsave() {
 	p := e.ps()
 	if p.bg == nil {
