@@ -166,6 +166,7 @@ func init() {
 		"blmpop": rwBmpop("LPOP", "RPOP"), "bzmpop": rwBmpop("ZPOPMIN", "ZPOPMAX"),
 		"hexpire": rwHexpire, "hpexpire": rwHexpire,
 		"hsetex": rwHashFieldTTL, "hgetex": rwHashFieldTTL,
+		"ts.add": rwTSStar(3), "ts.madd": rwTSStar(3), "ts.incrby": rwTSIncr, "ts.decrby": rwTSIncr,
 	}
 }
 
@@ -368,4 +369,49 @@ func rwHashFieldTTL(c *Ctx, _ []byte) bool {
 		return true
 	}
 	return false
+}
+
+// rwTSStar: TS.ADD/TS.MADD's "*" timestamps (the server's clock) become
+// the command's time, step apart from argument 2 on.
+func rwTSStar(step int) propRewrite {
+	return func(c *Ctx, _ []byte) bool {
+		var argv [][]byte
+		for i := 2; i < len(c.Args); i += step {
+			if string(c.Args[i]) == "*" {
+				if argv == nil {
+					argv = append([][]byte{}, c.Args...)
+				}
+				argv[i] = msBytes(c.Now)
+			}
+		}
+		if argv == nil {
+			return false
+		}
+		c.Propagate(argv...)
+		return true
+	}
+}
+
+// rwTSIncr: TS.INCRBY/TS.DECRBY without TIMESTAMP (or with *) use the
+// clock: the time is made explicit, right after the value.
+func rwTSIncr(c *Ctx, _ []byte) bool {
+	for i := 3; i+1 < len(c.Args); i++ {
+		if strings.EqualFold(string(c.Args[i]), "labels") {
+			break
+		}
+		if strings.EqualFold(string(c.Args[i]), "timestamp") {
+			if string(c.Args[i+1]) != "*" {
+				return false
+			}
+			argv := append([][]byte{}, c.Args...)
+			argv[i+1] = msBytes(c.Now)
+			c.Propagate(argv...)
+			return true
+		}
+	}
+	argv := append([][]byte{}, c.Args[:3]...)
+	argv = append(argv, []byte("TIMESTAMP"), msBytes(c.Now))
+	argv = append(argv, c.Args[3:]...)
+	c.Propagate(argv...)
+	return true
 }
