@@ -1,0 +1,59 @@
+package command_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/servertest"
+)
+
+// An update of the latest sample (a second hit in the same millisecond
+// under DUPLICATE_POLICY SUM) makes the compaction's open bucket be
+// recomputed from the source samples retention still keeps, as
+// RedisTimeSeries's upsert does (it aggregates the latest bucket again
+// from the source, retention-checked). With a raw retention shorter than
+// the bucket, the day's count drops to what the last minute holds; with
+// a retention of at least the bucket, the count is exact.
+func TestTSCompactionDuplicateAtLatestRecomputes(t *testing.T) {
+	const day = int64(86400000)
+	for _, tc := range []struct {
+		retention string
+		want      int // the day's count after the duplicate
+	}{
+		{"60000", 2},     // only the latest sample is kept: 1+1
+		{"86400000", 31}, // every hit of the day: 30 + 1
+	} {
+		t.Run("retention="+tc.retention, func(t *testing.T) {
+			dayStart := skT0 - skT0%day
+			inst := servertest.Start(t, servertest.WithManualClock(dayStart+3600000))
+			r := inst.Raw(t)
+			for _, cmd := range [][]string{
+				{"TS.CREATE", "hits", "RETENTION", tc.retention, "DUPLICATE_POLICY", "SUM"},
+				{"TS.CREATE", "d", "RETENTION", "10368000000"},
+				{"TS.CREATERULE", "hits", "d", "AGGREGATION", "sum", "86400000"},
+			} {
+				if rep := r.Do(cmd...); rep != "+OK\r\n" {
+					t.Fatalf("%q: %q", cmd, rep)
+				}
+			}
+			var last string
+			for i := 0; i < 30; i++ { // every 10 minutes for 5 hours
+				last = r.Do("TS.ADD", "hits", "*", "1")
+				inst.Clock.Advance(10 * time.Minute)
+			}
+			inst.Clock.Advance(-10 * time.Minute) // back to the last hit's millisecond
+			bucket := func(n int) string {
+				return fmt.Sprintf("*1\r\n*2\r\n:%d\r\n+%d\r\n", dayStart, n)
+			}
+			skEq(t, "before", r.Do("TS.RANGE", "d", "-", "+", "LATEST"), bucket(30))
+			skEq(t, "same ms", r.Do("TS.ADD", "hits", "*", "1"), last)
+			skEq(t, "latest raw", r.Do("TS.GET", "hits"), "*2\r\n"+last+"+2\r\n")
+			skEq(t, "after", r.Do("TS.RANGE", "d", "-", "+", "LATEST"), bucket(tc.want))
+			// The next day's first hit closes the bucket with that value.
+			inst.Clock.Advance(time.Duration(day) * time.Millisecond)
+			r.Do("TS.ADD", "hits", "*", "1")
+			skEq(t, "closed", r.Do("TS.RANGE", "d", "-", "+"), bucket(tc.want))
+		})
+	}
+}
