@@ -97,8 +97,12 @@ type Object struct {
 //   - a hash made by NewHash: the hash.Hash itself, whose layout is the same
 //     {pointer, word} (Enc is encInline);
 //   - any other value: an interface value's data word in p and its type
-//     word in n. The type word points at a type descriptor in the binary's
-//     read-only data, never into the heap, so the collector need not see it.
+//     word in n. The collector does not see the type word, which is safe
+//     because a type descriptor is never freed: those of the binary's types
+//     (generic instantiations included) are static data, and the few that
+//     reflect makes at run time (StructOf, PointerTo...) live on the heap
+//     but stay referenced from reflect's caches for the life of the process.
+//     The data word is scanned as any pointer.
 type cell struct {
 	p unsafe.Pointer
 	n uint64
@@ -135,8 +139,12 @@ func (o *Object) Val() any {
 	return *(*any)(unsafe.Pointer(&e))
 }
 
-// SetVal makes v the value of a non-string object.
+// SetVal makes v the value of a non-string object. On a string object it
+// panics: Raw would read v's type word as the string's length.
 func (o *Object) SetVal(v any) {
+	if o.Type == TypeString {
+		panic("keyspace: SetVal on a string object")
+	}
 	if o.Enc == encInline {
 		o.Enc = 0
 	}
