@@ -12,7 +12,8 @@ import (
 // type byte first, then the RDB version and a CRC-64 (internal/rdb).
 // Payloads cross both ways with redis-server 7.0; a hash whose fields
 // carry TTLs is written with Redis 7.4's types and version 12, which 7.0
-// refuses (docs/rdb.md).
+// refuses (docs/rdb.md). A time series is a module value of Abacus's own
+// type ABACUS-TS, which redis-server refuses with Bad data format.
 
 func init() {
 	const (

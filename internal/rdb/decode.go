@@ -78,6 +78,8 @@ func (r *reader) value(typ byte, opt Options) (*keyspace.Object, error) {
 		return r.hash(typ, opt)
 	case TypeHashMetadataPre, TypeHashMetadata, TypeHashListpackExPre, TypeHashListpackEx:
 		return r.hashTTL(typ, opt)
+	case TypeModulePreGA, TypeModule2:
+		return r.moduleValue(typ)
 	}
 	r.off--
 	return nil, &UnsupportedError{Type: typ}

@@ -9,6 +9,7 @@ import (
 	"github.com/abacusdb/abacus/internal/ds/hash"
 	"github.com/abacusdb/abacus/internal/ds/list"
 	"github.com/abacusdb/abacus/internal/ds/set"
+	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
@@ -54,6 +55,10 @@ func AppendValue(dst []byte, o *keyspace.Object, opt EncodeOptions) ([]byte, byt
 		if h, ok := o.Val().(*hash.Hash); ok {
 			b, t := appendHash(dst, h, opt)
 			return b, t, nil
+		}
+	case keyspace.TypeTimeSeries:
+		if s, ok := o.Val().(*ts.Series); ok {
+			return appendSeries(dst, s), TypeModule2, nil
 		}
 	}
 	return dst, 0, fmt.Errorf("values of type %s cannot be serialized", o.Type)

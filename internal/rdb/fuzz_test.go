@@ -24,7 +24,7 @@ func seedPayloads(f *testing.F) [][]byte {
 			out = append(out, p)
 		}
 	}
-	return out
+	return append(out, tsSeeds()...)
 }
 
 const fuzzNow = 1_700_000_000_000

@@ -12,6 +12,7 @@ import (
 	"github.com/abacusdb/abacus/internal/ds/hash"
 	"github.com/abacusdb/abacus/internal/ds/list"
 	"github.com/abacusdb/abacus/internal/ds/set"
+	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
@@ -52,6 +53,8 @@ func describe(o *keyspace.Object, now int64) string {
 		})
 		slices.Sort(fs)
 		return fmt.Sprintf("hash %s %q", h.Encoding(), fs)
+	case keyspace.TypeTimeSeries:
+		return describeSeries(o.Val().(*ts.Series))
 	}
 	return "?"
 }
