@@ -207,8 +207,8 @@ func (e *Env) bgsaveDone(bg *persist.Background, err error) {
 		p.lastSave = e.Clock.NowMs() / 1000
 		p.saves++
 		e.Stats.Dirty.Add(-p.bgDirty)
-		e.Log.Info(fmt.Sprintf("Background saving terminated with success (%d keys, %d slices, longest hold of the lock %.3f ms)",
-			bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000))
+		e.Log.Info(fmt.Sprintf("Background saving terminated with success (%d keys, %d slices, longest hold of the lock %.3f ms, rename %.3f ms)",
+			bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000, float64(bg.RenameHold.Microseconds())/1000))
 	case errors.Is(err, persist.ErrCanceled):
 		e.Log.Warn("Background saving terminated by a shutdown, flush or reload")
 	default:
