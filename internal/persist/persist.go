@@ -99,15 +99,15 @@ type Background struct {
 	ver  int
 	// Keys is the number of keys written so far (INFO
 	// current_save_keys_processed); read it under the lock.
-	Keys     int64
+	Keys int64
 	// MaxHold is the longest the save held the lock for one slice, and
 	// Slices how many it took (the pause it can cause clients).
 	MaxHold time.Duration
 	Slices  int
 	// RenameHold is how long the final rename held the lock.
 	RenameHold time.Duration
-	canceled bool // the snapshot is closed
-	dropped  bool // Cancel was called: the file must not replace the target
+	canceled   bool // the snapshot is closed
+	dropped    bool // Cancel was called: the file must not replace the target
 }
 
 // StartBackground opens ks's snapshot at this moment. The caller holds
