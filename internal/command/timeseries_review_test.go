@@ -57,3 +57,21 @@ func TestTSCompactionDuplicateAtLatestRecomputes(t *testing.T) {
 		})
 	}
 }
+
+// TS.REVRANGE with EMPTY and COUNT over a span of 10^12 one-millisecond
+// buckets answers from the last buckets (it walked every bucket, holding
+// the server for hours), and twa's empty buckets at the end of the
+// timestamp range stop there (they wrapped past MaxInt64 and looped).
+func TestTSEmptyBucketsLongSpan(t *testing.T) {
+	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	r := inst.Raw(t)
+	r.Do("TS.ADD", "e", "0", "1")
+	r.Do("TS.ADD", "e", "1000000000000", "2")
+	skEq(t, "revrange", r.Do("TS.REVRANGE", "e", "-", "+", "AGGREGATION", "count", "1", "EMPTY", "COUNT", "2"),
+		"*2\r\n*2\r\n:1000000000000\r\n+1\r\n*2\r\n:999999999999\r\n+0\r\n")
+	// twa interpolates from 1 at 0 to 3 at MaxInt64: 1.5 and 2.5.
+	r.Do("TS.ADD", "m", "0", "1")
+	r.Do("TS.ADD", "m", "9223372036854775807", "3")
+	skEq(t, "twa to MaxInt64", r.Do("TS.RANGE", "m", "0", "9223372036854775806", "AGGREGATION", "twa", "4611686018427387904", "EMPTY"),
+		"*2\r\n*2\r\n:0\r\n+1.5\r\n*2\r\n:4611686018427387904\r\n+2.5\r\n")
+}

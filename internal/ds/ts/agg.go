@@ -286,6 +286,15 @@ func (s *Series) aggregate(o *RangeOpts, limit int) []Sample {
 	d := a.Bucket
 	var out []Sample
 	full := func() bool { return limit >= 0 && len(out) >= limit }
+	// A reverse query with COUNT keeps only the last tail buckets: a bucket
+	// followed by tail others cannot be in the reply, and no bucket's value
+	// depends on the buckets before it (the neighbours are passed), so runs
+	// of empty buckets are cut to their last tail and out is trimmed as it
+	// grows. Without this, EMPTY over a long span would walk every bucket.
+	tail := -1
+	if o.Reverse && o.Count >= 0 && limit < 0 {
+		tail = o.Count
+	}
 	emit := func(start int64, b *bucket, prev, next *Sample) {
 		t := max(start, 0)
 		switch a.TS {
@@ -294,7 +303,14 @@ func (s *Series) aggregate(o *RangeOpts, limit int) []Sample {
 		case BucketMid:
 			t = start + d/2
 		}
-		out = append(out, Sample{t, b.value(a.Type, start, start+d, prev, next)})
+		end := start + d
+		if end < start { // the bucket reaches past MaxInt64
+			end = math.MaxInt64
+		}
+		out = append(out, Sample{t, b.value(a.Type, start, end, prev, next)})
+		if tail >= 0 && len(out) >= 2*tail+64 {
+			out = append(out[:0], out[len(out)-tail:]...)
+		}
 	}
 	var prevOut, nextOut *Sample // neighbours outside the range, for twa
 	if a.Type == AggTwa {
@@ -310,9 +326,25 @@ func (s *Series) aggregate(o *RangeOpts, limit int) []Sample {
 		}
 	}
 	empties := func(from, to int64, prev, next *Sample) { // empty buckets starting in [from, to]
+		if from > to || tail == 0 {
+			return
+		}
+		if tail > 0 {
+			// the last tail of them; (to-from) may pass MaxInt64 as a
+			// difference, not as an unsigned one
+			n := uint64(to-from)/uint64(d) + 1
+			if n > uint64(tail) {
+				from = int64(uint64(from) + (n-uint64(tail))*uint64(d))
+			}
+		}
 		var e bucket
-		for st := from; st <= to && !full(); st += d {
+		for st := from; st <= to && !full(); {
 			emit(st, &e, prev, next)
+			ns := st + d
+			if ns < st { // past MaxInt64: st was the last bucket start
+				break
+			}
+			st = ns
 		}
 	}
 	var cur bucket
@@ -378,6 +410,9 @@ func (s *Series) aggregate(o *RangeOpts, limit int) []Sample {
 	}
 	if limit >= 0 && len(out) > limit {
 		out = out[:limit]
+	}
+	if tail >= 0 && len(out) > tail {
+		out = out[len(out)-tail:]
 	}
 	return out
 }
