@@ -170,6 +170,7 @@ type FileInfo struct {
 	Expires   int                   // keys with a TTL
 	Skipped   int                   // keys whose TTL had passed
 	Checksum  uint64                // 0 when the file carries none
+	EOFOffset int                   // where the EOF opcode is
 }
 
 // Loader reads an RDB file and hands each key to Key. Opt.Now decides
@@ -181,6 +182,14 @@ type Loader struct {
 	// Function receives each function library's code; nil refuses files
 	// that have some.
 	Function func(code []byte) error
+	// Expired, when set, is told of each key left out because its TTL
+	// (or all its fields' TTLs) had passed.
+	Expired func(db int, typ keyspace.Type)
+	// SkipChecksum leaves the CRC-64 to the caller (check-rdb computes it
+	// in parallel with decoding). A file that does not end with the EOF
+	// opcode and a checksum is then decoded as far as it goes, so that the
+	// error names where its records stop.
+	SkipChecksum bool
 }
 
 // Load parses a whole file held in b. It checks the checksum before
@@ -211,6 +220,7 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 		}
 		switch op {
 		case opEOF:
+			info.EOFOffset = at
 			return info, nil
 		case opAux:
 			k, err := r.bstr()
@@ -284,7 +294,7 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 			}
 			o, err := r.value(op, l.Opt)
 			if err == ErrAllExpired {
-				info.Skipped++
+				l.skip(info, db, keyspace.TypeHash)
 				expire = 0
 				continue
 			}
@@ -295,7 +305,7 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 				return nil, r.eofError(err)
 			}
 			if expire != 0 && expire <= l.Opt.Now {
-				info.Skipped++
+				l.skip(info, db, o.Type)
 				expire = 0
 				continue
 			}
@@ -313,6 +323,14 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 	}
 }
 
+// skip counts a key left out for its TTL.
+func (l *Loader) skip(info *FileInfo, db int, typ keyspace.Type) {
+	info.Skipped++
+	if l.Expired != nil {
+		l.Expired(db, typ)
+	}
+}
+
 // eofError turns running out of input into an error with the offset.
 func (r *reader) eofError(err error) error {
 	if err == ErrTruncated {
@@ -325,6 +343,13 @@ func (r *reader) eofError(err error) error {
 // records end (the EOF opcode included).
 func (l *Loader) verify(b []byte, ver int, info *FileInfo) (int, error) {
 	if ver < 5 {
+		return len(b), nil
+	}
+	if l.SkipChecksum {
+		if n := len(b); n >= 9+1+8 && b[n-9] == opEOF {
+			info.Checksum = binary.LittleEndian.Uint64(b[n-8:])
+			return n - 8, nil
+		}
 		return len(b), nil
 	}
 	if len(b) < 9+1+8 {
