@@ -24,6 +24,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/aof"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/rdb"
 	"github.com/abacusdb/abacus/internal/server"
 )
 
@@ -63,6 +64,8 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 			return 0
 		case "check-aof": // abacus check-aof [--fix] FILE (internal/aof/check.go)
 			return aof.CheckMain(args[1:], os.Stdout)
+		case "check-rdb": // abacus check-rdb FILE (internal/rdb/check.go)
+			return rdb.CheckMain(args[1:], os.Stdout)
 		}
 	}
 	early := func(msg string) {
