@@ -578,7 +578,15 @@ func increxFloat(c *Ctx, key string, opts increxOpts) {
 		}
 	}
 	next := num.AddLongDouble(cur, incr)
-	if !num.LongDoubleInRange(next) {
+	if next.MantExp(nil) > ldblMaxExp {
+		// Past ±LDBL_MAX, the type's limits: out of bounds like any bound
+		// (skipped, or saturated to the limit).
+		if !opts.saturate {
+			increxFloatReply(c, cur, num.LongDoubleFromInt(0))
+			return
+		}
+		next = ldblMax(next.Signbit())
+	} else if !num.LongDoubleInRange(next) {
 		c.Error(ErrNaNOrInf)
 		return
 	}
@@ -596,6 +604,20 @@ func increxFloat(c *Ctx, key string, opts increxOpts) {
 	delta := new(big.Float).SetPrec(cur.Prec()).SetMode(cur.Mode()).Sub(next, cur)
 	increxStore(c, o, key, []byte(num.FormatLongDouble(next)), at, opts)
 	increxFloatReply(c, next, delta)
+}
+
+// ldblMaxExp is the binary exponent of LDBL_MAX (MantExp's, mantissa in
+// [0.5, 1)): a long double at or past 2^16384 is out of range.
+const ldblMaxExp = 16384
+
+// ldblMax is ±LDBL_MAX: 64 mantissa bits set, just under 2^16384.
+func ldblMax(neg bool) num.LongDouble {
+	m := new(big.Float).SetPrec(64).SetUint64(math.MaxUint64)
+	f := new(big.Float).SetPrec(64).SetMode(big.ToNearestEven).SetMantExp(m, ldblMaxExp-64)
+	if neg {
+		f.Neg(f)
+	}
+	return f
 }
 
 // increxFloatReply writes BYFLOAT's pair: bulk strings in RESP2 (the
