@@ -41,8 +41,12 @@ type AOF struct {
 	// read it through Err.
 	WriteErr error
 
-	mu        sync.Mutex // guards f for the syncer
+	mu        sync.Mutex // guards f, pend, written for the syncer
+	pend      []byte     // fed, not yet written to the file
+	written   int64      // bytes written to f (all files, since Open)
 	dirty     bool       // written since the last fsync
+	syncMu    sync.Mutex // one group fsync at a time
+	synced    int64      // written offset the last fsync covered (under mu)
 	LastFsync time.Time
 	stop      chan struct{}
 	done      chan struct{}
@@ -107,10 +111,15 @@ func (a *AOF) newIncr() error {
 	a.man = &m
 	a.mu.Lock()
 	old := a.f
+	if old != nil {
+		// What was fed before belongs to the old file, on disk before
+		// anything goes to the new one (a waiter's fsync of the new file
+		// must not stand for the old one's bytes).
+		a.syncLocked()
+	}
 	a.f = f
 	a.mu.Unlock()
 	if old != nil {
-		old.Sync()
 		old.Close()
 	}
 	a.size = 0
@@ -211,29 +220,79 @@ func (a *AOF) Feed(entries []Entry, wrap bool) {
 	if wrap {
 		a.buf = AppendCommand(a.buf, bExec)
 	}
-	a.write(a.buf)
+	a.mu.Lock()
+	a.pend = append(a.pend, a.buf...)
+	a.Size += int64(len(a.buf))
+	a.mu.Unlock()
 	if cap(a.buf) > 1<<20 {
 		a.buf = nil
 	}
 }
 
-func (a *AOF) write(b []byte) {
+// Flush writes what was fed to the file (one write for a whole batch of
+// commands) and returns the offset a reply that acknowledges them must
+// wait for under appendfsync always (WaitDurable), 0 otherwise. The
+// server calls it before the batch's replies are staged.
+func (a *AOF) Flush() int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n, err := a.f.Write(b)
-	a.size += int64(n)
-	a.Size += int64(n)
-	if err != nil {
-		a.WriteErr = err
+	a.flushLocked()
+	if a.Policy() == FsyncAlways && a.synced < a.written {
+		return a.written
+	}
+	return 0
+}
+
+func (a *AOF) flushLocked() {
+	if len(a.pend) == 0 {
 		return
 	}
-	a.dirty = true
-	if a.Policy() == FsyncAlways {
-		a.syncLocked()
+	n, err := a.f.Write(a.pend)
+	a.size += int64(n)
+	a.written += int64(n)
+	if err != nil {
+		a.WriteErr = err
+	} else {
+		a.dirty = true
+	}
+	if cap(a.pend) > 1<<20 {
+		a.pend = nil
+	} else {
+		a.pend = a.pend[:0]
 	}
 }
 
+// WaitDurable returns once every byte up to off is on disk: one fsync
+// covers the writes of every client that waits meanwhile (group commit).
+// Call it without the server lock.
+func (a *AOF) WaitDurable(off int64) {
+	if off == 0 {
+		return
+	}
+	a.syncMu.Lock()
+	defer a.syncMu.Unlock()
+	a.mu.Lock()
+	if a.synced >= off {
+		a.mu.Unlock()
+		return
+	}
+	f, upto := a.f, a.written
+	a.dirty = false
+	a.mu.Unlock()
+	err := f.Sync()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err != nil && f == a.f {
+		a.WriteErr = err
+		a.dirty = true
+		return
+	}
+	a.LastFsync = time.Now()
+	a.synced = max(a.synced, upto)
+}
+
 func (a *AOF) syncLocked() {
+	a.flushLocked()
 	if !a.dirty {
 		return
 	}
@@ -242,6 +301,7 @@ func (a *AOF) syncLocked() {
 		return
 	}
 	a.dirty = false
+	a.synced = a.written
 	a.LastFsync = time.Now()
 	if a.WriteErr != nil {
 		a.WriteErr = nil
@@ -268,7 +328,8 @@ func (a *AOF) Sync() {
 // Rotate).
 func (a *AOF) backgroundSync() {
 	a.mu.Lock()
-	f, dirty := a.f, a.dirty
+	a.flushLocked()
+	f, dirty, upto := a.f, a.dirty, a.written
 	a.dirty = false
 	a.mu.Unlock()
 	if !dirty {
@@ -283,6 +344,7 @@ func (a *AOF) backgroundSync() {
 		return
 	}
 	a.LastFsync = time.Now()
+	a.synced = max(a.synced, upto)
 }
 
 // syncer fsyncs once a second under appendfsync everysec.
@@ -297,6 +359,10 @@ func (a *AOF) syncer() {
 		case <-t.C:
 			if a.Policy() == FsyncEverysec {
 				a.backgroundSync()
+			} else {
+				a.mu.Lock()
+				a.flushLocked()
+				a.mu.Unlock()
 			}
 		}
 	}

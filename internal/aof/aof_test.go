@@ -140,6 +140,14 @@ func TestWriterRotateInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Feed([]Entry{{DB: 2, Argv: [][]byte{[]byte("DEL"), []byte("x")}}}, false)
+	off := a.Flush()
+	if off == 0 {
+		t.Fatal("appendfsync always: Flush gave nothing to wait for")
+	}
+	a.WaitDurable(off)
+	if again := a.Flush(); again != 0 {
+		t.Fatalf("after WaitDurable Flush still asks to wait for %d", again)
+	}
 	got, _ := os.ReadFile(filepath.Join(dir, "appendonly.aof.manifest"))
 	want := "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
 	if string(got) != want {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/aof"
@@ -33,6 +34,7 @@ func init() {
 
 type aofState struct {
 	a          *aof.AOF
+	live       atomic.Pointer[aof.AOF] // a, for AOFWait outside the lock
 	rewriting  bool
 	scheduled  bool
 	rewrites   int64
@@ -216,8 +218,38 @@ func (e *Env) openAOF() error {
 		return err
 	}
 	st.a = a
+	st.live.Store(a)
 	e.SetPropSink(a)
 	return nil
+}
+
+// AOFFlush writes the AOF bytes of the batch that just ran, before its
+// replies are staged (under the server lock). Under appendfsync always it
+// returns the offset AOFWait must see on disk before the replies leave;
+// with syncNow (a client whose replies may be sent by another goroutine
+// as soon as they are staged) it syncs here instead.
+func (e *Env) AOFFlush(syncNow bool) int64 {
+	a := e.prop.aof.a
+	if a == nil {
+		return 0
+	}
+	off := a.Flush()
+	if syncNow {
+		a.WaitDurable(off)
+		return 0
+	}
+	return off
+}
+
+// AOFWait waits until the AOF is on disk up to off (AOFFlush's answer),
+// without the server lock: the fsync of one client covers the others'
+// writes (group commit).
+func (e *Env) AOFWait(off int64) {
+	if off != 0 {
+		if a := e.prop.aof.live.Load(); a != nil {
+			a.WaitDurable(off)
+		}
+	}
 }
 
 // stopAOF closes the AOF (appendonly no).
@@ -227,6 +259,7 @@ func (e *Env) stopAOF() {
 		return
 	}
 	e.SetPropSink(nil)
+	st.live.Store(nil)
 	st.a.Close()
 	st.a = nil
 }

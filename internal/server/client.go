@@ -392,8 +392,10 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s.mu.Lock()
 	defer func() {
 		s.current = nil
+		aofOff := s.Env.AOFFlush(c.out != nil) // the batch's AOF bytes (command/propagate_aof.go)
 		direct := c.stage()
 		s.mu.Unlock()
+		s.Env.AOFWait(aofOff) // appendfsync always: on disk before the replies
 		c.finish(direct)
 	}()
 	s.current = c
