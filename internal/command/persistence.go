@@ -23,7 +23,7 @@ import (
 
 func init() {
 	register(
-		&Command{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript, ACL: "@admin @slow @dangerous", Group: "server",
+		&Command{Name: "save", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoMulti, ACL: "@admin @slow @dangerous", Group: "server",
 			Summary: "Synchronously saves the database(s) to disk.", Since: "1.0.0", Complexity: "O(N) where N is the total number of keys in all databases",
 			Handler: cmdSave},
 		&Command{Name: "bgsave", Arity: -1, Flags: FlagAdmin | FlagNoScript, ACL: "@admin @slow @dangerous", Group: "server",
