@@ -3,6 +3,7 @@ package command
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -133,7 +134,12 @@ func cmdSave(c *Ctx) {
 		return
 	}
 	if err := c.Env.saveNow(true); err != nil {
-		c.Error("ERR")
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			c.Error("ERR") // Redis's reply to a failed write; the log says why
+		} else {
+			c.Error("ERR " + err.Error()) // a value that cannot be written
+		}
 		return
 	}
 	c.W.OK()
