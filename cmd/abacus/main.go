@@ -168,10 +168,14 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 		}
 		log.Warn("Received " + name + " scheduling shutdown...")
 		log.Warn("User requested shutdown...")
-		// As Redis: save when save points are configured (SIGINT and
-		// SIGTERM alike, by default).
+		// As Redis: save when save points are configured, unless
+		// shutdown-on-sigterm / shutdown-on-sigint say save or nosave.
+		flags := " " + cfg.Str(config.ShutdownOnSigterm) + " "
+		if sig == syscall.SIGINT {
+			flags = " " + cfg.Str(config.ShutdownOnSigint) + " "
+		}
 		srv.Lock()
-		err := srv.Env.ShutdownSave(false, false, true)
+		err := srv.Env.ShutdownSave(strings.Contains(flags, " save "), strings.Contains(flags, " nosave "), true)
 		srv.Unlock()
 		if err != nil {
 			log.Warn(err.Error())

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -108,6 +109,14 @@ func TestBgsaveDuringWritesSurvivesSigkill(t *testing.T) {
 		}(g)
 	}
 	c := servertest.Dial(t, p.addr)
+	// Let the writers fill most of the 15,000 keys first.
+	dbsize := func() int {
+		n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(c.Do("DBSIZE"), ":")))
+		return n
+	}
+	for deadline := time.Now().Add(30 * time.Second); dbsize() < 12000 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	for n := 0; n < 3; n++ {
 		if r := c.Do("BGSAVE"); r != "+Background saving started\r\n" {
 			t.Fatalf("BGSAVE %q", r)
@@ -134,4 +143,24 @@ func TestBgsaveDuringWritesSurvivesSigkill(t *testing.T) {
 		}
 	}
 	t.Logf("%d keys loaded", n)
+}
+
+// shutdown-on-sigterm nosave skips the save that save points ask for.
+func TestSigtermNosaveSetting(t *testing.T) {
+	dir := t.TempDir()
+	p := start(t, "--dir", dir, "--shutdown-on-sigterm", "nosave")
+	servertest.Dial(t, p.addr).Do("SET", "k", "v")
+	p.cmd.Process.Signal(os.Interrupt) // SIGINT keeps the default: saves
+	p.wait()
+	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err != nil {
+		t.Fatalf("SIGINT did not save: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "dump.rdb"))
+	p = start(t, "--dir", dir, "--shutdown-on-sigterm", "nosave")
+	servertest.Dial(t, p.addr).Do("SET", "k", "v")
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait()
+	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err == nil {
+		t.Fatal("SIGTERM saved despite shutdown-on-sigterm nosave")
+	}
 }
