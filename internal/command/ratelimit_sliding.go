@@ -321,7 +321,7 @@ func (s *slider) run(keys [][]byte, lims []slideLimit, weight, now int64) {
 					sk.changed = true
 				}
 			}
-			if ss.count+weight > l.limit {
+			if exceeds(ss.count, weight, l.limit) {
 				denied = true
 			}
 			st = append(st, ss)
@@ -363,11 +363,11 @@ func (s *slider) run(keys [][]byte, lims []slideLimit, weight, now int64) {
 		rem, wait := int64(math.MaxInt64), int64(0)
 		for ki := range ks {
 			ss := &st[ki*len(lims)+i]
-			rem = min(rem, max(0, l.limit-ss.count))
+			rem = min(rem, max(0, subSat(l.limit, ss.count)))
 			w := int64(0)
 			if weight > l.limit {
 				w = -1
-			} else if need := ss.count + weight - l.limit; need > 0 {
+			} else if need := addSat(subSat(ss.count, l.limit), weight); need > 0 {
 				w = (ss.cur+l.blocks)*l.prec - now
 				acc := int64(0)
 				for b := ss.trim; b <= ss.cur; b++ {
@@ -406,4 +406,37 @@ func (s *slider) finish(keys [][]byte, ks []slideKey, ttls []int64) {
 			c.DB.SetExpire(sk.o, c.Now+ttls[ki])
 		}
 	}
+}
+
+// exceeds is count+weight > limit, exactly (weight >= 0): a count and a
+// weight whose sum passes MaxInt64 are over any limit, not wrapped into an
+// admission.
+func exceeds(count, weight, limit int64) bool {
+	if count > 0 && weight > math.MaxInt64-count {
+		return true
+	}
+	return count+weight > limit
+}
+
+// addSat is a+b clamped to the int64 range.
+func addSat(a, b int64) int64 {
+	sum := a + b
+	if (sum > a) != (b > 0) { // wrapped
+		if b > 0 {
+			return math.MaxInt64
+		}
+		return math.MinInt64
+	}
+	return sum
+}
+
+// subSat is a-b clamped to the int64 range.
+func subSat(a, b int64) int64 {
+	if b == math.MinInt64 {
+		if a >= 0 {
+			return math.MaxInt64
+		}
+		return a - b
+	}
+	return addSat(a, -b)
 }
