@@ -1,0 +1,66 @@
+package command_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/servertest"
+)
+
+// infoField is scripting_undo_test.go's.
+
+// waitInfo polls INFO persistence until cond holds (the cron acts at hz).
+func waitInfo(t *testing.T, c *servertest.Conn, cond func(string) bool) string {
+	t.Helper()
+	for i := 0; ; i++ {
+		info := c.Do("INFO", "persistence")
+		if cond(info) {
+			return info
+		}
+		if i > 3000 {
+			t.Fatalf("INFO persistence never matched:\n%s", info)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// CONFIG SET appendonly yes starts the AOF (INFO aof_enabled), the
+// automatic rewrite starts when the file has doubled past the minimum
+// size, and appendonly no stops it.
+func TestAOFAutoRewriteInProcess(t *testing.T) {
+	dir := t.TempDir()
+	inst := servertest.Start(t, servertest.WithConfig("dir", dir, "hz", "100",
+		"auto-aof-rewrite-min-size", "4096", "auto-aof-rewrite-percentage", "100"))
+	c := inst.Raw(t)
+	if got := infoField(c.Do("INFO", "persistence"), "aof_enabled"); got != "0" {
+		t.Fatalf("aof_enabled %q before", got)
+	}
+	c.Do("CONFIG", "SET", "appendonly", "yes")
+	waitInfo(t, c, func(s string) bool { return infoField(s, "aof_enabled") == "1" })
+	for i := 0; i < 400; i++ {
+		c.Do("SET", "key", strings.Repeat("v", 100))
+	}
+	// Rewrites follow until the file is under the minimum size again (one
+	// key, plus what came after the last rewrite began).
+	info := waitInfo(t, c, func(s string) bool {
+		n, _ := strconv.Atoi(infoField(s, "aof_current_size"))
+		return infoField(s, "aof_rewrite_in_progress") == "0" && n > 0 && n < 4096
+	})
+	if n, _ := strconv.Atoi(infoField(info, "aof_rewrites")); n < 2 || infoField(info, "aof_last_bgrewrite_status") != "ok" {
+		t.Fatalf("no automatic rewrite:\n%s", info)
+	}
+	man, err := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
+	if err != nil || strings.Contains(string(man), "seq 1 type b") || strings.Count(string(man), "\n") != 2 {
+		t.Fatalf("manifest after automatic rewrite (%v):\n%s", err, man)
+	}
+	if r := c.Do("BGREWRITEAOF"); r != "+Background append only file rewriting started\r\n" {
+		t.Fatalf("BGREWRITEAOF %q", r)
+	}
+	waitInfo(t, c, func(s string) bool { return infoField(s, "aof_rewrite_in_progress") == "0" })
+	c.Do("CONFIG", "SET", "appendonly", "no")
+	waitInfo(t, c, func(s string) bool { return infoField(s, "aof_enabled") == "0" })
+}
