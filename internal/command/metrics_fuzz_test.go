@@ -201,6 +201,19 @@ func TestMetricsBadArgumentFuzz(t *testing.T) {
 				if rep := r.Do("PING"); rep != "+PONG\r\n" {
 					t.Fatalf("PING after the stream: %q", rep)
 				}
+				// No hash is left empty, and a limiter's hash always expires.
+				c := inst.Client(t)
+				for _, k := range c.Keys(skCtx, "*").Val() {
+					if c.Type(skCtx, k).Val() != "hash" {
+						continue
+					}
+					if n := c.HLen(skCtx, k).Val(); n == 0 {
+						t.Errorf("hash %s left empty", k)
+					}
+					if ttl := c.PTTL(skCtx, k).Val(); ttl < 0 {
+						t.Errorf("limiter hash %s without a TTL (%v)", k, ttl)
+					}
+				}
 			})
 		}
 	}
