@@ -93,8 +93,8 @@ func (e *Env) queueProp(db int, argv [][]byte) {
 func (e *Env) propAfter(ctx *Ctx, dirty int64, mark int) {
 	name := ctx.Cmd.Name
 	if selfPropagating[name] {
-		if e.depth == 1 {
-			e.prop.wrap = true
+		if e.depth == 1 && len(e.prop.pending) > 0 {
+			e.prop.wrap = true // flushed (and reset) at the end of this command
 		}
 		return
 	}
