@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,6 +60,8 @@ func canonicalInt(s string) (int64, bool) {
 }
 
 func TestCellStressAgainstModel(t *testing.T) {
+	// Collections all the time, not only at the forced ones below.
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
 	inst := servertest.Start(t)
 	ctx := context.Background()
 	c0 := redis.NewClient(&redis.Options{Addr: inst.Addr, MaxRetries: -1, DisableIdentity: true, Protocol: 2, PoolSize: 1})
