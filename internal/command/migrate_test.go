@@ -201,3 +201,63 @@ func TestMigrateAuthAndSeries(t *testing.T) {
 		t.Errorf("queryindex: %v", got)
 	}
 }
+
+// MIGRATE to the server itself: the command holds the server while it
+// waits for the target, as Redis's single thread does, so the target side
+// cannot answer before the timeout: IOERR, and the key stays.
+func TestMigrateToItself(t *testing.T) {
+	inst := servertest.Start(t)
+	c := inst.Client(t)
+	c.Set(servertest.Ctx, "k", "v", 0)
+	host, port := hostPort(t, inst.Addr)
+	if got := doReply(c, "migrate", host, port, "k", 0, 50); got != "ERR:IOERR error or timeout reading to target instance" {
+		t.Errorf("got %q", got)
+	}
+	if c.Get(servertest.Ctx, "k").Val() != "v" {
+		t.Error("key lost")
+	}
+}
+
+// Every DUMP fixture (all types and encodings) moves by MIGRATE both ways
+// between Abacus and redis-server, into database 1, value and encoding
+// kept.
+func TestMigrateFixturesBothWays(t *testing.T) {
+	rs := servertest.Redis(t)
+	inst := servertest.Start(t)
+	a, r := inst.Client(t), servertest.NewClient(t, rs.Addr)
+	db1 := func(addr string) *redis.Client {
+		c := redis.NewClient(&redis.Options{Addr: addr, DB: 1, MaxRetries: -1, DisableIdentity: true, Protocol: 2})
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	a1, r1 := db1(inst.Addr), db1(rs.Addr)
+	ah, ap := hostPort(t, inst.Addr)
+	rh, rp := hostPort(t, rs.Addr)
+	for _, f := range dumpFixtures() {
+		for _, c := range []*redis.Client{a, r} {
+			c.FlushAll(servertest.Ctx)
+			for _, cmd := range f.cmds {
+				if err := c.Do(servertest.Ctx, cmd...).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		want := dumpSnapshot(t, r, "k")
+		encA, encR := objEncoding(t, a, "k"), objEncoding(t, r, "k")
+		if got := doReply(a, "migrate", rh, rp, "k", 1, 5000); got != "OK" {
+			t.Fatalf("%s: abacus -> redis: %s", f.name, got)
+		}
+		if got := dumpSnapshot(t, r1, "k"); got != want || objEncoding(t, r1, "k") != encR {
+			t.Errorf("%s: abacus -> redis:\ngot  %s\nwant %s", f.name, got, want)
+		}
+		if got := doReply(r, "migrate", ah, ap, "k", 1, 5000); got != "OK" {
+			t.Fatalf("%s: redis -> abacus: %s", f.name, got)
+		}
+		if got := dumpSnapshot(t, a1, "k"); got != want || objEncoding(t, a1, "k") != encA {
+			t.Errorf("%s: redis -> abacus:\ngot  %s\nwant %s", f.name, got, want)
+		}
+		if a.Exists(servertest.Ctx, "k").Val()+r.Exists(servertest.Ctx, "k").Val() != 0 {
+			t.Errorf("%s: a source kept its key", f.name)
+		}
+	}
+}

@@ -99,6 +99,7 @@ func FuzzLoadFile(f *testing.F) {
 		f.Add(b[:min(len(b), 2000)], true)
 	}
 	f.Add([]byte("REDIS0010\xfa\x09redis-ver\x067.0.15\xfe\x00\xfb\x01\x00\x00\x01k\x01v\xff"), false)
+	f.Add(tsFileSeed(), false)
 	f.Add([]byte("REDIS0012\xfe\x01\xfc\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01k\xc0\x05\xff"), true)
 	opt := DefaultOptions()
 	opt.Now = fuzzNow

@@ -206,3 +206,18 @@ func tsSeeds() [][]byte {
 	}
 	return out
 }
+
+// tsFileSeed is a small file holding series, for FuzzLoadFile.
+func tsFileSeed() []byte {
+	ks := keyspace.New(16)
+	s := ts.New()
+	s.Labels = []ts.Label{{Name: "a", Value: "b"}}
+	s.AddRule("d", ts.AggMax, 10, 0)
+	for i := range 5 {
+		s.Add(int64(i*4), float64(i), ts.PolicyNone)
+	}
+	ks.DBs[0].Add("s", keyspace.NewValue(keyspace.TypeTimeSeries, s))
+	var buf bytes.Buffer
+	_ = WriteKeyspace(&buf, ks, nil, nil, EncodeOptions{})
+	return buf.Bytes()
+}
