@@ -31,7 +31,7 @@ func TestMetricsWritesTouchWatchers(t *testing.T) {
 		touches bool
 	}{
 		{"src", []string{"TS.ADD", "src", "2", "1"}, true},
-		{"dst", []string{"TS.ADD", "src", "20", "1"}, true},  // closes bucket 0..9 and 10..19
+		{"dst", []string{"TS.ADD", "src", "20", "1"}, true},  // closes the bucket 0..9
 		{"dst", []string{"TS.ADD", "src", "20", "1"}, false}, // only the open bucket moves
 		{"src", []string{"TS.INCRBY", "src", "1"}, true},
 		{"src", []string{"TS.ALTER", "src", "LABELS", "a", "1"}, true},
