@@ -417,3 +417,48 @@ func TestAOFRuntimeEnableAndRewrite(t *testing.T) {
 		t.Fatalf("TTL %v", ttl)
 	}
 }
+
+// An AOF left in the directory by an earlier run is stale once the server
+// ran without it: CONFIG SET appendonly yes writes a new base of the data
+// in memory, not appended to the old files. BGREWRITEAOF with AOF off
+// writes a base and a manifest naming only it, as redis-server 7.0 does.
+func TestAOFStaleDirectoryReplaced(t *testing.T) {
+	dir := t.TempDir()
+	p := start(t, "--dir", dir, "--save", "", "--appendonly", "yes")
+	doAll(t, p.addr, [][]string{{"SET", "stale", "1"}})
+	p.cmd.Process.Kill()
+	p.wait()
+	p = start(t, "--dir", dir, "--save", "")
+	doAll(t, p.addr, [][]string{{"SET", "fresh", "1"}, {"BGREWRITEAOF"}})
+	man, _ := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
+	if string(man) != "file appendonly.aof.2.base.rdb seq 2 type b\n" {
+		t.Fatalf("manifest after BGREWRITEAOF with AOF off:\n%s", man)
+	}
+	doAll(t, p.addr, [][]string{{"SET", "fresh2", "2"}, {"CONFIG", "SET", "appendonly", "yes"}})
+	c := client(p.addr)
+	ctx := context.Background()
+	for i := 0; !strings.Contains(c.Info(ctx, "persistence").Val(), "aof_enabled:1"); i++ {
+		if i > 500 {
+			t.Fatal("AOF not enabled")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	doAll(t, p.addr, [][]string{{"SET", "fresh3", "3"}})
+	c.Close()
+	p.cmd.Process.Kill()
+	p.wait()
+	p = start(t, "--dir", dir, "--save", "", "--appendonly", "yes")
+	c = client(p.addr)
+	defer c.Close()
+	if got := fmt.Sprint(c.MGet(ctx, "stale", "fresh", "fresh2", "fresh3").Val()); got != "[<nil> 1 2 3]" {
+		t.Fatalf("after restart: %s", got)
+	}
+	ents, _ := os.ReadDir(filepath.Join(dir, "appendonlydir"))
+	if len(ents) != 3 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("old files left behind: %v", names)
+	}
+}

@@ -201,14 +201,11 @@ func (e *Env) openAOF() error {
 	}
 	m, err := aof.ReadManifest(dir, name)
 	if errors.Is(err, os.ErrNotExist) {
-		// A new AOF: the data as a base, then an empty incremental file.
-		base, rdbBase := e.aofBase()
-		bn := aof.BaseName(name, 1, rdbBase)
-		if err := aof.WriteFile(filepath.Join(dir, bn), base); err != nil {
+		// A new AOF: the data as a base; Open adds the incremental file.
+		if err := e.writeFreshAOF(); err != nil {
 			return err
 		}
-		m = &aof.Manifest{Base: &aof.ManifestFile{Name: bn, Seq: 1, Type: aof.TypeBase}}
-		err = nil
+		m, err = aof.ReadManifest(dir, name)
 	}
 	if err != nil {
 		return err
@@ -333,28 +330,12 @@ func cmdBgrewriteaof(c *Ctx) {
 func (e *Env) startRewrite() error {
 	st := e.aofs()
 	if st.a == nil {
-		if !e.Cfg.Bool(config.AppendOnly) {
-			e.Log.Info("Background append only file rewriting started (AOF off: writing a new AOF)")
-		}
-		dir, name := e.aofDir(), e.Cfg.Str(config.AppendFilename)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// AOF off: as Redis 7.0, a new base and a manifest naming only it.
+		if err := e.writeFreshAOF(); err != nil {
 			return err
 		}
-		base, rdbBase := e.aofBase()
-		seq := int64(1)
-		if m, err := aof.ReadManifest(dir, name); err == nil && m.Base != nil {
-			seq = m.Base.Seq + 1
-		}
-		bn := aof.BaseName(name, seq, rdbBase)
-		if err := aof.WriteFile(filepath.Join(dir, bn), base); err != nil {
-			return err
-		}
-		in := aof.IncrName(name, 1)
-		os.WriteFile(filepath.Join(dir, in), nil, 0o644)
-		m := &aof.Manifest{Base: &aof.ManifestFile{Name: bn, Seq: seq, Type: aof.TypeBase},
-			Incrs: []aof.ManifestFile{{Name: in, Seq: 1, Type: aof.TypeIncr}}}
 		st.rewrites++
-		return aof.WriteManifest(dir, name, m)
+		return nil
 	}
 	a := st.a
 	if err := a.Rotate(); err != nil {
@@ -395,6 +376,40 @@ func (e *Env) startRewrite() error {
 	return nil
 }
 
+// writeFreshAOF writes the data now as the next base of the AOF
+// directory and a manifest naming only it (no incremental file), then
+// removes the files the previous manifest named. It is how an AOF starts:
+// at startup without one, CONFIG SET appendonly yes, BGREWRITEAOF with
+// AOF off.
+func (e *Env) writeFreshAOF() error {
+	dir, name := e.aofDir(), e.Cfg.Str(config.AppendFilename)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("Can't open or create append-only dir %s: %v", dir, err)
+	}
+	old, _ := aof.ReadManifest(dir, name)
+	seq := int64(1)
+	if old != nil && old.Base != nil {
+		seq = old.Base.Seq + 1
+	}
+	base, rdbBase := e.aofBase()
+	bn := aof.BaseName(name, seq, rdbBase)
+	if err := aof.WriteFile(filepath.Join(dir, bn), base); err != nil {
+		return err
+	}
+	m := &aof.Manifest{Base: &aof.ManifestFile{Name: bn, Seq: seq, Type: aof.TypeBase}}
+	if err := aof.WriteManifest(dir, name, m); err != nil {
+		return err
+	}
+	if old != nil {
+		for _, f := range append(old.Files(), old.History...) {
+			if f.Name != bn {
+				os.Remove(filepath.Join(dir, f.Name))
+			}
+		}
+	}
+	return nil
+}
+
 // WaitRewrite waits for a rewrite in progress (tests). Call it without
 // the lock.
 func (e *Env) WaitRewrite(lock sync.Locker) {
@@ -419,8 +434,14 @@ func (e *Env) aofCron() {
 	on := e.Cfg.Bool(config.AppendOnly)
 	switch {
 	case on && st.a == nil:
-		// CONFIG SET appendonly yes: a rewrite makes the first base.
-		if err := e.openAOF(); err != nil {
+		// CONFIG SET appendonly yes: a rewrite makes a base of the data
+		// now (whatever AOF the directory held is stale), then logging
+		// starts.
+		err := e.writeFreshAOF()
+		if err == nil {
+			err = e.openAOF()
+		}
+		if err != nil {
 			e.Log.Warn("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation: " + err.Error())
 		} else {
 			st.rewrites++
