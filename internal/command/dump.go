@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/rdb"
 )
 
@@ -169,6 +170,10 @@ func cmdRestore(c *Ctx) {
 		return
 	}
 	o.Expire = ttl
+	if s, ok := o.Val().(*ts.Series); ok {
+		// links to and from it are by key name: the name it has now
+		s.Name = key
+	}
 	c.DB.Add(key, o)
 	if idle >= 0 {
 		o.LRU = uint32(max(c.Now/1000-idle, 0))

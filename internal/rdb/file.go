@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
@@ -311,6 +312,9 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 			}
 			o.Expire = expire
 			o.Key = string(key)
+			if s, ok := o.Val().(*ts.Series); ok {
+				s.Name = o.Key // its compaction links are by this name
+			}
 			expire = 0
 			if err := l.Key(db, o); err != nil {
 				return nil, &CorruptError{Offset: at, What: err.Error()}
