@@ -83,6 +83,9 @@ func TestSpanDeepTrees(t *testing.T) {
 		{400000, 5000, 4, true},
 	} {
 		t.Run(fmt.Sprintf("n%d", tc.n), func(t *testing.T) {
+			if tc.depth > 3 && (testing.Short() || deepRace) {
+				t.Skip("four levels take minutes under -race or -short")
+			}
 			r := rand.New(rand.NewPCG(uint64(tc.n), 9))
 			es := make([]Entry, tc.n)
 			for i := range es {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package zset
+
+const deepRace = false

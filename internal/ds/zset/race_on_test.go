@@ -1,0 +1,6 @@
+//go:build race
+
+package zset
+
+// deepRace is set when the race detector is on.
+const deepRace = true
