@@ -145,7 +145,9 @@ func (e *Env) loadAOFPreamble(path string, b []byte) error {
 // replayAOF runs the commands of one file. A torn end of the last file is
 // dropped (and the file cut there) when aof-load-truncated is yes.
 func (e *Env) replayAOF(path string, b []byte, last bool) error {
-	sess := &Session{Authed: true, Proto: 2, DB: 0, User: "default"}
+	// Blocking commands (in files of old servers) answer at once, as in
+	// a transaction: nothing is waiting on the loader.
+	sess := &Session{Authed: true, Proto: 2, DB: 0, User: "default", DenyBlocking: true}
 	var w resp.Writer
 	var unknown string
 	good, err := aof.Replay(b, func(argv [][]byte) error {
