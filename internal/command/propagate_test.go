@@ -203,3 +203,30 @@ func TestPropagateRestoreAbsTTL(t *testing.T) {
 		t.Errorf("RESTORE ABSTTL propagated %q, want %q", got, want)
 	}
 }
+
+// The active expiry cycle's deletions are propagated as DEL, outside any
+// command.
+func TestPropagateActiveExpiry(t *testing.T) {
+	inst, cp, c := propInstance(t)
+	c.Do("SELECT", "4")
+	c.Do("SET", "gone", "v", "PX", "100")
+	if got := cp.take(); got != "SELECT 4 | SET gone v PXAT 1700000000100" {
+		t.Fatalf("SET propagated %q", got)
+	}
+	inst.Clock.Advance(time.Second)
+	inst.Srv.Lock()
+	inst.Srv.Env.SetActiveExpire(true)
+	inst.Srv.Unlock()
+	for i := 0; ; i++ {
+		if got := cp.take(); got != "" {
+			if got != "DEL gone" {
+				t.Fatalf("active expiry propagated %q", got)
+			}
+			break
+		}
+		if i > 2000 {
+			t.Fatal("the active cycle did not propagate the expired key")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
