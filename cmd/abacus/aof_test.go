@@ -462,3 +462,41 @@ func TestAOFStaleDirectoryReplaced(t *testing.T) {
 		t.Fatalf("old files left behind: %v", names)
 	}
 }
+
+// A single-file AOF as Redis before 7.0 wrote it (dir/appendonly.aof) is
+// loaded, and a multi-part AOF is written from the data.
+func TestAOFSingleFileUpgrade(t *testing.T) {
+	dir := t.TempDir()
+	old := cmds6([]string{"SELECT", "0"}, []string{"SET", "a", "1"}, []string{"MULTI"}, []string{"INCR", "a"}, []string{"EXEC"}, []string{"SELECT", "2"}, []string{"RPUSH", "l", "x"})
+	if err := os.WriteFile(filepath.Join(dir, "appendonly.aof"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := start(t, "--dir", dir, "--save", "", "--appendonly", "yes")
+	doAll(t, p.addr, [][]string{{"SET", "b", "new"}})
+	p.cmd.Process.Kill()
+	p.wait()
+	if _, err := os.Stat(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")); err != nil {
+		t.Fatalf("no multi-part AOF written: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "appendonly.aof"))
+	p = start(t, "--dir", dir, "--save", "", "--appendonly", "yes")
+	ctx := context.Background()
+	c := client(p.addr)
+	defer c.Close()
+	c2 := redis.NewClient(&redis.Options{Addr: p.addr, DB: 2, Protocol: 2, DisableIdentity: true})
+	defer c2.Close()
+	if got := fmt.Sprint(c.MGet(ctx, "a", "b").Val(), c2.LRange(ctx, "l", 0, -1).Val()); got != "[2 new] [x]" {
+		t.Fatalf("after upgrade: %s", got)
+	}
+}
+
+func cmds6(argvs ...[]string) []byte {
+	var b []byte
+	for _, a := range argvs {
+		b = fmt.Appendf(b, "*%d\r\n", len(a))
+		for _, s := range a {
+			b = fmt.Appendf(b, "$%d\r\n%s\r\n", len(s), s)
+		}
+	}
+	return b
+}

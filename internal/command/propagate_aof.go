@@ -78,6 +78,13 @@ func (e *Env) LoadAtStartup() error {
 		if !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("Bad AOF manifest in %s: %v", e.aofDir(), err)
 		}
+		// A single-file AOF of Redis before 7.0 (dir/appendfilename): loaded
+		// as a base; StartAOF then writes the multi-part AOF from the data.
+		old := filepath.Join(e.Cfg.Str(config.Dir), e.Cfg.Str(config.AppendFilename))
+		if st, err := os.Stat(old); err == nil && st.Mode().IsRegular() {
+			e.Log.Info("Loading the single-file append only file " + old + " (Redis before 7.0); a multi-part AOF will be written from it")
+			return e.loadAOF(&aof.Manifest{Base: &aof.ManifestFile{Name: old, Seq: 1, Type: aof.TypeBase}})
+		}
 	}
 	return e.LoadRDB()
 }
@@ -91,6 +98,9 @@ func (e *Env) loadAOF(m *aof.Manifest) error {
 	defer func() { e.prop.off = false }()
 	for i, f := range files {
 		path := filepath.Join(dir, f.Name)
+		if filepath.IsAbs(f.Name) {
+			path = f.Name // the pre-7.0 single file
+		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) && f.Type == aof.TypeIncr && i == len(files)-1 {
