@@ -123,7 +123,7 @@ func TestCellStressAgainstModel(t *testing.T) {
 	for step := 0; step < 4000; step++ {
 		m := model[0]
 		k, k2, v := key(), key(), val()
-		switch op := r.IntN(16); op {
+		switch op := r.IntN(18); op {
 		case 0:
 			check(step, "SET", c0.Set(ctx, k, v, 0).Err(), "<nil>")
 			m[k] = &cellVal{s: v}
@@ -266,6 +266,38 @@ func TestCellStressAgainstModel(t *testing.T) {
 		case 13:
 			check(step, "SWAPDB", c0.Do(ctx, "SWAPDB", 0, 1).Err(), "<nil>")
 			model[0], model[1] = model[1], model[0]
+		case 16: // the same bytes to two keys
+			err := c0.MSet(ctx, k, v, k2, v).Err()
+			check(step, "MSET", err, "<nil>")
+			m[k], m[k2] = &cellVal{s: v}, &cellVal{s: v}
+		case 17:
+			off, bit := r.IntN(400), r.IntN(2)
+			old, err := c0.SetBit(ctx, k, int64(off), bit).Result()
+			cur := m[k]
+			if cur != nil && cur.hash {
+				check(step, "SETBIT", err, wrongType)
+				break
+			}
+			check(step, "SETBIT", err, "<nil>")
+			if cur == nil {
+				cur = &cellVal{}
+				m[k] = cur
+			}
+			b := []byte(cur.s)
+			if need := off/8 + 1; need > len(b) {
+				b = append(b, make([]byte, need-len(b))...)
+			}
+			mask := byte(1) << (7 - off%8)
+			wasSet := b[off/8]&mask != 0
+			if (old == 1) != wasSet {
+				t.Fatalf("step %d SETBIT: old %d, model %v", step, old, wasSet)
+			}
+			if bit == 1 {
+				b[off/8] |= mask
+			} else {
+				b[off/8] &^= mask
+			}
+			cur.s = string(b)
 		case 14, 15:
 			// A transactional script writes in place to values (APPEND,
 			// SETRANGE, HSET, COPY, INCR), then fails: all is undone.
