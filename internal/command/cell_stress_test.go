@@ -62,7 +62,7 @@ func canonicalInt(s string) (int64, bool) {
 func TestCellStressAgainstModel(t *testing.T) {
 	// Collections all the time, not only at the forced ones below.
 	defer debug.SetGCPercent(debug.SetGCPercent(5))
-	inst := servertest.Start(t)
+	inst := servertest.Start(t, servertest.WithConfig("dir", t.TempDir(), "enable-debug-command", "yes"))
 	ctx := context.Background()
 	c0 := redis.NewClient(&redis.Options{Addr: inst.Addr, MaxRetries: -1, DisableIdentity: true, Protocol: 2, PoolSize: 1})
 	c1 := redis.NewClient(&redis.Options{Addr: inst.Addr, MaxRetries: -1, DisableIdentity: true, Protocol: 2, PoolSize: 1, DB: 1})
@@ -319,8 +319,21 @@ func TestCellStressAgainstModel(t *testing.T) {
 		if step%97 == 0 {
 			runtime.GC()
 		}
+		// Snapshots: BGSAVE copies values on first touch while the steps
+		// after it write; DEBUG RELOAD takes every value through RDB.
+		switch step % 400 {
+		case 5:
+			if err := c0.BgSave(ctx).Err(); err != nil && !strings.Contains(err.Error(), "in progress") {
+				t.Fatalf("step %d BGSAVE: %v", step, err)
+			}
+		case 300:
+			check(step, "DEBUG RELOAD", c0.Do(ctx, "DEBUG", "RELOAD").Err(), "<nil>")
+		}
 		if step%50 == 0 || step > 3900 {
 			verify(step)
 		}
+	}
+	for strings.Contains(c0.Info(ctx, "persistence").Val(), "rdb_bgsave_in_progress:1") {
+		runtime.Gosched()
 	}
 }
