@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,6 +41,7 @@ type AOF struct {
 	// WriteErr is the last write or fsync error (aof_last_write_status);
 	// read it through Err.
 	WriteErr error
+	failing  atomic.Bool // a write failed, for the check every write makes
 
 	mu        sync.Mutex // guards f, pend, written for the syncer
 	pend      []byte     // fed, not yet written to the file
@@ -250,10 +252,19 @@ func (a *AOF) flushLocked() {
 	n, err := a.f.Write(a.pend)
 	a.size += int64(n)
 	a.written += int64(n)
-	if err != nil {
-		a.WriteErr = err
-	} else {
+	if n > 0 {
 		a.dirty = true
+	}
+	if err != nil {
+		// Kept for the next try; writes are refused meanwhile (Failing).
+		a.WriteErr = err
+		a.failing.Store(true)
+		a.pend = append(a.pend[:0], a.pend[n:]...)
+		return
+	}
+	if a.failing.Load() {
+		a.WriteErr = nil
+		a.failing.Store(false)
 	}
 	if cap(a.pend) > 1<<20 {
 		a.pend = nil
@@ -262,19 +273,23 @@ func (a *AOF) flushLocked() {
 	}
 }
 
+// Failing reports whether the last write to the file failed (the server
+// then refuses writes, as Redis does).
+func (a *AOF) Failing() bool { return a.failing.Load() }
+
 // WaitDurable returns once every byte up to off is on disk: one fsync
 // covers the writes of every client that waits meanwhile (group commit).
-// Call it without the server lock.
-func (a *AOF) WaitDurable(off int64) {
+// It returns the fsync's error. Call it without the server lock.
+func (a *AOF) WaitDurable(off int64) error {
 	if off == 0 {
-		return
+		return nil
 	}
 	a.syncMu.Lock()
 	defer a.syncMu.Unlock()
 	a.mu.Lock()
 	if a.synced >= off {
 		a.mu.Unlock()
-		return
+		return nil
 	}
 	f, upto := a.f, a.written
 	a.dirty = false
@@ -285,10 +300,11 @@ func (a *AOF) WaitDurable(off int64) {
 	if err != nil && f == a.f {
 		a.WriteErr = err
 		a.dirty = true
-		return
+		return err
 	}
 	a.LastFsync = time.Now()
 	a.synced = max(a.synced, upto)
+	return nil
 }
 
 func (a *AOF) syncLocked() {

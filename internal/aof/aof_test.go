@@ -227,3 +227,40 @@ func FuzzLoadAOF(f *testing.F) {
 		ParseManifest(b)
 	})
 }
+
+// A failed write keeps the bytes, marks the AOF failing (the server then
+// refuses writes) and is retried by the next Flush.
+func TestWriteErrorKeepsBytes(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := t.TempDir()
+	m := &Manifest{}
+	a, err := Open(dir, "appendonly.aof", m, func() int { return FsyncEverysec })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	good := a.f
+	a.mu.Lock()
+	a.f = full
+	a.mu.Unlock()
+	a.Feed([]Entry{{DB: 0, Argv: [][]byte{[]byte("SET"), []byte("k"), []byte("v")}}}, false)
+	a.Flush()
+	if !a.Failing() || a.Err() == nil {
+		t.Fatal("write to /dev/full not reported")
+	}
+	a.mu.Lock()
+	a.f = good
+	a.mu.Unlock()
+	full.Close()
+	a.Flush()
+	if a.Failing() || a.Err() != nil {
+		t.Fatalf("still failing after a good write: %v", a.Err())
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "appendonly.aof.1.incr.aof"))
+	if want := cmds([]string{"SELECT", "0"}, []string{"SET", "k", "v"}); !bytes.Equal(b, want) {
+		t.Fatalf("file %q, want %q", b, want)
+	}
+}

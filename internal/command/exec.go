@@ -219,7 +219,7 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 		s.LastCmd = cmd.Name // not the commands EXEC or a script runs
 	}
 	if cmd.Flags&FlagWrite != 0 || cmd.Name == "ping" {
-		if msg := e.writeRefusal(); msg != "" { // MISCONF (persistence.go)
+		if msg := e.diskRefusal(); msg != "" { // MISCONF (persistence.go, propagate_aof.go)
 			e.reject(s, w, cmd, args, msg)
 			return
 		}

@@ -243,11 +243,39 @@ func (e *Env) AOFFlush(syncNow bool) int64 {
 		return 0
 	}
 	off := a.Flush()
+	if a.Failing() && e.aofPolicy() == aof.FsyncAlways {
+		e.aofFatal("Can't recover from AOF write error when the AOF fsync policy is 'always'", a.Err())
+	}
 	if syncNow {
-		a.WaitDurable(off)
+		e.AOFWait(off)
 		return 0
 	}
 	return off
+}
+
+// aofFatal ends the process: under appendfsync always a write that could
+// not reach the disk must not be acknowledged, and Redis exits too.
+func (e *Env) aofFatal(msg string, err error) {
+	e.Log.Warn(fmt.Sprintf("%s (%v). Exiting...", msg, err))
+	os.Exit(1)
+}
+
+// diskRefusal is the MISCONF error of a write refused because a
+// background save failed (persistence.go) or the AOF cannot be written.
+func (e *Env) diskRefusal() string {
+	if msg := e.writeRefusal(); msg != "" {
+		return msg
+	}
+	return e.aofRefusal()
+}
+
+// aofRefusal is the MISCONF error writes get while the AOF cannot be
+// written (Redis's text), "" otherwise.
+func (e *Env) aofRefusal() string {
+	if a := e.prop.aof.a; a != nil && a.Failing() {
+		return "MISCONF Errors writing to the AOF file: " + config.ErrnoText(a.Err())
+	}
+	return ""
 }
 
 // AOFWait waits until the AOF is on disk up to off (AOFFlush's answer),
@@ -256,7 +284,9 @@ func (e *Env) AOFFlush(syncNow bool) int64 {
 func (e *Env) AOFWait(off int64) {
 	if off != 0 {
 		if a := e.prop.aof.live.Load(); a != nil {
-			a.WaitDurable(off)
+			if err := a.WaitDurable(off); err != nil {
+				e.aofFatal("Can't persist AOF for fsync error when the AOF fsync policy is 'always'", err)
+			}
 		}
 	}
 }
