@@ -214,6 +214,7 @@ func TestShutdownCommand(t *testing.T) {
 func runExit(t *testing.T, stdin string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
+	cmd.Dir = t.TempDir() // a save at exit must not land in the package directory
 	cmd.Stdin = strings.NewReader(stdin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -279,6 +280,7 @@ func TestConfigFileStdinAndFiles(t *testing.T) {
 	logfile := filepath.Join(dir, "abacus.log")
 	os.WriteFile(conf, []byte(fmt.Sprintf("# my settings\nport %d\nbind 127.0.0.1\nhz 15\nmaxmemory 1mb\npidfile %s\nunixsocket %s\nunixsocketperm 700\n", port, pidfile, sock)), 0o644)
 	cmd := exec.Command(binary, conf, "--logfile", logfile, "--hz", "20", "-")
+	cmd.Dir = dir // where its dump.rdb goes at shutdown
 	cmd.Stdin = strings.NewReader("timeout 30\nhz 17\n")
 	var out bytes.Buffer
 	cmd.Stderr = &out
