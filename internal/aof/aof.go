@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // Entry is one command to append: its database and arguments.
@@ -178,21 +180,6 @@ func (a *AOF) NextBaseSeq() int64 {
 // CurrentIncrSeq is the sequence of the file commands go to now.
 func (a *AOF) CurrentIncrSeq() int64 { return a.man.Incrs[len(a.man.Incrs)-1].Seq }
 
-// AppendCommand encodes argv as a RESP array onto b.
-func AppendCommand(b []byte, argv ...[]byte) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(argv)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range argv {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}
-
 var (
 	bSelect = []byte("SELECT")
 	bMulti  = []byte("MULTI")
@@ -201,7 +188,7 @@ var (
 
 func (a *AOF) appendSelect(db int) {
 	if db != a.seldb {
-		a.buf = AppendCommand(a.buf, bSelect, strconv.AppendInt(nil, int64(db), 10))
+		a.buf = resp.AppendCommand(a.buf, bSelect, strconv.AppendInt(nil, int64(db), 10))
 		a.seldb = db
 	}
 }
@@ -213,14 +200,14 @@ func (a *AOF) Feed(entries []Entry, wrap bool) {
 	a.buf = a.buf[:0]
 	if wrap {
 		a.appendSelect(entries[0].DB)
-		a.buf = AppendCommand(a.buf, bMulti)
+		a.buf = resp.AppendCommand(a.buf, bMulti)
 	}
 	for _, e := range entries {
 		a.appendSelect(e.DB)
-		a.buf = AppendCommand(a.buf, e.Argv...)
+		a.buf = resp.AppendCommand(a.buf, e.Argv...)
 	}
 	if wrap {
-		a.buf = AppendCommand(a.buf, bExec)
+		a.buf = resp.AppendCommand(a.buf, bExec)
 	}
 	a.mu.Lock()
 	a.pend = append(a.pend, a.buf...)

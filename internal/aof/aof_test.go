@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 func TestManifestRoundTrip(t *testing.T) {
@@ -50,7 +52,7 @@ func cmds(argvs ...[]string) []byte {
 		for i, s := range a {
 			bs[i] = []byte(s)
 		}
-		b = AppendCommand(b, bs...)
+		b = resp.AppendCommand(b, bs...)
 	}
 	return b
 }

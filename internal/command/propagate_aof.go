@@ -326,13 +326,13 @@ func (e *Env) aofBase() ([]byte, bool) {
 func (e *Env) aofCommandsBase(opt persist.Options) []byte {
 	var b []byte
 	for _, code := range opt.Functions {
-		b = aof.AppendCommand(b, []byte("FUNCTION"), []byte("LOAD"), []byte("REPLACE"), code)
+		b = resp.AppendCommand(b, []byte("FUNCTION"), []byte("LOAD"), []byte("REPLACE"), code)
 	}
 	for _, db := range e.KS.DBs {
 		if db.Len() == 0 {
 			continue
 		}
-		b = aof.AppendCommand(b, []byte("SELECT"), strconv.AppendInt(nil, int64(db.ID), 10))
+		b = resp.AppendCommand(b, []byte("SELECT"), strconv.AppendInt(nil, int64(db.ID), 10))
 		db.ForEach(func(o *keyspace.Object) {
 			if o.Expire != 0 && o.Expire <= opt.Encode.Now {
 				return
@@ -341,7 +341,7 @@ func (e *Env) aofCommandsBase(opt persist.Options) []byte {
 			if err != nil {
 				return
 			}
-			b = aof.AppendCommand(b, []byte("RESTORE"), []byte(o.Key), strconv.AppendInt(nil, o.Expire, 10), payload, []byte("ABSTTL"), []byte("REPLACE"))
+			b = resp.AppendCommand(b, []byte("RESTORE"), []byte(o.Key), strconv.AppendInt(nil, o.Expire, 10), payload, []byte("ABSTTL"), []byte("REPLACE"))
 		})
 	}
 	return b
