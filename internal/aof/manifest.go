@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/abacusdb/abacus/internal/atomicfile"
 )
 
 // File types in the manifest.
@@ -197,29 +199,10 @@ func WriteFile(path string, b []byte) error {
 		return err
 	}
 	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Commit(f, tmp, path, err); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.SyncDir(path)
 }
 
 // ReadManifest reads dir's manifest; os.ErrNotExist when there is none.

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/atomicfile"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/rdb"
 )
@@ -47,33 +48,14 @@ func tempPath(path string) string {
 	return filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d-%d.rdb", os.Getpid(), tempSeq.Add(1)))
 }
 
-// commit syncs and closes f, then renames it over path; on any error the
-// temporary file is removed.
+// commit syncs and closes f, then renames it over path and syncs the
+// directory (best effort); on any error the temporary file is removed.
 func commit(f *os.File, tmp, path string, werr error) error {
-	err := werr
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Commit(f, tmp, path, werr); err != nil {
 		return err
 	}
-	syncDir(path)
+	atomicfile.SyncDir(path)
 	return nil
-}
-
-// syncDir makes the rename of path durable.
-func syncDir(path string) {
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 // Save writes ks to opt.Path at once. The caller holds the server lock.
@@ -244,7 +226,7 @@ func (b *Background) Run() error {
 		os.Remove(tmp)
 		return werr
 	}
-	syncDir(b.opt.Path)
+	atomicfile.SyncDir(b.opt.Path)
 	return nil
 }
 
