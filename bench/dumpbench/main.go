@@ -143,19 +143,11 @@ func main() {
 	pipes := flag.String("pipelines", "1,16", "pipeline depths")
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
 	flag.Parse()
-	var pipeList []int
-	for _, p := range strings.Split(*pipes, ",") {
-		v, _ := strconv.Atoi(p)
-		pipeList = append(pipeList, v)
-	}
+	pipeList := harness.Pipelines(*pipes)
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
 	defer cleanup()
 	servers := harness.StartBoth(bin)
-	defer func() {
-		for _, s := range servers {
-			s.Stop()
-		}
-	}()
+	defer harness.StopAll(servers)
 
 	type key struct {
 		value, op, server string

@@ -307,3 +307,24 @@ func Header(note string) {
 	}
 	fmt.Printf("\nDate: %s; host %s; %d cores (%s). %s\n\n", time.Now().Format("2006-01-02"), host, cores, model, note)
 }
+
+// Pipelines parses a -pipelines flag ("1,16") into depths; a bad entry
+// stops the program.
+func Pipelines(list string) []int {
+	var out []int
+	for _, p := range strings.Split(list, ",") {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 1 {
+			Fatal("bad pipeline %q", p)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// StopAll stops every server of a run.
+func StopAll(servers []*Server) {
+	for _, s := range servers {
+		s.Stop()
+	}
+}

@@ -25,7 +25,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/abacusdb/abacus/bench/harness"
@@ -86,23 +85,12 @@ func main() {
 			run = append(run, c)
 		}
 	}
-	var pipeList []int
-	for _, p := range strings.Split(*pipes, ",") {
-		v, err := strconv.Atoi(p)
-		if err != nil {
-			harness.Fatal("bad pipeline %q", p)
-		}
-		pipeList = append(pipeList, v)
-	}
+	pipeList := harness.Pipelines(*pipes)
 
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
 	defer cleanup()
 	servers := harness.StartBoth(bin)
-	defer func() {
-		for _, s := range servers {
-			s.Stop()
-		}
-	}()
+	defer harness.StopAll(servers)
 	for _, s := range servers {
 		c := s.Dial()
 		for _, bc := range run {

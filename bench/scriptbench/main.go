@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 
 	"github.com/abacusdb/abacus/bench/harness"
@@ -90,14 +89,7 @@ func main() {
 			run = append(run, c)
 		}
 	}
-	var pipeList []int
-	for _, p := range strings.Split(*pipes, ",") {
-		v, err := strconv.Atoi(p)
-		if err != nil {
-			harness.Fatal("bad pipeline %q", p)
-		}
-		pipeList = append(pipeList, v)
-	}
+	pipeList := harness.Pipelines(*pipes)
 
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
 	defer cleanup()
@@ -120,11 +112,7 @@ func main() {
 	for _, v := range variants {
 		servers = append(servers, harness.Start(v.name, v.bin, v.args...))
 	}
-	defer func() {
-		for _, s := range servers {
-			s.Stop()
-		}
-	}()
+	defer harness.StopAll(servers)
 	for _, s := range servers {
 		c := s.Dial()
 		for _, bc := range run {

@@ -130,20 +130,12 @@ func main() {
 		}
 		cases = keep
 	}
-	var pipeList []int
-	for _, p := range strings.Split(*pipes, ",") {
-		v, _ := strconv.Atoi(p)
-		pipeList = append(pipeList, v)
-	}
+	pipeList := harness.Pipelines(*pipes)
 
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
 	defer cleanup()
 	servers := harness.StartBoth(bin)
-	defer func() {
-		for _, s := range servers {
-			s.Stop()
-		}
-	}()
+	defer harness.StopAll(servers)
 
 	type key struct {
 		c, server string

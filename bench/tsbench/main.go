@@ -45,11 +45,7 @@ func main() {
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
 	defer cleanup()
 	servers := harness.StartBoth(bin)
-	defer func() {
-		for _, s := range servers {
-			s.Stop()
-		}
-	}()
+	defer harness.StopAll(servers)
 	ab, rd := servers[0], servers[1]
 
 	harness.Header(fmt.Sprintf("%d clients, %d requests per run, %d rounds (A B A B), medians.", *clients, *n, *rounds))

@@ -17,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/abacusdb/abacus/bench/harness"
@@ -34,25 +33,14 @@ func main() {
 	before := flag.String("before", "", "an older abacus binary to run alongside (\"before\")")
 	flag.Parse()
 
-	var pipeList []int
-	for _, p := range strings.Split(*pipes, ",") {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 1 {
-			harness.Fatal("bad pipeline %q", p)
-		}
-		pipeList = append(pipeList, v)
-	}
+	pipeList := harness.Pipelines(*pipes)
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
 	defer cleanup()
 	servers := []*harness.Server{harness.Start("abacus", bin), harness.Start("redis", "redis-server")}
 	if *before != "" {
 		servers = append(servers, harness.Start("before", *before))
 	}
-	defer func() {
-		for _, s := range servers {
-			s.Stop()
-		}
-	}()
+	defer harness.StopAll(servers)
 
 	type key struct {
 		server string
