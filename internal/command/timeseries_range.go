@@ -7,6 +7,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/num"
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // The time-series queries: TS.RANGE, TS.REVRANGE, TS.MRANGE, TS.MREVRANGE
@@ -189,35 +190,14 @@ func parseRangeQuery(c *Ctx, args [][]byte, multi bool) (*rangeQuery, bool) {
 			i++
 		case "EMPTY":
 			hasEmpty = true
-		case "WITHLABELS":
+		case "WITHLABELS", "SELECTED_LABELS":
 			if !multi {
 				c.Errorf("ERR TSDB: unknown argument '%s'", args[i])
 				return nil, false
 			}
-			if q.labels == 2 {
-				c.Error("ERR TSDB: cannot accept WITHLABELS and SELECT_LABELS together")
+			if i, ok = parseLabelsOpt(c, args, i, &q.labels, &q.selected); !ok {
 				return nil, false
 			}
-			q.labels = 1
-		case "SELECTED_LABELS":
-			if !multi {
-				c.Errorf("ERR TSDB: unknown argument '%s'", args[i])
-				return nil, false
-			}
-			if q.labels == 1 {
-				c.Error("ERR TSDB: cannot accept WITHLABELS and SELECT_LABELS together")
-				return nil, false
-			}
-			j := i + 1
-			for ; j < len(args) && !rangeWords[strings.ToUpper(string(args[j]))]; j++ {
-				q.selected = append(q.selected, string(args[j]))
-			}
-			if j == i+1 {
-				c.Error("ERR TSDB: SELECT_LABELS should have at least 1 parameter")
-				return nil, false
-			}
-			q.labels = 2
-			i = j - 1
 		case "FILTER":
 			if !multi {
 				c.Errorf("ERR TSDB: unknown argument '%s'", args[i])
@@ -291,6 +271,34 @@ func parseRangeQuery(c *Ctx, args [][]byte, multi bool) (*rangeQuery, bool) {
 	return q, true
 }
 
+// parseLabelsOpt reads the WITHLABELS or SELECTED_LABELS option at
+// args[i] of TS.MRANGE / TS.MGET into mode (1 or 2) and selected,
+// returning the index of its last argument; the two do not combine.
+func parseLabelsOpt(c *Ctx, args [][]byte, i int, mode *int, selected *[]string) (int, bool) {
+	if strings.EqualFold(string(args[i]), "WITHLABELS") {
+		if *mode == 2 {
+			c.Error("ERR TSDB: cannot accept WITHLABELS and SELECT_LABELS together")
+			return i, false
+		}
+		*mode = 1
+		return i, true
+	}
+	if *mode == 1 {
+		c.Error("ERR TSDB: cannot accept WITHLABELS and SELECT_LABELS together")
+		return i, false
+	}
+	j := i + 1
+	for ; j < len(args) && !rangeWords[strings.ToUpper(string(args[j]))]; j++ {
+		*selected = append(*selected, string(args[j]))
+	}
+	if j == i+1 {
+		c.Error("ERR TSDB: SELECT_LABELS should have at least 1 parameter")
+		return i, false
+	}
+	*mode = 2
+	return j - 1, true
+}
+
 // samples runs the query on one series (at key).
 func (q *rangeQuery) samples(c *Ctx, key string, s *ts.Series, reverse bool) []ts.Sample {
 	o := q.opts
@@ -326,6 +334,16 @@ func cmdTSRange(c *Ctx) {
 	writeSamples(c, q.samples(c, key, s, c.Cmd.Name == "ts.revrange"))
 }
 
+// mapOrArray starts the n entries of a TS.MRANGE / TS.MGET reply or of a
+// series' labels: a RESP3 map, a RESP2 array of n (not 2n) elements.
+func mapOrArray(w *resp.Writer, n int) {
+	if w.Proto == 3 {
+		w.Map(n)
+	} else {
+		w.Array(n)
+	}
+}
+
 // writeSeriesLabels writes the labels part of a TS.MRANGE / TS.MGET entry.
 func writeSeriesLabels(c *Ctx, s *ts.Series, mode int, selected []string) {
 	switch mode {
@@ -333,19 +351,11 @@ func writeSeriesLabels(c *Ctx, s *ts.Series, mode int, selected []string) {
 		writeLabels(c, s.Labels)
 		return
 	case 0:
-		if c.W.Proto == 3 {
-			c.W.Map(0)
-		} else {
-			c.W.Array(0)
-		}
+		mapOrArray(c.W, 0)
 		return
 	}
 	w := c.W
-	if w.Proto == 3 {
-		w.Map(len(selected))
-	} else {
-		w.Array(len(selected))
-	}
+	mapOrArray(w, len(selected))
 	for _, name := range selected {
 		if w.Proto != 3 {
 			w.Array(2)
@@ -387,11 +397,7 @@ func cmdTSMrange(c *Ctx) {
 		return
 	}
 	w := c.W
-	if w.Proto == 3 {
-		w.Map(len(keys))
-	} else {
-		w.Array(len(keys))
-	}
+	mapOrArray(w, len(keys))
 	for i, key := range keys {
 		s := series[i]
 		entryHead(c, key, 2)
@@ -458,11 +464,7 @@ func writeGroups(c *Ctx, q *rangeQuery, keys []string, series []*ts.Series, reve
 	}
 	sort.Strings(order)
 	w := c.W
-	if w.Proto == 3 {
-		w.Map(len(order))
-	} else {
-		w.Array(len(order))
-	}
+	mapOrArray(w, len(order))
 	for _, val := range order {
 		g := groups[val]
 		name := q.groupBy + "=" + val
@@ -473,11 +475,7 @@ func writeGroups(c *Ctx, q *rangeQuery, keys []string, series []*ts.Series, reve
 		}
 		srcs := strings.Join(g.sources, ",")
 		if q.labels == 0 {
-			if w.Proto == 3 {
-				w.Map(0)
-			} else {
-				w.Array(0)
-			}
+			mapOrArray(w, 0)
 		} else {
 			writeLabels(c, []ts.Label{{Name: q.groupBy, Value: val}, {Name: "__reducer__", Value: q.reducer.String()}, {Name: "__source__", Value: srcs}})
 		}
@@ -519,27 +517,11 @@ func cmdTSMget(c *Ctx) {
 		switch strings.ToUpper(string(args[i])) {
 		case "LATEST":
 			latest = true
-		case "WITHLABELS":
-			if mode == 2 {
-				c.Error("ERR TSDB: cannot accept WITHLABELS and SELECT_LABELS together")
+		case "WITHLABELS", "SELECTED_LABELS":
+			var ok bool
+			if i, ok = parseLabelsOpt(c, args, i, &mode, &selected); !ok {
 				return
 			}
-			mode = 1
-		case "SELECTED_LABELS":
-			if mode == 1 {
-				c.Error("ERR TSDB: cannot accept WITHLABELS and SELECT_LABELS together")
-				return
-			}
-			j := i + 1
-			for ; j < len(args) && !rangeWords[strings.ToUpper(string(args[j]))]; j++ {
-				selected = append(selected, string(args[j]))
-			}
-			if j == i+1 {
-				c.Error("ERR TSDB: SELECT_LABELS should have at least 1 parameter")
-				return
-			}
-			mode = 2
-			i = j - 1
 		case "FILTER":
 			if i+1 >= len(args) {
 				c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
@@ -561,11 +543,7 @@ func cmdTSMget(c *Ctx) {
 	}
 	keys, series := matchedSeries(c, ms)
 	w := c.W
-	if w.Proto == 3 {
-		w.Map(len(keys))
-	} else {
-		w.Array(len(keys))
-	}
+	mapOrArray(w, len(keys))
 	for i, key := range keys {
 		s := series[i]
 		if w.Proto == 3 {
