@@ -112,6 +112,29 @@ func (r *reader) plain(fn func() error) error {
 	return nil
 }
 
+// plainStrings reads a count and that many strings, calling fn with each:
+// the elements of a plain-encoded list or set.
+func (r *reader) plainStrings(fn func(s []byte) error) error {
+	return r.plain(func() error {
+		s, err := r.bstr()
+		if err != nil {
+			return err
+		}
+		return fn(s)
+	})
+}
+
+// fieldValue reads a hash field and its value, two strings in a row.
+func (r *reader) fieldValue() (f, v []byte, err error) {
+	if f, err = r.bstr(); err != nil {
+		return nil, nil, err
+	}
+	if v, err = r.bstr(); err != nil {
+		return nil, nil, err
+	}
+	return f, v, nil
+}
+
 // elem is one element of a packed blob: the string s, or the integer v when
 // s is nil.
 type elem struct {
@@ -164,10 +187,9 @@ func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 	var err error
 	switch typ {
 	case TypeList:
-		err = r.plain(func() error {
-			s, err := r.bstr()
+		err = r.plainStrings(func(s []byte) error {
 			l.PushBack(s)
-			return err
+			return nil
 		})
 	case TypeListZiplist:
 		err = r.groups(true, 1, "list ziplist", push)
@@ -214,13 +236,7 @@ func (r *reader) set(typ byte, opt Options) (*keyspace.Object, error) {
 	var err error
 	switch typ {
 	case TypeSet:
-		err = r.plain(func() error {
-			m, err := r.bstr()
-			if err != nil {
-				return err
-			}
-			return add(m)
-		})
+		err = r.plainStrings(add)
 	case TypeSetIntset:
 		var p []byte
 		if p, err = r.blob(); err != nil {
@@ -309,11 +325,7 @@ func (r *reader) hash(typ byte, opt Options) (*keyspace.Object, error) {
 	switch typ {
 	case TypeHash:
 		err = r.plain(func() error {
-			f, err := r.bstr()
-			if err != nil {
-				return err
-			}
-			v, err := r.bstr()
+			f, v, err := r.fieldValue()
 			if err != nil {
 				return err
 			}
@@ -394,11 +406,7 @@ func (r *reader) hashTTL(typ byte, opt Options) (*keyspace.Object, error) {
 			if typ == TypeHashMetadata && ttl != 0 {
 				at = int64(ttl) + minExpire - 1
 			}
-			f, err := r.bstr()
-			if err != nil {
-				return err
-			}
-			v, err := r.bstr()
+			f, v, err := r.fieldValue()
 			if err != nil {
 				return err
 			}
