@@ -145,8 +145,16 @@ func TestScriptBusyDiff(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}})
-	ra, rb := servertest.Dial(t, r.Addr), servertest.Dial(t, r.Addr)
-	sides = append(sides, side{ra, rb, func() { time.Sleep(30 * time.Millisecond) }})
+	ra, rb, rc := servertest.Dial(t, r.Addr), servertest.Dial(t, r.Addr), servertest.Dial(t, r.Addr)
+	// redis-server runs the script once a third client's PING gets BUSY;
+	// a fixed sleep is not enough on a loaded machine, where a's EVAL and
+	// b's first command can reach it in one event-loop turn and b's be
+	// served first.
+	sides = append(sides, side{ra, rb, func() {
+		for !strings.HasPrefix(rc.Do("PING"), "-BUSY") {
+			time.Sleep(time.Millisecond)
+		}
+	}})
 	var got [2][]string
 	for i, s := range sides {
 		s.b.Do("FUNCTION", "LOAD", "#!lua name=busylib\nredis.register_function('spin', function() while true do end end)")
