@@ -522,13 +522,28 @@ EXEC
 // on when redis-server's active expiry reclaims the keys.
 func TestTxDiffWatchExpiry(t *testing.T) {
 	inst, ps := txPairs(t, 7, servertest.WithManualClock(time.Now().UnixMilli()))
-	ps[0].do("FLUSHALL")
 	// Keys that expire in 50 ms; watched now (live) by clients 1 and 2.
-	for _, k := range []string{"live1", "live2", "old3", "old4", "old5", "old6", "old7"} {
-		ps[0].do("SET", k, "v", "PX", "50")
+	// redis-server's clock is real: if the machine stalls for 50 ms
+	// between the SET and the WATCH (a loaded CI machine can), the keys
+	// were already gone when watched there; a PTTL after the WATCHes
+	// tells, and then the setup starts again.
+	for try := 1; ; try++ {
+		ps[0].do("FLUSHALL")
+		for _, k := range []string{"live1", "live2", "old3", "old4", "old5", "old6", "old7"} {
+			ps[0].do("SET", k, "v", "PX", "50")
+		}
+		ps[0].do("WATCH", "live1")
+		ps[1].do("WATCH", "live2")
+		l1, l2 := ps[6].r.Do("PTTL", "live1"), ps[6].r.Do("PTTL", "live2")
+		if !strings.HasPrefix(l1, ":-") && !strings.HasPrefix(l2, ":-") {
+			break
+		}
+		if try == 10 {
+			t.Fatalf("the keys expired on redis-server before they were watched, %d times", try)
+		}
+		ps[0].do("UNWATCH")
+		ps[1].do("UNWATCH")
 	}
-	ps[0].do("WATCH", "live1")
-	ps[1].do("WATCH", "live2")
 	time.Sleep(120 * time.Millisecond)
 	inst.Clock.Advance(120 * time.Millisecond)
 	n := txScript(t, ps, `
