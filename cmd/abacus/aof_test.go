@@ -312,13 +312,16 @@ func TestRedisAOFLoadsIntoAbacus(t *testing.T) {
 	for _, preamble := range []string{"yes", "no"} {
 		t.Run("preamble-"+preamble, func(t *testing.T) {
 			rdir := t.TempDir()
-			raddr := redisServer(t, rdir, "--appendonly", "yes", "--aof-use-rdb-preamble", preamble)
+			// appendfsync always: redis-server has written every command
+			// to its file before it replies. Under everysec it may hold
+			// writes back for up to 2 s while an fsync is slow, which a
+			// fixed sleep does not cover on a loaded machine.
+			raddr := redisServer(t, rdir, "--appendonly", "yes", "--appendfsync", "always", "--aof-use-rdb-preamble", preamble)
 			doAll(t, raddr, seedCmds[:8])
 			doAll(t, raddr, [][]string{{"BGREWRITEAOF"}})
 			waitRewrite(t, raddr)
 			doAll(t, raddr, seedCmds[8:])
 			want := readBack(t, raddr)
-			time.Sleep(1100 * time.Millisecond) // everysec: let redis-server write
 			dir := t.TempDir()
 			copyDir(t, filepath.Join(rdir, "appendonlydir"), filepath.Join(dir, "appendonlydir"))
 			p := start(t, "--dir", dir, "--save", "", "--appendonly", "yes")
