@@ -169,11 +169,13 @@ func TestPropagateTransactionsScriptsExpiry(t *testing.T) {
 	// A blocked client served by another's push: the push, then the pop.
 	waiter := inst.Raw(t)
 	waiter.Write(servertest.Encode("BRPOP", "q", "0"))
-	for i := 0; ; i++ {
+	// A budget in time, not in 1 ms polls (about a second, which a
+	// loaded machine can take to schedule the waiter's goroutine).
+	for deadline := time.Now().Add(10 * time.Second); ; {
 		if strings.Contains(c.Do("INFO", "clients"), "blocked_clients:1") {
 			break
 		}
-		if i > 1000 {
+		if time.Now().After(deadline) {
 			t.Fatal("client did not block")
 		}
 		time.Sleep(time.Millisecond)
