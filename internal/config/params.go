@@ -143,6 +143,7 @@ const (
 	LatencyTrackingInfoPercentiles
 	PropagationErrorBehavior
 	ScriptTransactional
+	EventLoop
 	numParams
 )
 
@@ -290,6 +291,9 @@ var table = []*Param{
 	PropagationErrorBehavior:       enumP("propagation-error-behavior", "ignore", "ignore", "panic", "panic-on-replicas"),
 	// Abacus's own: every script is all-or-nothing (docs/scripting.md).
 	ScriptTransactional: boolP("script-transactional", "no"),
+	// Abacus's own: serve TCP clients from one epoll event loop instead of
+	// a goroutine each (internal/server/loop_linux.go).
+	EventLoop: boolP("io-event-loop", "yes").immutable(),
 }
 
 var byName = map[string]*Param{}

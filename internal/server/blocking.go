@@ -50,7 +50,13 @@ func (c *client) park() bool {
 
 // wakeParked interrupts the parked goroutine's read; it runs under the
 // lock, once the wait is over.
-func (c *client) wakeParked() { c.conn.SetReadDeadline(time.Now()) }
+// Before a handoff from the event loop the client has no conn yet: its
+// goroutine finds the wait over when it starts.
+func (c *client) wakeParked() {
+	if c.conn != nil {
+		c.conn.SetReadDeadline(time.Now())
+	}
+}
 
 // waitBlocked holds the client until its wait ends, then sends the reply.
 // It reports false when the connection must close (gone, killed, server

@@ -51,6 +51,32 @@ type client struct {
 	// raw does the connection's reads and writes with raw system calls
 	// (rawio.go); nil for connections other than TCP.
 	raw *rawIO
+
+	// The event loop's side (loop_linux.go). fd is the socket's
+	// descriptor for a client the loop accepted (-1 otherwise); it stays
+	// open until close, also after a handoff, for the pushed-output
+	// writer and kill. conn is nil while the loop serves the client.
+	fd int
+	// ioMu guards conn and fdOpen against kill and Close, which run on
+	// other goroutines.
+	ioMu   sync.Mutex
+	fdOpen bool
+	// inLoop is set while the loop serves the client; only the loop's
+	// goroutine reads and writes it (and handoff, kicked and buf
+	// while inLoop).
+	inLoop    bool
+	handoff   handoffKind
+	kicked    bool
+	quitAfter bool
+	// buf is the input read but not consumed: the loop's read buffer, or
+	// what a handoff passes to the client's goroutine.
+	buf []byte
+	// wrest is the part of the replies the socket did not take, written
+	// by the goroutine after a handoff (wmu held until then).
+	wrest []byte
+	// wdl is the deadline (unix ns, 0 for none) of the pushed-output
+	// writer's waits on fd.
+	wdl atomic.Int64
 }
 
 const (
@@ -103,18 +129,34 @@ func (s *Server) accept(conn net.Conn) {
 	}
 	sess.LastIO.Store(now)
 	sess.Authed = s.Cfg.Str(config.RequirePass) == ""
-	c := &client{srv: s, conn: conn, sess: sess, w: resp.Writer{Proto: 2}, pendingBulk: -1, raw: newRawIO(conn)}
+	c := &client{srv: s, sess: sess, w: resp.Writer{Proto: 2}, pendingBulk: -1, fd: -1}
 	sess.Push = c.push
-	s.clients[sess.ID] = c
-	s.wg.Add(1)
-	s.clientsMu.Unlock()
-	s.Env.Stats.TotalConnections.Add(1)
-	if tc, ok := conn.(*net.TCPConn); ok {
+	tc, isTCP := conn.(*net.TCPConn)
+	if isTCP {
 		if ka := s.Cfg.Int(config.TCPKeepalive); ka > 0 {
 			tc.SetKeepAlive(true)
 			tc.SetKeepAlivePeriod(time.Duration(ka) * time.Second)
 		}
 		tc.SetNoDelay(true)
+	}
+	inLoop := false
+	if isTCP && s.loop != nil {
+		if fd, err := detach(conn); err == nil {
+			c.fd, c.fdOpen, sess.FD, inLoop = fd, true, fd, true
+		} else {
+			s.Log.Warn("io-event-loop: " + err.Error())
+		}
+	}
+	if !inLoop {
+		c.conn, c.raw = conn, newRawIO(conn)
+	}
+	s.clients[sess.ID] = c
+	s.wg.Add(1)
+	s.clientsMu.Unlock()
+	s.Env.Stats.TotalConnections.Add(1)
+	if inLoop {
+		s.loop.add(c)
+		return
 	}
 	go c.serve()
 }
@@ -154,12 +196,30 @@ func (c *client) close() {
 	s.Env.Disconnected(c.sess)
 	q := c.out
 	s.mu.Unlock()
+	if c.handoff == handoffWrite {
+		// A loop client closing with replies the socket did not take
+		// (QUIT's +OK, a protocol error's reply): try a little longer.
+		c.wdl.Store(time.Now().Add(10 * time.Second).UnixNano())
+		c.writeRest()
+	}
 	if q != nil {
-		c.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+		dl := time.Now().Add(10 * time.Second)
+		c.wdl.Store(dl.UnixNano())
+		if c.conn != nil {
+			c.conn.SetWriteDeadline(dl)
+		}
 		q.close()
 		<-q.done
 	}
-	c.conn.Close()
+	c.ioMu.Lock()
+	if c.conn != nil {
+		c.conn.Close()
+	}
+	if c.fdOpen {
+		fdClose(c.fd)
+		c.fdOpen = false
+	}
+	c.ioMu.Unlock()
 	s.clientsMu.Lock()
 	delete(s.clients, c.sess.ID)
 	s.clientsMu.Unlock()
@@ -171,7 +231,43 @@ func (c *client) close() {
 // command) and tears down. Replies not yet written are lost, as in Redis.
 func (c *client) kill() {
 	c.sess.Killed.Store(true)
-	c.conn.Close()
+	c.ioMu.Lock()
+	defer c.ioMu.Unlock()
+	if c.fdOpen {
+		// The loop (or the goroutine after a handoff) sees the socket
+		// close; the descriptor stays its to close.
+		fdShutdown(c.fd)
+		return
+	}
+	if c.conn != nil {
+		c.conn.Close()
+	}
+}
+
+// wakeForClose makes the client's goroutine notice the server closing
+// (the loop notices by itself).
+func (c *client) wakeForClose() {
+	c.ioMu.Lock()
+	if c.conn != nil {
+		c.conn.SetReadDeadline(time.Now())
+	}
+	c.ioMu.Unlock()
+}
+
+// writeRest writes what a loop client's socket did not take (a handoff
+// with handoffWrite) and releases wmu.
+func (c *client) writeRest() {
+	if c.wrest == nil {
+		return
+	}
+	n, err := c.outWrite(c.wrest)
+	c.srv.Env.Stats.NetOutputBytes.Add(int64(n))
+	c.wrest = nil
+	c.handoff = handoffNone
+	c.wmu.Unlock()
+	if err != nil {
+		c.sess.Killed.Store(true)
+	}
 }
 
 // serve is the connection's goroutine: read, parse every complete command,
@@ -188,44 +284,73 @@ func (c *client) serve() {
 		}
 	}()
 	s := c.srv
-	buf := make([]byte, 0, readChunk)
+	// A client the event loop handed over (loop_linux.go) first finishes
+	// what the loop could not.
+	if c.handoff == handoffWrite {
+		c.writeRest()
+	}
+	c.handoff = handoffNone
+	if c.blk.wait != nil && !c.waitBlocked() {
+		return
+	}
+	if c.quitAfter {
+		return
+	}
+	// After a handoff, what the loop read and did not run comes first.
+	buf, ready := c.buf, len(c.buf) > 0
+	c.buf = nil
+	if buf == nil {
+		buf = make([]byte, 0, readChunk)
+	}
 	for {
 		if s.closing.Load() || c.sess.Killed.Load() {
 			return
 		}
-		buf = c.readRoom(buf)
-		n, err := c.read(buf[len(buf):cap(buf)]) // blocking.go: bytes kept while parked first
-		if n > 0 {
-			buf = buf[:len(buf)+n]
-			s.Env.Stats.NetInputBytes.Add(int64(n))
-			c.sess.LastIO.Store(s.Env.NowMs())
-		}
-		if err != nil {
-			return
-		}
-		// Redis checks the query buffer against its limit after each read,
-		// before parsing: the client is closed without a reply.
-		if int64(c.queryBufLen(len(buf))) > s.Cfg.Int(config.ClientQueryBufferLimit) {
-			s.Log.Warn(fmt.Sprintf("Closing client that reached max query buffer length: id=%d addr=%s (qbuf initial bytes: %q)", c.sess.ID, c.sess.Addr, trimTo(buf, 64)))
-			return
-		}
-		consumed, quit := c.process(buf)
-		if consumed > 0 {
-			rest := copy(buf, buf[consumed:])
-			buf = buf[:rest]
-			c.pendingAt -= consumed
-			if cap(buf) > 4*readChunk && rest < readChunk && c.pendingBulk < bigArg {
-				// A large request has been served: give the memory back.
-				nb := make([]byte, rest, readChunk)
-				copy(nb, buf)
-				buf = nb
+		if !ready {
+			buf = c.readRoom(buf)
+			n, err := c.read(buf[len(buf):cap(buf)]) // blocking.go: bytes kept while parked first
+			if n > 0 {
+				buf = buf[:len(buf)+n]
+				s.Env.Stats.NetInputBytes.Add(int64(n))
+				c.sess.LastIO.Store(s.Env.NowMs())
+			}
+			if err != nil {
+				return
 			}
 		}
-		c.sess.QueryBuf.Store(int64(len(buf)))
-		if quit {
+		ready = false
+		var quit bool
+		if buf, quit = c.consume(buf); quit {
 			return
 		}
 	}
+}
+
+// consume runs what buf holds after a read: the query buffer limit, then
+// every complete command. It returns the unconsumed input and whether the
+// connection must close.
+func (c *client) consume(buf []byte) ([]byte, bool) {
+	s := c.srv
+	// Redis checks the query buffer against its limit after each read,
+	// before parsing: the client is closed without a reply.
+	if int64(c.queryBufLen(len(buf))) > s.Cfg.Int(config.ClientQueryBufferLimit) {
+		s.Log.Warn(fmt.Sprintf("Closing client that reached max query buffer length: id=%d addr=%s (qbuf initial bytes: %q)", c.sess.ID, c.sess.Addr, trimTo(buf, 64)))
+		return buf, true
+	}
+	consumed, quit := c.process(buf)
+	if consumed > 0 {
+		rest := copy(buf, buf[consumed:])
+		buf = buf[:rest]
+		c.pendingAt -= consumed
+		if cap(buf) > 4*readChunk && rest < readChunk && c.pendingBulk < bigArg {
+			// A large request has been served: give the memory back.
+			nb := make([]byte, rest, readChunk)
+			copy(nb, buf)
+			buf = nb
+		}
+	}
+	c.sess.QueryBuf.Store(int64(len(buf)))
+	return buf, quit
 }
 
 // readRoom makes room in buf for the next read. While the parser waits for
@@ -322,6 +447,9 @@ func (c *client) process(buf []byte) (consumed int, quit bool) {
 		if stop {
 			return consumed, true
 		}
+		if c.handoff != handoffNone {
+			return consumed, false // the client's goroutine goes on (loop_linux.go)
+		}
 		if reparse || perr != nil || len(c.ends) == maxBatch || ran < len(c.ends) {
 			// Authentication or a limit may have changed what is
 			// acceptable, or the batch was full: parse again from here.
@@ -361,6 +489,9 @@ func (c *client) runBatch() (ran int, reparse, stop bool) {
 				if quit {
 					return ran, false, true
 				}
+				if c.handoff != handoffNone {
+					return ran, false, false
+				}
 				continue
 			}
 		}
@@ -369,13 +500,23 @@ func (c *client) runBatch() (ran int, reparse, stop bool) {
 		if c.blk.wait != nil {
 			// A blocking command parked the client (blocking.go): the rest
 			// of the batch runs once its wait is over.
+			if c.inLoop {
+				if c.handoff == handoffNone {
+					c.handoff = handoffParked
+				}
+				return ran, false, stop
+			}
 			if !c.waitBlocked() {
 				return ran, false, true
 			}
 			continue
 		}
-		if !paused || reparse || stop {
+		if !paused || reparse || stop || c.handoff != handoffNone {
 			return ran, reparse, stop
+		}
+		if c.inLoop {
+			c.handoff = handoffPaused
+			return ran, false, false
 		}
 		if !c.waitPause(ran) {
 			return ran, false, true
@@ -481,6 +622,18 @@ func (c *client) finish(direct bool) {
 	// may act (and a test move the clock) before this goroutine goes on.
 	now := s.Env.NowMs()
 	n, err := c.connWrite(c.w.Buf)
+	if err == errAgain && c.inLoop {
+		// The socket is full: the rest is written by the client's own
+		// goroutine, wmu held until then (loop_linux.go).
+		c.wrest = append([]byte(nil), c.w.Buf[n:]...)
+		c.handoff = handoffWrite
+		s.Env.Stats.NetOutputBytes.Add(int64(n))
+		if n > 0 {
+			c.sess.LastIO.Store(now)
+		}
+		c.resetOut()
+		return
+	}
 	c.wmu.Unlock()
 	s.Env.Stats.NetOutputBytes.Add(int64(n))
 	if n > 0 {

@@ -92,7 +92,7 @@ func (c *client) writeLoop(q *outQueue) {
 		q.mu.Unlock()
 		c.wmu.Lock()
 		now := s.Env.Clock.NowMs()
-		n, err := c.conn.Write(b)
+		n, err := c.outWrite(b)
 		c.wmu.Unlock()
 		s.Env.Stats.NetOutputBytes.Add(int64(n))
 		if n > 0 {

@@ -415,6 +415,13 @@ func TestOthersUnaffected(t *testing.T) {
 					return
 				}
 				conn.Write(bad[(i+w)%len(bad)])
+				// Half-close and wait for the server to close: each bad
+				// client is served to the end before the next one comes,
+				// rather than an unbounded flood that only measures how
+				// the scheduler shares the CPU.
+				conn.(*net.TCPConn).CloseWrite()
+				conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+				io.Copy(io.Discard, conn)
 				conn.Close()
 			}
 		}(w)

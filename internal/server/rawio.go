@@ -118,6 +118,9 @@ func (r *rawIO) write(p []byte) (int, error) {
 
 // connRead reads from the client's connection.
 func (c *client) connRead(p []byte) (int, error) {
+	if c.inLoop {
+		return fdRead(c.fd, p)
+	}
 	if c.raw != nil {
 		return c.raw.read(p)
 	}
@@ -126,8 +129,22 @@ func (c *client) connRead(p []byte) (int, error) {
 
 // connWrite writes to the client's connection.
 func (c *client) connWrite(p []byte) (int, error) {
+	if c.inLoop {
+		return fdWrite(c.fd, p) // errAgain when the socket is full
+	}
 	if c.raw != nil {
 		return c.raw.write(p)
 	}
 	return c.conn.Write(p)
+}
+
+// outWrite writes all of p for the pushed-output writer and writeRest,
+// waiting while the socket is full: on the descriptor when the event loop
+// accepted the client (it stays open through a handoff), on conn
+// otherwise.
+func (c *client) outWrite(p []byte) (int, error) {
+	if c.fd < 0 {
+		return c.conn.Write(p)
+	}
+	return fdWriteWait(c.fd, p, c.sess.Killed.Load, c.wdl.Load)
 }

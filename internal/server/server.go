@@ -50,6 +50,9 @@ type Server struct {
 	// exits on it. Buffered, so SHUTDOWN never blocks.
 	ShutdownRequested chan struct{}
 
+	// loop serves the TCP clients (loop_linux.go); nil when off.
+	loop *eventLoop
+
 	// pause is CLIENT PAUSE's state: the end (unix ms) times two, plus one
 	// when only writes are paused; 0 when nothing is paused.
 	pause atomic.Int64
@@ -78,6 +81,7 @@ func New(cfg *config.Config, opt Options) *Server {
 	}
 	s.Env = command.NewEnv(ks, cfg, opt.Clock, opt.Logger)
 	s.Env.Host = s
+	s.loop = newEventLoop(s)
 	go s.cron()
 	return s
 }
@@ -200,9 +204,12 @@ func (s *Server) Close() {
 		// Wake readers; a goroutine running a batch finishes it first.
 		s.clientsMu.Lock()
 		for _, c := range s.clients {
-			c.conn.SetReadDeadline(time.Now())
+			c.wakeForClose()
 		}
 		s.clientsMu.Unlock()
+		if s.loop != nil {
+			s.loop.wake()
+		}
 		waited := make(chan struct{})
 		go func() { s.wg.Wait(); close(waited) }()
 		select {
@@ -210,7 +217,7 @@ func (s *Server) Close() {
 		case <-time.After(5 * time.Second):
 			s.clientsMu.Lock()
 			for _, c := range s.clients {
-				c.conn.Close()
+				c.kill()
 			}
 			s.clientsMu.Unlock()
 			<-waited
@@ -227,7 +234,12 @@ func (s *Server) Clients() []*command.Session {
 	defer s.clientsMu.Unlock()
 	out := make([]*command.Session, 0, len(s.clients))
 	for _, c := range s.clients {
-		out = append(out, c.sess)
+		// A killed client is gone for CLIENT LIST, CLIENT KILL and INFO,
+		// as Redis frees it at once, even while its goroutine or the
+		// event loop has yet to notice the closed socket.
+		if !c.sess.Killed.Load() {
+			out = append(out, c.sess)
+		}
 	}
 	return out
 }

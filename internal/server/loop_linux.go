@@ -1,0 +1,557 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/resp"
+)
+
+// The event loop (io-event-loop yes, the default on Linux) serves TCP
+// clients the way Redis does: one goroutine waits on an epoll set of
+// their sockets, and for each one that is readable reads what arrived,
+// runs the complete commands under the server lock and writes the
+// replies, with non-blocking system calls.
+//
+// Why: with a goroutine per connection, every request at pipeline 1 costs
+// a read that finds nothing, a park in Go's poller, and a wake-up that
+// makes the scheduler start another thread. Those costs, not the
+// commands, made Abacus slower than Redis at pipeline 1. The loop owns
+// its sockets outright: their descriptors are taken out of Go's poller
+// (accepted by net.Listener, duplicated, the net.Conn closed), so the
+// runtime's poller never wakes for them.
+//
+// What a loop cannot do without holding up every other client moves the
+// client to a goroutine of its own for the rest of its life ("handoff"):
+// a blocking command that parks, CLIENT PAUSE holding a command, or a
+// reply the socket would not take whole. The client then gets a net.Conn
+// made from its descriptor and the goroutine-per-connection code in
+// client.go serves it, starting with what the loop had read.
+//
+// Scripts run on the loop. While one runs, the busy server (busyWatch)
+// takes over the epoll set and answers the other loop clients through
+// Env.ExecuteBusy (BUSY, SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE),
+// as Redis processes events while a script is busy.
+
+// errAgain is a non-blocking read or write that would block.
+var errAgain = syscall.EAGAIN
+
+type handoffKind uint8
+
+const (
+	handoffNone   handoffKind = iota
+	handoffParked             // a blocking command parked the client
+	handoffPaused             // CLIENT PAUSE holds the next command
+	handoffWrite              // c.wrest is left to write, with wmu held
+)
+
+type eventLoop struct {
+	s      *Server
+	epfd   int
+	evfd   int // eventfd: wakes the loop for new clients and shutdown
+	mu     sync.Mutex
+	byFD   []*client // the loop's clients by descriptor (under mu)
+	cur    *client   // the client whose commands run now (under mu)
+	kick   []*client // clients with work but no new event (under mu)
+	inMu   sync.Mutex
+	inbox  []*client // accepted, not yet in the epoll set
+	closed bool      // evfd is closed (under inMu)
+}
+
+// newEventLoop makes the loop's epoll set, or returns nil (the server
+// then serves every client with a goroutine) when it is switched off or
+// cannot be made.
+func newEventLoop(s *Server) *eventLoop {
+	if !s.Cfg.Bool(config.EventLoop) {
+		return nil
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		s.Log.Warn("io-event-loop: epoll_create1: " + err.Error())
+		return nil
+	}
+	evfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		s.Log.Warn("io-event-loop: eventfd: " + err.Error())
+		return nil
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(evfd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, evfd, &ev); err != nil {
+		unix.Close(epfd)
+		unix.Close(evfd)
+		return nil
+	}
+	l := &eventLoop{s: s, epfd: epfd, evfd: evfd}
+	s.wg.Add(2)
+	go l.run()
+	go l.busyWatch()
+	return l
+}
+
+// detach takes a TCP connection's descriptor out of Go's poller: it
+// returns a duplicate (non-blocking, close-on-exec) and closes conn.
+func detach(conn net.Conn) (int, error) {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return -1, errors.New("not a socket")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	nfd, derr := -1, error(nil)
+	if err := rc.Control(func(fd uintptr) { nfd, derr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return -1, err
+	}
+	if derr != nil {
+		return -1, derr
+	}
+	conn.Close()
+	if err := unix.SetNonblock(nfd, true); err != nil {
+		unix.Close(nfd)
+		return -1, err
+	}
+	return nfd, nil
+}
+
+// add hands a new client to the loop.
+func (l *eventLoop) add(c *client) {
+	l.inMu.Lock()
+	defer l.inMu.Unlock()
+	if l.closed {
+		go c.close()
+		return
+	}
+	l.inbox = append(l.inbox, c)
+	l.wakeLocked()
+}
+
+func (l *eventLoop) wake() {
+	l.inMu.Lock()
+	defer l.inMu.Unlock()
+	l.wakeLocked()
+}
+
+func (l *eventLoop) wakeLocked() {
+	if l.closed {
+		return
+	}
+	one := uint64(1)
+	unix.Write(l.evfd, (*[8]byte)(unsafe.Pointer(&one))[:])
+}
+
+// run is the loop's goroutine.
+func (l *eventLoop) run() {
+	s := l.s
+	defer s.wg.Done()
+	events := make([]unix.EpollEvent, 256)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for {
+		if s.closing.Load() {
+			l.closeAll()
+			// busyServe checks closing before it polls again.
+			unix.Close(l.epfd)
+			l.inMu.Lock()
+			unix.Close(l.evfd)
+			l.closed = true
+			for _, c := range l.inbox {
+				go c.close() // accepted as the server closed
+			}
+			l.inbox = nil
+			l.inMu.Unlock()
+			return
+		}
+		l.admit()
+		n := l.wait(events, len(l.kick) == 0)
+		for i := 0; i < n; i++ {
+			fd := int(events[i].Fd)
+			if fd == l.evfd {
+				var b [8]byte
+				unix.Read(l.evfd, b[:])
+				continue
+			}
+			if fd < len(l.byFD) {
+				if c := l.byFD[fd]; c != nil {
+					l.serve(c, false)
+				}
+			}
+		}
+		if len(l.kick) > 0 {
+			kick := l.kick
+			l.kick = nil
+			for _, c := range kick {
+				c.kicked = false
+				if c.inLoop {
+					l.serve(c, true)
+				}
+			}
+		}
+	}
+}
+
+// wait returns the ready events: at once when there are some (or block is
+// false), else after blocking until there are. The first try is a raw
+// system call, which keeps the processor; only a wait that blocks goes
+// through the runtime's system-call path.
+func (l *eventLoop) wait(events []unix.EpollEvent, block bool) int {
+	for {
+		n, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+		if e == 0 && (n > 0 || !block) {
+			return int(n)
+		}
+		if e != 0 && e != syscall.EINTR {
+			return 0
+		}
+		if e == 0 {
+			break
+		}
+	}
+	for {
+		n, err := unix.EpollWait(l.epfd, events, -1)
+		if err == nil {
+			return n
+		}
+		if err != syscall.EINTR {
+			s := l.s
+			s.Log.Warn("io-event-loop: epoll_wait: " + err.Error())
+			time.Sleep(time.Millisecond)
+			return 0
+		}
+	}
+}
+
+// admit puts the newly accepted clients into the epoll set.
+func (l *eventLoop) admit() {
+	l.inMu.Lock()
+	in := l.inbox
+	l.inbox = nil
+	l.inMu.Unlock()
+	for _, c := range in {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.fd)}
+		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
+			l.s.Log.Warn("io-event-loop: epoll_ctl: " + err.Error())
+			go c.close()
+			continue
+		}
+		for len(l.byFD) <= c.fd {
+			l.byFD = append(l.byFD, nil)
+		}
+		l.byFD[c.fd] = c
+		c.inLoop = true
+	}
+}
+
+// remove takes c out of the epoll set.
+func (l *eventLoop) remove(c *client) {
+	unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, c.fd, nil)
+	l.byFD[c.fd] = nil
+	c.inLoop = false
+}
+
+// serve reads what c sent and runs it. kicked says c has input the busy
+// server left unanswered (or a handoff to make) without a new event.
+func (l *eventLoop) serve(c *client, kicked bool) {
+	s := l.s
+	defer func() {
+		if r := recover(); r != nil {
+			s.Env.Stats.PanicsRecovered.Add(1)
+			s.Log.Error(fmt.Sprintf("panic serving client id=%d addr=%s: %v", c.sess.ID, c.sess.Addr, r), "stack", string(debug.Stack()))
+			if c.inLoop {
+				l.drop(c)
+			}
+		}
+	}()
+	if c.sess.Killed.Load() || c.sess.CloseAfterReply {
+		// Killed, or the busy server answered SHUTDOWN NOSAVE / QUIT.
+		l.drop(c)
+		return
+	}
+	if c.handoff != handoffNone {
+		l.handoffTo(c, false)
+		return
+	}
+	n, err := c.loopRead()
+	if n > 0 {
+		s.Env.Stats.NetInputBytes.Add(int64(n))
+		c.sess.LastIO.Store(s.Env.NowMs())
+	} else if err == errAgain {
+		if !kicked || len(c.buf) == 0 {
+			return
+		}
+	} else {
+		l.drop(c)
+		return
+	}
+	l.cur = c
+	l.mu.Unlock()
+	var quit bool
+	func() {
+		// The lock is taken back even when a panic unwinds from here.
+		defer func() { l.mu.Lock(); l.cur = nil }()
+		c.buf, quit = c.consume(c.buf)
+	}()
+	switch {
+	case c.handoff != handoffNone:
+		l.handoffTo(c, quit)
+	case quit:
+		l.drop(c)
+	}
+}
+
+// drop closes a loop client.
+func (l *eventLoop) drop(c *client) {
+	l.remove(c)
+	if c.out != nil || c.handoff == handoffWrite {
+		// Writing out what is queued may take a while: not on the loop.
+		go c.close()
+		return
+	}
+	c.close()
+}
+
+// handoffTo moves c to a goroutine of its own (see the top of the file).
+// With quit the goroutine only finishes writing c.wrest and closes.
+func (l *eventLoop) handoffTo(c *client, quit bool) {
+	s := l.s
+	l.remove(c)
+	nfd, err := unix.FcntlInt(uintptr(c.fd), unix.F_DUPFD_CLOEXEC, 0)
+	var conn net.Conn
+	if err == nil {
+		f := os.NewFile(uintptr(nfd), "")
+		conn, err = net.FileConn(f)
+		f.Close()
+	}
+	if err != nil {
+		s.Log.Warn(fmt.Sprintf("io-event-loop: client id=%d to its own goroutine: %v", c.sess.ID, err))
+		c.sess.Killed.Store(true)
+		if c.handoff == handoffWrite {
+			c.wrest = nil
+			c.wmu.Unlock()
+		}
+		go c.close()
+		return
+	}
+	s.mu.Lock()
+	c.ioMu.Lock()
+	c.conn = conn
+	c.ioMu.Unlock()
+	c.raw = newRawIO(conn)
+	s.mu.Unlock()
+	c.quitAfter = quit
+	go c.serve()
+}
+
+// closeAll closes the loop's clients at shutdown.
+func (l *eventLoop) closeAll() {
+	l.admit()
+	for _, c := range l.byFD {
+		if c != nil {
+			l.drop(c)
+		}
+	}
+}
+
+// busyWatch gives the loop's clients the busy server while a script
+// runs and the loop is not polling (it runs the script itself, or waits
+// for the lock a script holds).
+func (l *eventLoop) busyWatch() {
+	s := l.s
+	defer s.wg.Done()
+	t := time.NewTicker(25 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+		if !s.Env.ScriptRunning() || !l.mu.TryLock() {
+			continue
+		}
+		l.busyServe()
+		l.mu.Unlock()
+	}
+}
+
+// busyServe answers the loop's clients while a script runs.
+func (l *eventLoop) busyServe() {
+	s := l.s
+	events := make([]unix.EpollEvent, 64)
+	for s.Env.ScriptRunning() && !s.closing.Load() {
+		l.admit() // clients accepted since the loop last polled
+		n, err := unix.EpollWait(l.epfd, events, 10)
+		if err != nil {
+			n = 0
+		}
+		useful := false
+		for _, ev := range events[:n] {
+			fd := int(ev.Fd)
+			if fd == l.evfd || fd >= len(l.byFD) {
+				continue
+			}
+			c := l.byFD[fd]
+			if c == nil || c == l.cur || c.kicked {
+				continue
+			}
+			useful = true
+			l.busyClient(c)
+		}
+		if !useful {
+			// Only the running client or the wake-up descriptor is ready
+			// (level-triggered: they stay ready until the loop runs).
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// busyClient reads what c sent and answers the commands the busy state
+// allows; at the first one it does not (the script ended), or anything
+// else the loop must handle, c is kicked to the loop.
+func (l *eventLoop) busyClient(c *client) {
+	s := l.s
+	n, err := c.loopRead()
+	if n > 0 {
+		s.Env.Stats.NetInputBytes.Add(int64(n))
+		c.sess.LastIO.Store(s.Env.NowMs())
+	} else if err != errAgain {
+		l.kickLocked(c) // the loop sees the close again and drops c
+		return
+	}
+	p := &c.parser
+	p.MaxBulk = s.Cfg.Int(config.ProtoMaxBulkLen)
+	p.Authenticated = c.sess.Authed
+	pos := 0
+	for {
+		args, used, perr := p.Parse(c.buf[pos:], c.argv[:0])
+		if perr != nil {
+			if perr != resp.ErrIncomplete {
+				l.kickLocked(c) // the protocol error is the loop's to answer
+			}
+			break
+		}
+		if len(args) == 0 {
+			pos += used
+			continue
+		}
+		c.argv = args
+		mark := len(c.w.Buf)
+		if !s.Env.ExecuteBusy(c.sess, args, &c.w) {
+			l.kickLocked(c)
+			break
+		}
+		pos += used
+		c.applyReplyMode(mark)
+		if c.sess.CloseAfterReply || c.sess.Killed.Load() {
+			l.kickLocked(c)
+			break
+		}
+	}
+	rest := copy(c.buf, c.buf[pos:])
+	c.buf = c.buf[:rest]
+	c.flushUnlocked()
+	if c.handoff != handoffNone {
+		l.kickLocked(c)
+	}
+}
+
+func (l *eventLoop) kickLocked(c *client) {
+	if !c.kicked {
+		c.kicked = true
+		l.kick = append(l.kick, c)
+	}
+}
+
+// loopMaxRead bounds one read on the loop, so that a client sending a
+// large value (or many clients at once) cannot hold the others off for
+// long: the rest is read on the next rounds.
+const loopMaxRead = 64 << 10
+
+// loopRead reads what arrived for c into c.buf.
+func (c *client) loopRead() (int, error) {
+	c.buf = c.readRoom(c.buf)
+	room := c.buf[len(c.buf):cap(c.buf)]
+	if len(room) > loopMaxRead {
+		room = room[:loopMaxRead]
+	}
+	n, err := fdRead(c.fd, room)
+	c.buf = c.buf[:len(c.buf)+n]
+	return n, err
+}
+
+// fdRead reads from a non-blocking descriptor: errAgain when nothing is
+// there, io.EOF when the peer closed.
+func fdRead(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+		switch e {
+		case 0:
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return int(n), nil
+		case syscall.EINTR:
+			continue
+		default:
+			return 0, e
+		}
+	}
+}
+
+// fdWrite writes p to a non-blocking descriptor until it is all written
+// (nil), the socket is full (errAgain, with what was written) or fails.
+func fdWrite(fd int, p []byte) (int, error) {
+	done := 0
+	for done < len(p) {
+		rest := p[done:]
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
+		switch e {
+		case 0:
+			done += int(n)
+		case syscall.EINTR:
+		default:
+			return done, e
+		}
+	}
+	return done, nil
+}
+
+// fdWriteWait writes all of p, waiting (poll) while the socket is full,
+// until killed says stop or the deadline (unix ns, 0 for none) passes.
+func fdWriteWait(fd int, p []byte, killed func() bool, deadline func() int64) (int, error) {
+	done := 0
+	for {
+		n, err := fdWrite(fd, p[done:])
+		done += n
+		if err != errAgain {
+			return done, err
+		}
+		if killed() {
+			return done, net.ErrClosed
+		}
+		if dl := deadline(); dl != 0 && time.Now().UnixNano() >= dl {
+			return done, os.ErrDeadlineExceeded
+		}
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		unix.Poll(pfd, 100)
+	}
+}
+
+func fdShutdown(fd int) { unix.Shutdown(fd, unix.SHUT_RDWR) }
+
+func fdClose(fd int) { unix.Close(fd) }

@@ -1,0 +1,183 @@
+package server_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/servertest"
+)
+
+// The event loop's handoffs (loop_linux.go): what the loop cannot do
+// without holding up the other clients moves the client to a goroutine,
+// which must go on exactly where the loop stopped. Each test runs with
+// the loop on and off: the goroutine-per-connection path stays covered.
+
+func bothModes(t *testing.T, f func(t *testing.T, inst *servertest.Instance)) {
+	for _, mode := range []string{"yes", "no"} {
+		t.Run("io-event-loop="+mode, func(t *testing.T) {
+			f(t, servertest.Start(t, servertest.WithConfig("io-event-loop", mode)))
+		})
+	}
+}
+
+// A reply larger than the socket takes, to a client that does not read
+// yet: the other clients are served meanwhile, and the slow client gets
+// every byte in order, then the rest of its pipeline, then more.
+func TestLoopLargeReplyToSlowReader(t *testing.T) {
+	bothModes(t, func(t *testing.T, inst *servertest.Instance) {
+		other := inst.Raw(t)
+		big := strings.Repeat("0123456789abcdef", 1<<20) // 16 MiB
+		if r := other.Do("SET", "big", big); r != "+OK\r\n" {
+			t.Fatalf("SET big: %q", r)
+		}
+		slow := inst.Raw(t)
+		slow.Write(append(servertest.Encode("GET", "big"), servertest.Encode("ECHO", "after")...))
+		// The slow client reads nothing yet; another client is not held up.
+		for i := 0; i < 50; i++ {
+			v := fmt.Sprint(i)
+			if r := other.Do("SET", "k", v); r != "+OK\r\n" {
+				t.Fatalf("SET while a reply waits: %q", r)
+			}
+			if r := other.Do("GET", "k"); r != fmt.Sprintf("$%d\r\n%s\r\n", len(v), v) {
+				t.Fatalf("GET while a reply waits: %q", r)
+			}
+		}
+		want := fmt.Sprintf("$%d\r\n%s\r\n", len(big), big) + "$5\r\nafter\r\n"
+		slow.C.SetReadDeadline(time.Now().Add(30 * time.Second))
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(slow.R, got); err != nil {
+			t.Fatalf("reading the large reply: %v", err)
+		}
+		if !bytes.Equal(got, []byte(want)) {
+			t.Fatalf("large reply differs (len %d, want %d)", len(got), len(want))
+		}
+		if r := slow.Do("ECHO", "more"); r != "$4\r\nmore\r\n" {
+			t.Fatalf("after the large reply: %q", r)
+		}
+	})
+}
+
+// A blocking command in the middle of a pipeline parks the client; the
+// commands after it run once the wait is over, in order.
+func TestLoopBlockedInPipeline(t *testing.T) {
+	bothModes(t, func(t *testing.T, inst *servertest.Instance) {
+		a, b := inst.Raw(t), inst.Raw(t)
+		var req []byte
+		req = append(req, servertest.Encode("ECHO", "before")...)
+		req = append(req, servertest.Encode("BLPOP", "q", "0")...)
+		req = append(req, servertest.Encode("RPUSH", "q", "again")...)
+		req = append(req, servertest.Encode("LPOP", "q")...)
+		a.Write(req)
+		if r := a.Read(); r != "$6\r\nbefore\r\n" {
+			t.Fatalf("before the block: %q", r)
+		}
+		waitBlocked(t, b, 1)
+		if r := b.Do("RPUSH", "q", "x"); r != ":1\r\n" {
+			t.Fatalf("RPUSH: %q", r)
+		}
+		for _, want := range []string{"*2\r\n$1\r\nq\r\n$1\r\nx\r\n", ":1\r\n", "$5\r\nagain\r\n"} {
+			if r := a.Read(); r != want {
+				t.Fatalf("after the wake-up: %q, want %q", r, want)
+			}
+		}
+		if r := a.Do("PING"); r != "+PONG\r\n" {
+			t.Fatalf("PING after: %q", r)
+		}
+	})
+}
+
+// waitBlocked waits until n clients are blocked (INFO clients).
+func waitBlocked(t *testing.T, c *servertest.Conn, n int) {
+	t.Helper()
+	want := fmt.Sprintf("blocked_clients:%d\r\n", n)
+	for i := 0; ; i++ {
+		if strings.Contains(c.Do("INFO", "clients"), want) {
+			return
+		}
+		if i > 2000 {
+			t.Fatalf("never %d blocked clients", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// CLIENT PAUSE WRITE holds a write in the middle of a pipeline; the reads
+// before it are answered at once, the write and what follows after
+// CLIENT UNPAUSE.
+func TestLoopPausedInPipeline(t *testing.T) {
+	bothModes(t, func(t *testing.T, inst *servertest.Instance) {
+		a, admin := inst.Raw(t), inst.Raw(t)
+		if r := admin.Do("CLIENT", "PAUSE", "100000", "WRITE"); r != "+OK\r\n" {
+			t.Fatalf("CLIENT PAUSE: %q", r)
+		}
+		var req []byte
+		req = append(req, servertest.Encode("ECHO", "read")...)
+		req = append(req, servertest.Encode("SET", "p", "1")...)
+		req = append(req, servertest.Encode("GET", "p")...)
+		a.Write(req)
+		if r := a.Read(); r != "$4\r\nread\r\n" {
+			t.Fatalf("read before the paused write: %q", r)
+		}
+		if r := admin.Do("EXISTS", "p"); r != ":0\r\n" {
+			t.Fatalf("the paused SET ran: %q", r)
+		}
+		if r := admin.Do("CLIENT", "UNPAUSE"); r != "+OK\r\n" {
+			t.Fatalf("CLIENT UNPAUSE: %q", r)
+		}
+		if r := a.Read(); r != "+OK\r\n" {
+			t.Fatalf("SET after unpause: %q", r)
+		}
+		if r := a.Read(); r != "$1\r\n1\r\n" {
+			t.Fatalf("GET after unpause: %q", r)
+		}
+	})
+}
+
+// Many clients at once, each pipelining: every reply reaches its own
+// client in order (the loop serves them all from one goroutine).
+func TestLoopManyClients(t *testing.T) {
+	bothModes(t, func(t *testing.T, inst *servertest.Instance) {
+		const clients, per = 40, 50
+		conns := make([]*servertest.Conn, clients)
+		for i := range conns {
+			conns[i] = inst.Raw(t)
+		}
+		for round := 0; round < 3; round++ {
+			for i, c := range conns {
+				var req []byte
+				for j := 0; j < per; j++ {
+					req = append(req, servertest.Encode("INCR", fmt.Sprintf("c%d", i))...)
+				}
+				c.Write(req)
+			}
+			for i, c := range conns {
+				for j := 0; j < per; j++ {
+					want := fmt.Sprintf(":%d\r\n", round*per+j+1)
+					if r := c.Read(); r != want {
+						t.Fatalf("client %d round %d reply %d: %q, want %q", i, round, j, r, want)
+					}
+				}
+			}
+		}
+	})
+}
+
+// CLIENT KILL closes a loop client at once: it is gone from CLIENT LIST
+// and its socket closes.
+func TestLoopClientKill(t *testing.T) {
+	bothModes(t, func(t *testing.T, inst *servertest.Instance) {
+		admin, victim := inst.Raw(t), inst.Raw(t)
+		id := strings.TrimSuffix(strings.TrimPrefix(victim.Do("CLIENT", "ID"), ":"), "\r\n")
+		if r := admin.Do("CLIENT", "KILL", "ID", id); r != ":1\r\n" {
+			t.Fatalf("CLIENT KILL: %q", r)
+		}
+		victim.ExpectClosed()
+		if list := admin.Do("CLIENT", "LIST"); strings.Contains(list, "id="+id+" ") {
+			t.Fatalf("killed client still listed: %s", list)
+		}
+	})
+}
