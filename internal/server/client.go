@@ -140,7 +140,8 @@ func (s *Server) accept(conn net.Conn) {
 		tc.SetNoDelay(true)
 	}
 	inLoop := false
-	if isTCP && s.loop != nil {
+	loop := s.pickLoop()
+	if isTCP && loop != nil {
 		if fd, err := detach(conn); err == nil {
 			c.fd, c.fdOpen, sess.FD, inLoop = fd, true, fd, true
 		} else {
@@ -155,7 +156,7 @@ func (s *Server) accept(conn net.Conn) {
 	s.clientsMu.Unlock()
 	s.Env.Stats.TotalConnections.Add(1)
 	if inLoop {
-		s.loop.add(c)
+		loop.add(c)
 		return
 	}
 	go c.serve()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -67,6 +68,8 @@ type eventLoop struct {
 	inMu   sync.Mutex
 	inbox  []*client // accepted, not yet in the epoll set
 	closed bool      // evfd is closed (under inMu)
+	// want is set while the loop waits for mu: the busy server lets go.
+	want atomic.Bool
 }
 
 // newEventLoop makes the loop's epoll set, or returns nil (the server
@@ -300,7 +303,12 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 	var quit bool
 	func() {
 		// The lock is taken back even when a panic unwinds from here.
-		defer func() { l.mu.Lock(); l.cur = nil }()
+		defer func() {
+			l.want.Store(true) // the busy server gives the set back
+			l.mu.Lock()
+			l.want.Store(false)
+			l.cur = nil
+		}()
 		c.buf, quit = c.consume(c.buf)
 	}()
 	switch {
@@ -390,7 +398,7 @@ func (l *eventLoop) busyWatch() {
 func (l *eventLoop) busyServe() {
 	s := l.s
 	events := make([]unix.EpollEvent, 64)
-	for s.Env.ScriptRunning() && !s.closing.Load() {
+	for s.Env.ScriptRunning() && !s.closing.Load() && !l.want.Load() {
 		l.admit() // clients accepted since the loop last polled
 		n, err := unix.EpollWait(l.epfd, events, 10)
 		if err != nil {

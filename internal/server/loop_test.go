@@ -14,12 +14,17 @@ import (
 // The event loop's handoffs (loop_linux.go): what the loop cannot do
 // without holding up the other clients moves the client to a goroutine,
 // which must go on exactly where the loop stopped. Each test runs with
-// the loop on and off: the goroutine-per-connection path stays covered.
+// one loop, two loops (io-threads 2) and none: the goroutine-per-connection
+// path stays covered.
 
 func bothModes(t *testing.T, f func(t *testing.T, inst *servertest.Instance)) {
-	for _, mode := range []string{"yes", "no"} {
-		t.Run("io-event-loop="+mode, func(t *testing.T) {
-			f(t, servertest.Start(t, servertest.WithConfig("io-event-loop", mode)))
+	for _, mode := range [][]string{
+		{"io-event-loop", "yes"},
+		{"io-event-loop", "yes", "io-threads", "2"},
+		{"io-event-loop", "no"},
+	} {
+		t.Run(strings.Join(mode, "="), func(t *testing.T) {
+			f(t, servertest.Start(t, servertest.WithConfig(mode...)))
 		})
 	}
 }

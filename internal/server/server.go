@@ -50,8 +50,10 @@ type Server struct {
 	// exits on it. Buffered, so SHUTDOWN never blocks.
 	ShutdownRequested chan struct{}
 
-	// loop serves the TCP clients (loop_linux.go); nil when off.
-	loop *eventLoop
+	// loops serve the TCP clients (loop_linux.go), io-threads of them,
+	// new clients going to each in turn; none when io-event-loop is off.
+	loops    []*eventLoop
+	nextLoop atomic.Uint32
 
 	// pause is CLIENT PAUSE's state: the end (unix ms) times two, plus one
 	// when only writes are paused; 0 when nothing is paused.
@@ -81,7 +83,11 @@ func New(cfg *config.Config, opt Options) *Server {
 	}
 	s.Env = command.NewEnv(ks, cfg, opt.Clock, opt.Logger)
 	s.Env.Host = s
-	s.loop = newEventLoop(s)
+	for i := int64(0); i < cfg.Int(config.IOThreads); i++ {
+		if l := newEventLoop(s); l != nil {
+			s.loops = append(s.loops, l)
+		}
+	}
 	go s.cron()
 	return s
 }
@@ -171,6 +177,15 @@ func (s *Server) acceptLoop(ln net.Listener) {
 	}
 }
 
+// pickLoop returns the event loop for a new client, nil when there is
+// none.
+func (s *Server) pickLoop() *eventLoop {
+	if len(s.loops) == 0 {
+		return nil
+	}
+	return s.loops[int(s.nextLoop.Add(1))%len(s.loops)]
+}
+
 // Addr returns the first listener's address.
 func (s *Server) Addr() string {
 	s.lnMu.Lock()
@@ -207,8 +222,8 @@ func (s *Server) Close() {
 			c.wakeForClose()
 		}
 		s.clientsMu.Unlock()
-		if s.loop != nil {
-			s.loop.wake()
+		for _, l := range s.loops {
+			l.wake()
 		}
 		waited := make(chan struct{})
 		go func() { s.wg.Wait(); close(waited) }()
