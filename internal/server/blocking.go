@@ -53,9 +53,11 @@ func (c *client) park() bool {
 // Before a handoff from the event loop the client has no conn yet: its
 // goroutine finds the wait over when it starts.
 func (c *client) wakeParked() {
+	c.ioMu.Lock()
 	if c.conn != nil {
 		c.conn.SetReadDeadline(time.Now())
 	}
+	c.ioMu.Unlock()
 }
 
 // waitBlocked holds the client until its wait ends, then sends the reply.

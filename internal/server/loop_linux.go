@@ -352,12 +352,13 @@ func (l *eventLoop) handoffTo(c *client, quit bool) {
 		go c.close()
 		return
 	}
-	s.mu.Lock()
+	// Not under the server lock, which a script may hold for long: a
+	// waker (wakeParked) sees conn under ioMu, or nil, and then the
+	// goroutine finds the wait over when it looks.
+	c.raw = newRawIO(conn)
 	c.ioMu.Lock()
 	c.conn = conn
 	c.ioMu.Unlock()
-	c.raw = newRawIO(conn)
-	s.mu.Unlock()
 	c.quitAfter = quit
 	go c.serve()
 }
