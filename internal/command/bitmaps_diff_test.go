@@ -150,9 +150,9 @@ STRLEN e3
 SET e4 ""
 SETBIT e4 0 0
 GET e4
-SET ttl v EX 100
+SET ttl v EXAT 4102444800
 SETBIT ttl 1 1
-TTL ttl
+EXPIRETIME ttl
 `)
 }
 
@@ -414,9 +414,9 @@ GET d
 SET d x
 BITOP OR d empty
 EXISTS d
-SET d x EX 100
+SET d x EXAT 4102444800
 BITOP OR d a
-TTL d
+EXPIRETIME d
 `)
 }
 

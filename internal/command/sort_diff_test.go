@@ -376,9 +376,9 @@ func TestSortDiffStore(t *testing.T) {
 		SORT nokey STORE dst
 		EXISTS dst
 		SET dst x
-		EXPIRE dst 1000
+		EXPIREAT dst 4102444800
 		SORT nl STORE dst
-		TTL dst
+		EXPIRETIME dst
 		TYPE dst
 		SORT nl STORE dst STORE dst2
 		EXISTS dst dst2

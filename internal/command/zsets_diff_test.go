@@ -415,9 +415,9 @@ func TestZsetDiffRangestore(t *testing.T) {
 		ZRANGESTORE str src 0 1
 		TYPE str
 		ZRANGE str 0 -1
-		EXPIRE str 100
+		EXPIREAT str 4102444800
 		ZRANGESTORE str src 0 1
-		TTL str
+		EXPIRETIME str
 		ZRANGESTORE src src 1 -1
 		ZRANGE src 0 -1 WITHSCORES
 		ZRANGESTORE dst src x 1
