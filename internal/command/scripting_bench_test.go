@@ -95,3 +95,16 @@ func BenchmarkEvalshaSlidingWindow(b *testing.B) {
 		return [][]byte{[]byte("1"), subjects[i%len(subjects)], limits, []byte("1"), nil}
 	})
 }
+
+// BenchmarkEvalshaLoop: a pure-Lua loop of 1,000 iterations of two
+// instructions, the case where the kill checkpoint costs most.
+func BenchmarkEvalshaLoop(b *testing.B) {
+	args := [][]byte{[]byte("0"), []byte("1000")}
+	benchEvalsha(b, "local x = 0 for i = 1, tonumber(ARGV[1]) do x = x + i end return x", func(int) [][]byte { return args })
+}
+
+// BenchmarkEvalshaHelper: a loop calling a small Lua function.
+func BenchmarkEvalshaHelper(b *testing.B) {
+	args := [][]byte{[]byte("0"), []byte("100")}
+	benchEvalsha(b, "local function sq(v) return v * v end local x = 0 for i = 1, tonumber(ARGV[1]) do x = x + sq(i) end return x", func(int) [][]byte { return args })
+}

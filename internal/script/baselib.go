@@ -204,9 +204,7 @@ func (vm *VM) luaPcall(L *lua.LState) int {
 	checkAny(L, 1, "pcall")
 	top := L.GetTop()
 	if err := L.PCall(top-1, lua.MultRet, nil); err != nil {
-		if vm.killed.Load() {
-			L.Error(lua.LString(msgKilled), 0)
-		}
+		vm.raiseIfKilled(L)
 		var obj lua.LValue = lua.LString(err.Error())
 		if ae, ok := err.(*lua.ApiError); ok {
 			obj = ae.Object
@@ -230,8 +228,8 @@ func (vm *VM) luaNext(L *lua.LState) int {
 	t := L.CheckTable(1)
 	t, _ = vm.real(t)
 	k, v := t.Next(L.Get(2))
-	if t == vm.globals && k == lua.LString(concatName) {
-		k, v = t.Next(k) // the hidden helper of rewrite.go
+	for t == vm.globals && hiddenGlobal(k) {
+		k, v = t.Next(k) // the hidden helpers of rewrite.go
 	}
 	if k == lua.LNil {
 		L.Push(lua.LNil)
@@ -345,7 +343,9 @@ func (vm *VM) luaLoadstring(L *lua.LState) int {
 	src := L.CheckString(1)
 	name := L.OptString(2, src)
 	chunkName := "[string \"" + firstLine(name) + "\"]"
-	fn, err := vm.compile(src, chunkName)
+	// Compiled checkpointed whatever it holds: it may run in a chunk
+	// that runs without the kill context.
+	fn, _, err := vm.compile(src, chunkName, true)
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(err.Error()))

@@ -66,6 +66,9 @@ type Script struct {
 	Body  string
 	Flags Flags
 	fn    *lua.LFunction
+	// checkpointed: compiled with kill checkpoints, run without the
+	// kill context (kill.go).
+	checkpointed bool
 }
 
 // Engine is the server's scripting state: the EVAL VM with its script
@@ -116,11 +119,11 @@ func (e *Engine) Load(body string) (*Script, error) {
 	vm := e.evalVM()
 	// The shebang line is skipped, its newline kept, so that line numbers
 	// stay the user's.
-	fn, err := vm.compile(body[skip:], chunkScript)
+	fn, checkpointed, err := vm.compile(body[skip:], chunkScript, false)
 	if err != nil {
 		return nil, replyErr("ERR Error compiling script (new function): " + err.Error())
 	}
-	s := &Script{SHA: sha, Body: body, Flags: flags, fn: fn}
+	s := &Script{SHA: sha, Body: body, Flags: flags, fn: fn, checkpointed: checkpointed}
 	e.scripts[sha] = s
 	return s, nil
 }
@@ -230,7 +233,7 @@ func (e *Engine) RunScript(s *Script, c *Call) (failed bool) {
 	vm.argv.fill(vm, "ARGV", c.Args)
 	e.active.Store(vm)
 	defer e.active.Store(nil)
-	failed = vm.call(s.fn, s.SHA, c)
+	failed = vm.call(s.fn, s.checkpointed, s.SHA, c)
 	vm.keys.check()
 	vm.argv.check()
 	return failed
@@ -324,13 +327,14 @@ func stringArray(L *lua.LState, items [][]byte) *lua.LTable {
 }
 
 // call runs fn(args...) in protected mode and writes the reply; name is
-// what error messages call the script.
-func (vm *VM) call(fn *lua.LFunction, name string, c *Call, args ...lua.LValue) bool {
+// what error messages call the script, checkpointed tells how its chunk
+// was compiled.
+func (vm *VM) call(fn *lua.LFunction, checkpointed bool, name string, c *Call, args ...lua.LValue) bool {
 	L := vm.L
 	vm.runv = runState{host: c.Host, resp: 2, name: name}
 	run := &vm.runv
 	vm.run = run
-	vm.beginRun()
+	vm.beginRun(checkpointed)
 	defer func() {
 		vm.run = nil
 		vm.endRun()
@@ -342,12 +346,15 @@ func (vm *VM) call(fn *lua.LFunction, name string, c *Call, args ...lua.LValue) 
 	}
 	err := L.PCall(len(args), 1, vm.errHandler)
 	rw := replyWriter{w: c.W, vm: vm, resp: run.resp, countErr: c.CountError}
-	if err != nil {
-		var obj lua.LValue = lua.LString(err.Error())
+	// A script killed after its last check ends as killed all the same.
+	if err != nil || vm.killed() {
+		var obj lua.LValue = lua.LNil
 		if ae, ok := err.(*lua.ApiError); ok {
 			obj = ae.Object
+		} else if err != nil {
+			obj = lua.LString(err.Error())
 		}
-		if vm.killed.Load() {
+		if vm.killed() {
 			t := errorTable(L, msgKilled, false)
 			if src, line, ok := tableSource(obj); ok {
 				t.RawSetString("source", src)

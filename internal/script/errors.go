@@ -14,7 +14,7 @@ import (
 // that function is a Go (C in Redis) one.
 func (vm *VM) handleError(L *lua.LState) int {
 	e := L.Get(1)
-	if vm.killed.Load() {
+	if vm.killed() {
 		e = errorTable(L, msgKilled, false)
 	}
 	var t *lua.LTable

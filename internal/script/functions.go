@@ -21,6 +21,8 @@ type Library struct {
 	Name  string
 	Code  string
 	Funcs map[string]*Function // by lower-case name: names are case-insensitive
+	// checkpointed: compiled with kill checkpoints (kill.go).
+	checkpointed bool
 }
 
 // Function is a registered function.
@@ -77,6 +79,7 @@ func (vm *VM) newLoadAPI() *lua.LTable {
 	api := L.NewTable()
 	api.RawSetString("redis", vm.readonly(rt, nil))
 	api.RawSetString(concatName, vm.globals.RawGetString(concatName))
+	api.RawSetString(checkName, vm.globals.RawGetString(checkName))
 	L.SetMetatable(api, strict)
 	return api
 }
@@ -149,11 +152,11 @@ func (e *Engine) compileLibrary(code string) (*Library, error) {
 		return nil, replyErr("ERR Engine '" + engine + "' not found")
 	}
 	vm := e.fnVM()
-	fn, err := vm.compile(body, chunkFunction)
+	fn, checkpointed, err := vm.compile(body, chunkFunction, false)
 	if err != nil {
 		return nil, replyErr("ERR Error compiling function: " + err.Error())
 	}
-	lib := &Library{Name: name, Code: code, Funcs: map[string]*Function{}}
+	lib := &Library{Name: name, Code: code, Funcs: map[string]*Function{}, checkpointed: checkpointed}
 	if err := vm.runLoad(fn, lib); err != nil {
 		return nil, err
 	}
@@ -170,7 +173,7 @@ func (vm *VM) runLoad(fn *lua.LFunction, lib *Library) error {
 	vm.envMeta.RawSetString("__index", vm.loadAPI)
 	vm.runv = runState{resp: 2, loading: lib}
 	vm.run = &vm.runv
-	vm.beginRun()
+	vm.beginRun(lib.checkpointed)
 	timer := time.AfterFunc(loadTimeout, vm.Kill)
 	defer func() {
 		timer.Stop()
@@ -181,11 +184,11 @@ func (vm *VM) runLoad(fn *lua.LFunction, lib *Library) error {
 	}()
 	L.Push(fn)
 	err := L.PCall(0, 0, nil)
+	if vm.killed() {
+		return replyErr("ERR Error registering functions: ERR FUNCTION LOAD timeout")
+	}
 	if err == nil {
 		return nil
-	}
-	if vm.killed.Load() {
-		return replyErr("ERR Error registering functions: ERR FUNCTION LOAD timeout")
 	}
 	var obj lua.LValue = lua.LString(err.Error())
 	if ae, ok := err.(*lua.ApiError); ok {
@@ -452,5 +455,5 @@ func (e *Engine) RunFunction(f *Function, c *Call) bool {
 	vm := e.fnVM()
 	e.active.Store(vm)
 	defer e.active.Store(nil)
-	return vm.call(f.fn, f.Name, c, stringArray(vm.L, c.Keys), stringArray(vm.L, c.Args))
+	return vm.call(f.fn, f.Lib.checkpointed, f.Name, c, stringArray(vm.L, c.Keys), stringArray(vm.L, c.Args))
 }

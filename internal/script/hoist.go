@@ -63,7 +63,7 @@ func (vm *VM) hoistGlobals(stmts []ast.Stmt) []ast.Stmt {
 		if len(names) >= maxHoisted {
 			break
 		}
-		if sc.reads[g] < 2 || sc.declared[g] || sc.assigned[g] || vm.globals.RawGetString(g) == lua.LNil || g == concatName {
+		if sc.reads[g] < 2 || sc.declared[g] || sc.assigned[g] || vm.globals.RawGetString(g) == lua.LNil || hiddenGlobal(lua.LString(g)) {
 			continue
 		}
 		names = append(names, g)

@@ -70,6 +70,8 @@ func (vm *VM) redisCommand(L *lua.LState, raise bool) int {
 	if run == nil || run.host == nil {
 		raiseErr(L, "redis.call/pcall can only be called inside a script invocation")
 	}
+	// A killed script runs no more commands (it could write).
+	vm.raiseIfKilled(L)
 	args, errMsg := vm.commandArgs(L)
 	if errMsg != "" {
 		t := errorTable(L, errMsg, false)

@@ -15,42 +15,125 @@ import (
 // rewritten into a call of luaConcat(a, b, c), which formats numbers with
 // "%.14g", builds the result in one buffer, honours __concat metamethods
 // in Lua's order and raises Lua's "attempt to concatenate a nil value".
-// The function reaches the chunk through a local declared at its top
-// under a name no Lua source can spell, so user code can neither see nor
-// shadow it; nested functions see it as an upvalue.
+//
+// The same pass makes scripts killable (SCRIPT KILL, FUNCTION KILL, the
+// FUNCTION LOAD timeout) without gopher-lua's per-instruction context
+// check, which costs a select before every instruction of every script.
+// Only code that loops or calls functions can run for long, so the top of
+// every loop body, of every function body and the place after every label
+// (the target of a goto) get
+//
+//	(budget) = (budget) - 1
+//	if (budget) < 0 then (budget) = 100; (check)() end
+//
+// three VM instructions in the common case, and a call of the Go function
+// that raises the kill error every 100 passes. A killed script stops
+// within 100 loop iterations or function calls; what runs meanwhile is
+// straight-line code, and redis.call and pcall check the kill themselves.
+// The counter stays within 0..100, numbers gopher-lua boxes without
+// allocating.
+//
+// The functions reach the chunk through locals declared at its top under
+// names no Lua source can spell, so user code can neither see nor shadow
+// them; nested functions see them as upvalues.
 
-// concatName is the name of the hidden local and of the global it is
-// read from once per run.
-const concatName = "(concat)"
+// concatName and checkName are the names of the hidden locals and of the
+// globals they are read from once per run.
+const (
+	concatName = "(concat)"
+	checkName  = "(check)"
+	budgetName = "(budget)"
+	// checkEvery is how many checkpoints pass between calls of (check).
+	checkEvery = "100"
+)
 
-// rewriteChunk rewrites the concatenations of a chunk and declares the
-// local that holds luaConcat.
-func rewriteChunk(stmts []ast.Stmt) []ast.Stmt {
-	rw := rewriter{}
-	rw.stmts(stmts)
-	if !rw.used {
-		return stmts
+// hiddenGlobal reports whether k is one of the hidden helpers' names,
+// which pairs(_G) and next(_G) skip.
+func hiddenGlobal(k lua.LValue) bool {
+	return k == lua.LString(concatName) || k == lua.LString(checkName)
+}
+
+// rewriteChunk rewrites the concatenations of a chunk, adds the kill
+// checkpoints when the chunk is to be checkpointed (always when force is
+// set; otherwise as checkpointed decides), and declares the locals that
+// hold luaConcat, the check and the countdown. It reports whether the
+// chunk is checkpointed.
+func rewriteChunk(stmts []ast.Stmt, force bool) ([]ast.Stmt, bool) {
+	rw := rewriter{checkpoints: force || checkpointed(stmts)}
+	stmts = rw.stmts(stmts)
+	var names []string
+	if rw.used {
+		names = append(names, concatName)
 	}
-	decl := &ast.LocalAssignStmt{Names: []string{concatName}, Exprs: []ast.Expr{&ast.IdentExpr{Value: concatName}}}
+	if rw.checked {
+		names = append(names, checkName)
+	}
+	if len(names) == 0 {
+		return stmts, rw.checkpoints
+	}
 	line := 1
 	if len(stmts) > 0 {
 		line = stmts[0].Line()
 	}
-	decl.SetLine(line)
-	decl.SetLastLine(line)
-	decl.Exprs[0].SetLine(line)
-	decl.Exprs[0].SetLastLine(line)
-	return append([]ast.Stmt{decl}, stmts...)
+	decl := &ast.LocalAssignStmt{Names: names}
+	for _, n := range names {
+		decl.Exprs = append(decl.Exprs, at(&ast.IdentExpr{Value: n}, line))
+	}
+	if rw.checked {
+		decl.Names = append(decl.Names, budgetName)
+		decl.Exprs = append(decl.Exprs, at(&ast.NumberExpr{Value: checkEvery}, line))
+	}
+	return append([]ast.Stmt{at(decl, line)}, stmts...), rw.checkpoints
+}
+
+// at sets the line of a node made by the rewriter.
+func at[T ast.PositionHolder](n T, line int) T {
+	n.SetLine(line)
+	n.SetLastLine(line)
+	return n
 }
 
 type rewriter struct {
-	used bool
+	checkpoints bool // add kill checkpoints
+	used        bool // a .. was rewritten
+	checked     bool // a checkpoint was added
 }
 
-func (rw *rewriter) stmts(list []ast.Stmt) {
-	for _, s := range list {
-		rw.stmt(s)
+// check is the kill checkpoint, at line: two statements.
+func (rw *rewriter) check(line int) []ast.Stmt {
+	rw.checked = true
+	id := func(name string) ast.Expr { return at(&ast.IdentExpr{Value: name}, line) }
+	num := func(v string) ast.Expr { return at(&ast.NumberExpr{Value: v}, line) }
+	dec := &ast.AssignStmt{Lhs: []ast.Expr{id(budgetName)},
+		Rhs: []ast.Expr{at(&ast.ArithmeticOpExpr{Operator: "-", Lhs: id(budgetName), Rhs: num("1")}, line)}}
+	reset := &ast.AssignStmt{Lhs: []ast.Expr{id(budgetName)}, Rhs: []ast.Expr{num(checkEvery)}}
+	call := &ast.FuncCallStmt{Expr: at(&ast.FuncCallExpr{Func: id(checkName)}, line)}
+	cond := at(&ast.RelationalOpExpr{Operator: "<", Lhs: id(budgetName), Rhs: num("0")}, line)
+	ifs := &ast.IfStmt{Condition: cond, Then: []ast.Stmt{at(reset, line), at(call, line)}}
+	return []ast.Stmt{at(dec, line), at(ifs, line)}
+}
+
+// body rewrites a loop or function body and puts a kill checkpoint at its
+// top.
+func (rw *rewriter) body(list []ast.Stmt, line int) []ast.Stmt {
+	list = rw.stmts(list)
+	if !rw.checkpoints {
+		return list
 	}
+	return append(rw.check(line), list...)
+}
+
+// stmts rewrites a block; a label gets a kill check after it.
+func (rw *rewriter) stmts(list []ast.Stmt) []ast.Stmt {
+	for i := 0; i < len(list); i++ {
+		rw.stmt(list[i])
+		if l, ok := list[i].(*ast.LabelStmt); ok && rw.checkpoints {
+			chk := rw.check(l.Line())
+			list = append(list[:i+1], append(chk, list[i+1:]...)...)
+			i += len(chk)
+		}
+	}
+	return list
 }
 
 func (rw *rewriter) exprs(list []ast.Expr) {
@@ -69,27 +152,31 @@ func (rw *rewriter) stmt(s ast.Stmt) {
 	case *ast.FuncCallStmt:
 		st.Expr = rw.expr(st.Expr)
 	case *ast.DoBlockStmt:
-		rw.stmts(st.Stmts)
+		st.Stmts = rw.stmts(st.Stmts)
 	case *ast.WhileStmt:
 		st.Condition = rw.expr(st.Condition)
-		rw.stmts(st.Stmts)
+		st.Stmts = rw.body(st.Stmts, st.Line())
 	case *ast.RepeatStmt:
 		st.Condition = rw.expr(st.Condition)
-		rw.stmts(st.Stmts)
+		st.Stmts = rw.body(st.Stmts, st.Line())
 	case *ast.IfStmt:
 		st.Condition = rw.expr(st.Condition)
-		rw.stmts(st.Then)
-		rw.stmts(st.Else)
+		st.Then = rw.stmts(st.Then)
+		st.Else = rw.stmts(st.Else)
 	case *ast.NumberForStmt:
 		st.Init = rw.expr(st.Init)
 		st.Limit = rw.expr(st.Limit)
 		if st.Step != nil {
 			st.Step = rw.expr(st.Step)
 		}
-		rw.stmts(st.Stmts)
+		if shortFor(st) {
+			st.Stmts = rw.stmts(st.Stmts)
+		} else {
+			st.Stmts = rw.body(st.Stmts, st.Line())
+		}
 	case *ast.GenericForStmt:
 		rw.exprs(st.Exprs)
-		rw.stmts(st.Stmts)
+		st.Stmts = rw.body(st.Stmts, st.Line())
 	case *ast.FuncDefStmt:
 		if st.Name != nil {
 			if st.Name.Func != nil {
@@ -99,7 +186,7 @@ func (rw *rewriter) stmt(s ast.Stmt) {
 				st.Name.Receiver = rw.expr(st.Name.Receiver)
 			}
 		}
-		rw.stmts(st.Func.Stmts)
+		st.Func.Stmts = rw.body(st.Func.Stmts, st.Func.Line())
 	case *ast.ReturnStmt:
 		rw.exprs(st.Exprs)
 	}
@@ -141,7 +228,7 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 	case *ast.UnaryLenOpExpr:
 		ex.Expr = rw.expr(ex.Expr)
 	case *ast.FunctionExpr:
-		rw.stmts(ex.Stmts)
+		ex.Stmts = rw.body(ex.Stmts, ex.Line())
 	case *ast.StringConcatOpExpr:
 		// a .. b .. c parses as a .. (b .. c): flatten the chain.
 		var args []ast.Expr

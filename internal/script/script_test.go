@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	lua "github.com/yuin/gopher-lua"
-
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
@@ -284,7 +282,7 @@ func FuzzDecoders(f *testing.F) {
 	}
 	e := New(Options{})
 	vm := e.evalVM()
-	fns := []*lua.LFunction{}
+	fns := []*Script{}
 	for _, body := range []string{
 		"return {pcall(cjson.decode, ARGV[1])}",
 		"return {pcall(cmsgpack.unpack, ARGV[1])}",
@@ -297,13 +295,13 @@ func FuzzDecoders(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		fns = append(fns, s.fn)
+		fns = append(fns, s)
 	}
 	f.Fuzz(func(t *testing.T, data, format string) {
-		for _, fn := range fns {
+		for _, s := range fns {
 			w := &resp.Writer{Proto: 2}
 			vm.globals.RawSetString("ARGV", stringArray(vm.L, [][]byte{[]byte(data), []byte(format)}))
-			vm.call(fn, "fuzz", &Call{Host: &fakeHost{}, W: w})
+			vm.call(s.fn, s.checkpointed, "fuzz", &Call{Host: &fakeHost{}, W: w})
 			if len(w.Buf) == 0 {
 				t.Fatalf("no reply for %q %q", data, format)
 			}

@@ -19,13 +19,9 @@
 package script
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -110,13 +106,7 @@ type VM struct {
 	errHandler *lua.LFunction
 	loadAPI    *lua.LTable // what library code sees while FUNCTION LOAD runs it
 
-	kmu     sync.Mutex // orders Kill against the start and end of runs
-	running bool
-	ctx     *killCtx
-	killed  atomic.Bool
-	// coroutines is set when a run created a coroutine: gopher-lua gives
-	// each one a context derived from ctx, released when ctx is closed.
-	coroutines bool
+	kill killState // kill.go
 
 	// The run in progress (nil between runs), kept in runv.
 	run  *runState
@@ -138,20 +128,6 @@ type runState struct {
 	// collects the functions registered.
 	loading *Library
 }
-
-// killCtx is the context gopher-lua polls between instructions: closing
-// done stops the script at its next instruction. It is its own type so
-// that Done is a plain field read.
-type killCtx struct{ done chan struct{} }
-
-func (k *killCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (k *killCtx) Done() <-chan struct{}       { return k.done }
-func (k *killCtx) Err() error                  { return errKilledCtx }
-func (k *killCtx) Value(any) any               { return nil }
-
-var errKilledCtx = fmt.Errorf("%s", msgKilled)
-
-var _ context.Context = (*killCtx)(nil)
 
 // Texts Redis uses.
 const (
@@ -184,9 +160,8 @@ func newVM(kind vmKind, opts Options) *VM {
 		RegistryGrowStep:    registryGrowBy,
 	})
 	vm := &VM{L: L, kind: kind, opts: opts, ro: map[*lua.LTable]*lua.LTable{}, roMeta: map[*lua.LTable]lua.LValue{}}
-	vm.ctx = &killCtx{done: make(chan struct{})}
+	vm.kill.ctx = newKillCtx()
 	vm.open()
-	L.SetContext(vm.ctx)
 	return vm
 }
 
@@ -213,11 +188,12 @@ func (vm *VM) open() {
 
 	// The base functions Redis keeps, some replaced by versions that
 	// follow Lua 5.1 and see through readonly views.
-	for _, name := range []string{"rawequal", "select", "type", "xpcall", "load", "coroutine"} {
+	for _, name := range []string{"rawequal", "select", "type", "load", "coroutine"} {
 		g.RawSetString(name, open.RawGetString(name))
 	}
 	g.RawSetString("_VERSION", lua.LString("Lua 5.1"))
-	g.RawSetString(concatName, L.NewFunction(luaConcat)) // rewrite.go
+	g.RawSetString(concatName, L.NewFunction(luaConcat))  // rewrite.go
+	g.RawSetString(checkName, L.NewFunction(vm.luaCheck)) // kill.go
 	if vm.kind == kindEval {
 		// Present from the start, so that scripts compiled before the
 		// first run can hoist them (hoist.go).
@@ -242,6 +218,7 @@ func (vm *VM) open() {
 		"ipairs":         vm.luaIpairs,
 	})
 	g.RawSetString("pairs", L.NewClosure(vm.luaPairs, g.RawGetString("next")))
+	g.RawSetString("xpcall", vm.killAware(open.RawGetString("xpcall").(*lua.LFunction)))
 
 	tbl := open.RawGetString("table").(*lua.LTable)
 	vm.setFuncs(tbl, map[string]lua.LGFunction{
@@ -271,11 +248,7 @@ func (vm *VM) open() {
 		"randomseed": vm.mathRandomseed,
 	})
 	co := open.RawGetString("coroutine").(*lua.LTable)
-	create := co.RawGetString("create").(*lua.LFunction)
-	co.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
-		vm.coroutines = true
-		return create.GFunction(L)
-	}))
+	vm.wrapCoroutines(co)
 
 	libs := map[string]*lua.LTable{
 		"table":    tbl,
@@ -371,63 +344,28 @@ func raiseReadonly(L *lua.LState) {
 	L.Error(lua.LString(msgReadonly), 0)
 }
 
-// Kill makes the running script fail at its next instruction (SCRIPT
-// KILL, FUNCTION KILL, SHUTDOWN NOSAVE). Safe from any goroutine; a no-op
-// when already killed or when no script runs.
-func (vm *VM) Kill() {
-	vm.kmu.Lock()
-	defer vm.kmu.Unlock()
-	if vm.running && !vm.killed.Load() {
-		vm.killed.Store(true)
-		close(vm.ctx.done)
-	}
-}
-
-// beginRun marks the VM as running a script (Kill acts from now on).
-func (vm *VM) beginRun() {
-	vm.kmu.Lock()
-	vm.running = true
-	vm.kmu.Unlock()
-}
-
-// endRun prepares the kill context for the next run: a fresh one after a
-// kill, or after coroutines were created (closing the old one releases
-// what gopher-lua attached to it for them).
-func (vm *VM) endRun() {
-	vm.kmu.Lock()
-	defer vm.kmu.Unlock()
-	vm.running = false
-	if vm.killed.Load() || vm.coroutines {
-		if !vm.killed.Load() {
-			close(vm.ctx.done)
-		}
-		vm.ctx = &killCtx{done: make(chan struct{})}
-		vm.L.SetContext(vm.ctx)
-		vm.killed.Store(false)
-		vm.coroutines = false
-	}
-}
-
 // Close releases the VM.
 func (vm *VM) Close() { vm.L.Close() }
 
 // compile compiles source as a chunk named name into a function whose
-// environment is the protected globals.
-func (vm *VM) compile(source, name string) (*lua.LFunction, error) {
+// environment is the protected globals. It reports whether the chunk is
+// checkpointed (kill.go), which force makes it.
+func (vm *VM) compile(source, name string, force bool) (*lua.LFunction, bool, error) {
 	chunk, err := parse.Parse(strings.NewReader(source), name)
 	if err != nil {
-		return nil, syntaxError(err, source, name)
+		return nil, false, syntaxError(err, source, name)
 	}
 	if vm.kind == kindEval {
 		chunk = vm.hoistGlobals(chunk) // hoist.go
 	}
-	proto, err := lua.Compile(rewriteChunk(chunk), name)
+	chunk, checkpointed := rewriteChunk(chunk, force)
+	proto, err := lua.Compile(chunk, name)
 	if err != nil {
-		return nil, syntaxError(err, source, name)
+		return nil, false, syntaxError(err, source, name)
 	}
 	fn := vm.L.NewFunctionFromProto(proto)
 	fn.Env = vm.env
-	return fn, nil
+	return fn, checkpointed, nil
 }
 
 // syntaxError renders a gopher-lua parse error the way Lua 5.1 reports
