@@ -136,6 +136,9 @@ func (s *Server) accept(conn net.Conn) {
 		if ka := s.Cfg.Int(config.TCPKeepalive); ka > 0 {
 			tc.SetKeepAlive(true)
 			tc.SetKeepAlivePeriod(time.Duration(ka) * time.Second)
+		} else {
+			// Go's listener turns keepalive on; tcp-keepalive 0 means off.
+			tc.SetKeepAlive(false)
 		}
 		tc.SetNoDelay(true)
 	}

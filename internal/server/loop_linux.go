@@ -322,8 +322,9 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 // drop closes a loop client.
 func (l *eventLoop) drop(c *client) {
 	l.remove(c)
-	if c.out != nil || c.handoff == handoffWrite {
-		// Writing out what is queued may take a while: not on the loop.
+	if c.out != nil || c.handoff == handoffWrite || l.s.Env.ScriptRunning() {
+		// Writing out what is queued may take a while, and a script
+		// holds the lock close needs: not on the loop.
 		go c.close()
 		return
 	}
