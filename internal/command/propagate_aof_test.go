@@ -40,7 +40,13 @@ func TestAOFAutoRewriteInProcess(t *testing.T) {
 		t.Fatalf("aof_enabled %q before", got)
 	}
 	c.Do("CONFIG", "SET", "appendonly", "yes")
-	waitInfo(t, c, func(s string) bool { return infoField(s, "aof_enabled") == "1" })
+	// Turning the AOF on writes its first base: rewrite number 1.
+	waitInfo(t, c, func(s string) bool {
+		return infoField(s, "aof_enabled") == "1" && infoField(s, "aof_rewrite_in_progress") == "0"
+	})
+	if r := infoField(c.Do("INFO", "persistence"), "aof_rewrites"); r != "1" {
+		t.Fatalf("aof_rewrites %s after CONFIG SET appendonly yes", r)
+	}
 	for i := 0; i < 400; i++ {
 		c.Do("SET", "key", strings.Repeat("v", 100))
 	}
@@ -56,13 +62,11 @@ func TestAOFAutoRewriteInProcess(t *testing.T) {
 		settled := size <= 4096 || size < 2*base
 		return infoField(s, "aof_rewrite_in_progress") == "0" && n >= 2 && size > 0 && settled
 	})
+	// aof_rewrites >= 2 is the automatic rewrite. The file's size says
+	// nothing more: when the writes land while a rewrite runs (a slow
+	// machine), all of them stay in the incremental file kept from it.
 	if infoField(info, "aof_last_bgrewrite_status") != "ok" {
 		t.Fatalf("automatic rewrite failed:\n%s", info)
-	}
-	// Without the automatic rewrite the 400 writes (about 50 KiB) would
-	// all still be in the file.
-	if size, _ := strconv.Atoi(infoField(info, "aof_current_size")); size > 400*100 {
-		t.Fatalf("file not rewritten:\n%s", info)
 	}
 	man, err := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
 	if err != nil || strings.Contains(string(man), "seq 1 type b") || strings.Count(string(man), "\n") != 2 {
