@@ -50,7 +50,7 @@ func luaTonumber(L *lua.LState) int {
 			return 1
 		case lua.LString:
 			if n, ok := str2number(string(x)); ok {
-				L.Push(lua.LNumber(n))
+				L.Push(boxNum(n))
 				return 1
 			}
 		}
@@ -267,7 +267,7 @@ func (vm *VM) ipairsIter(L *lua.LState) int {
 	if v == lua.LNil {
 		return 0
 	}
-	L.Push(lua.LNumber(i))
+	L.Push(boxNum(float64(i)))
 	L.Push(v)
 	return 2
 }

@@ -194,7 +194,8 @@ func sanitize(s string) string {
 
 // replyToLua converts one RESP reply (from Host.Call) to a Lua value. It
 // returns the value, whether it is an error reply, and the bytes after it.
-func replyToLua(L *lua.LState, b []byte) (lua.LValue, bool, []byte) {
+func (vm *VM) replyToLua(b []byte) (lua.LValue, bool, []byte) {
+	L := vm.L
 	if len(b) < 3 {
 		return lua.LNil, false, nil
 	}
@@ -212,7 +213,7 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, bool, []byte) {
 	case '-':
 		return errorTable(L, "-"+string(line), true), true, rest
 	case ':':
-		return lua.LNumber(parseReplyInt(line)), false, rest
+		return boxNum(float64(parseReplyInt(line))), false, rest
 	case '$', '=':
 		n := int(parseReplyInt(line))
 		if n < 0 {
@@ -236,7 +237,7 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, bool, []byte) {
 			vt.RawSetString("verbatim_string", t)
 			return vt, false, rest
 		}
-		return lua.LString(body), false, rest
+		return vm.strs.get(body), false, rest
 	case '*', '~', '>':
 		n := int(parseReplyInt(line))
 		if n < 0 {
@@ -246,7 +247,7 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, bool, []byte) {
 			set := L.CreateTable(0, n)
 			for k := 0; k < n; k++ {
 				var v lua.LValue
-				v, _, rest = replyToLua(L, rest)
+				v, _, rest = vm.replyToLua(rest)
 				if v != lua.LNil {
 					set.RawSet(v, lua.LTrue)
 				}
@@ -258,7 +259,7 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, bool, []byte) {
 		t := L.CreateTable(n, 0)
 		for k := 1; k <= n; k++ {
 			var v lua.LValue
-			v, _, rest = replyToLua(L, rest)
+			v, _, rest = vm.replyToLua(rest)
 			t.RawSetInt(k, v)
 		}
 		return t, false, rest
@@ -267,8 +268,8 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, bool, []byte) {
 		m := L.CreateTable(0, n)
 		for k := 0; k < n; k++ {
 			var key, val lua.LValue
-			key, _, rest = replyToLua(L, rest)
-			val, _, rest = replyToLua(L, rest)
+			key, _, rest = vm.replyToLua(rest)
+			val, _, rest = vm.replyToLua(rest)
 			if key != lua.LNil {
 				m.RawSet(key, val)
 			}
@@ -296,9 +297,9 @@ func replyToLua(L *lua.LState, b []byte) (lua.LValue, bool, []byte) {
 		// An attribute: skip its pairs, the reply follows.
 		n, _ := strconv.Atoi(string(line))
 		for k := 0; k < 2*n; k++ {
-			_, _, rest = replyToLua(L, rest)
+			_, _, rest = vm.replyToLua(rest)
 		}
-		return replyToLua(L, rest)
+		return vm.replyToLua(rest)
 	}
 	return lua.LNil, false, nil
 }

@@ -340,6 +340,18 @@ func (r *Rand48) Next() int32 {
 	return v
 }
 
+// math.floor and math.ceil, as Lua 5.1 (luaL_checknumber's errors),
+// boxing small integers without allocating.
+func mathFloor(L *lua.LState) int {
+	L.Push(boxNum(math.Floor(checkNumber(L, 1, "floor"))))
+	return 1
+}
+
+func mathCeil(L *lua.LState) int {
+	L.Push(boxNum(math.Ceil(checkNumber(L, 1, "ceil"))))
+	return 1
+}
+
 // mathRandom is Redis's math.random.
 func (vm *VM) mathRandom(L *lua.LState) int {
 	const max = math.MaxInt32

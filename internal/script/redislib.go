@@ -82,7 +82,7 @@ func (vm *VM) redisCommand(L *lua.LState, raise bool) int {
 		return 1
 	}
 	reply := run.host.Call(args, run.resp)
-	v, isErr, _ := replyToLua(L, reply)
+	v, isErr, _ := vm.replyToLua(reply)
 	if isErr && raise {
 		L.Error(v, 0)
 	}

@@ -262,13 +262,48 @@ func (rw *rewriter) expr(e ast.Expr) ast.Expr {
 	return e
 }
 
-// luaConcat is the .. operator: Lua 5.1's luaV_concat.
 // bytesString turns b into a string without copying. b must be a buffer
 // made for the string and never written again.
 func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // concatStack is the longest .. result joined in a stack buffer.
 const concatStack = 128
+
+// luaConcat is the .. operator: Lua 5.1's luaV_concat.
+func (vm *VM) luaConcat(L *lua.LState) int {
+	n := L.GetTop()
+	// The common case, only strings and numbers, joined in one pass on
+	// the stack; a short result comes from the string cache (intern.go).
+	var tmp [concatStack]byte
+	b := tmp[:0]
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			b = append(b, v...)
+		case lua.LNumber:
+			b = appendNum14(b, float64(v))
+		default:
+			return concatMeta(L, n)
+		}
+	}
+	if len(b) <= concatStack {
+		L.Push(vm.strs.get(b))
+		return 1
+	}
+	// Too long for the stack: joined again in a buffer of the right size,
+	// which the string owns without a copy.
+	size := 0
+	for i := 1; i <= n; i++ {
+		if s, ok := L.Get(i).(lua.LString); ok {
+			size += len(s)
+		} else {
+			size += 24
+		}
+	}
+	long := appendConcat(make([]byte, 0, size), L, n)
+	L.Push(lua.LString(bytesString(long)))
+	return 1
+}
 
 // appendConcat appends the strings and numbers at stack slots 1..n.
 func appendConcat(b []byte, L *lua.LState, n int) []byte {
@@ -283,34 +318,8 @@ func appendConcat(b []byte, L *lua.LState, n int) []byte {
 	return b
 }
 
-func luaConcat(L *lua.LState) int {
-	n := L.GetTop()
-	// The common case: only strings and numbers.
-	size := 0
-	simple := true
-	for i := 1; i <= n; i++ {
-		switch v := L.Get(i).(type) {
-		case lua.LString:
-			size += len(v)
-		case lua.LNumber:
-			size += 24
-		default:
-			simple = false
-		}
-	}
-	if simple {
-		if size <= concatStack {
-			// Joined on the stack, then copied into a string of the exact
-			// size (numbers are rarely 24 bytes long).
-			var tmp [concatStack]byte
-			L.Push(lua.LString(string(appendConcat(tmp[:0], L, n))))
-			return 1
-		}
-		// b is not used again: the string can own its bytes without a copy.
-		b := appendConcat(make([]byte, 0, size), L, n)
-		L.Push(lua.LString(bytesString(b)))
-		return 1
-	}
+// concatMeta is .. with operands other than strings and numbers.
+func concatMeta(L *lua.LState, n int) int {
 	// Otherwise, as Lua does, from the right: runs of strings and numbers
 	// are joined, anything else goes through __concat.
 	vals := make([]lua.LValue, n)

@@ -113,6 +113,8 @@ type VM struct {
 	runv runState
 	// KEYS and ARGV of EVAL scripts, reused between runs.
 	keys, argv globalArray
+	// Short strings reused from call to call (intern.go).
+	strs strCache
 	// Reused buffers for redis.call arguments.
 	argBuf []byte
 	args   [][]byte
@@ -192,8 +194,8 @@ func (vm *VM) open() {
 		g.RawSetString(name, open.RawGetString(name))
 	}
 	g.RawSetString("_VERSION", lua.LString("Lua 5.1"))
-	g.RawSetString(concatName, L.NewFunction(luaConcat))  // rewrite.go
-	g.RawSetString(checkName, L.NewFunction(vm.luaCheck)) // kill.go
+	g.RawSetString(concatName, L.NewFunction(vm.luaConcat)) // rewrite.go
+	g.RawSetString(checkName, L.NewFunction(vm.luaCheck))   // kill.go
 	if vm.kind == kindEval {
 		// Present from the start, so that scripts compiled before the
 		// first run can hoist them (hoist.go).
@@ -246,6 +248,8 @@ func (vm *VM) open() {
 	vm.setFuncs(mth, map[string]lua.LGFunction{
 		"random":     vm.mathRandom,
 		"randomseed": vm.mathRandomseed,
+		"floor":      mathFloor,
+		"ceil":       mathCeil,
 	})
 	co := open.RawGetString("coroutine").(*lua.LTable)
 	vm.wrapCoroutines(co)
@@ -322,6 +326,9 @@ func (vm *VM) readonlyWith(t, mt *lua.LTable) *lua.LTable {
 
 // real returns the table a readonly view shows, or t itself.
 func (vm *VM) real(t *lua.LTable) (*lua.LTable, bool) {
+	if t.Metatable == lua.LNil {
+		return t, false // a view always has its metatable
+	}
 	if r, ok := vm.ro[t]; ok {
 		return r, true
 	}
