@@ -144,6 +144,7 @@ const (
 	PropagationErrorBehavior
 	ScriptTransactional
 	EventLoop
+	EventLoopSpin
 	numParams
 )
 
@@ -294,6 +295,9 @@ var table = []*Param{
 	// Abacus's own: serve TCP clients from one epoll event loop instead of
 	// a goroutine each (internal/server/loop_linux.go).
 	EventLoop: boolP("io-event-loop", "yes").immutable(),
+	// Abacus's own: how long (µs) an event loop polls for more events
+	// before it sleeps.
+	EventLoopSpin: intP("io-event-loop-spin-us", "50", 0, 1000000),
 }
 
 var byName = map[string]*Param{}

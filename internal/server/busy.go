@@ -27,6 +27,10 @@ func (c *client) flushUnlocked() {
 	if len(c.w.Buf) == 0 {
 		return
 	}
+	if c.wpending {
+		c.joinPending()
+		return
+	}
 	if c.outSet.Load() {
 		c.out.add(c, c.w.Buf)
 		c.resetOut()

@@ -77,6 +77,13 @@ type client struct {
 	// wdl is the deadline (unix ns, 0 for none) of the pushed-output
 	// writer's waits on fd.
 	wdl atomic.Int64
+	// deferWrite is set while the loop runs the client's commands: their
+	// replies are not written at once but left in w.Buf (wpending, wmu
+	// held, the first wpendLen bytes), and the loop writes them all after
+	// the round of events, as Redis does in beforeSleep (loop_linux.go).
+	deferWrite bool
+	wpending   bool
+	wpendLen   int
 }
 
 const (
@@ -607,6 +614,10 @@ func (c *client) stage() (direct bool) {
 	if len(c.w.Buf) == 0 {
 		return false
 	}
+	if c.wpending {
+		c.joinPending()
+		return false
+	}
 	if c.out != nil {
 		c.out.add(c, c.w.Buf)
 		c.resetOut()
@@ -619,6 +630,10 @@ func (c *client) stage() (direct bool) {
 // finish writes the staged replies (after the server lock is released).
 func (c *client) finish(direct bool) {
 	if !direct {
+		return
+	}
+	if c.deferWrite {
+		c.wpending, c.wpendLen = true, len(c.w.Buf)
 		return
 	}
 	s := c.srv
@@ -647,6 +662,19 @@ func (c *client) finish(direct bool) {
 	if err != nil {
 		c.sess.Killed.Store(true)
 	}
+}
+
+// joinPending places the replies after a deferred write's bytes: in the
+// pushed-output queue when the client has one (its writer waits for wmu,
+// which the deferred write holds, so they follow it), else in the
+// deferred write.
+func (c *client) joinPending() {
+	if c.outSet.Load() {
+		c.out.add(c, c.w.Buf[c.wpendLen:])
+		c.w.Buf = c.w.Buf[:c.wpendLen]
+		return
+	}
+	c.wpendLen = len(c.w.Buf)
 }
 
 func (c *client) resetOut() {

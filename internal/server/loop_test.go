@@ -14,13 +14,15 @@ import (
 // The event loop's handoffs (loop_linux.go): what the loop cannot do
 // without holding up the other clients moves the client to a goroutine,
 // which must go on exactly where the loop stopped. Each test runs with
-// one loop, two loops (io-threads 2) and none: the goroutine-per-connection
+// one loop, two loops (io-threads 2), one loop that sleeps as soon as it
+// is idle (io-event-loop-spin-us 0) and none: the goroutine-per-connection
 // path stays covered.
 
 func bothModes(t *testing.T, f func(t *testing.T, inst *servertest.Instance)) {
 	for _, mode := range [][]string{
 		{"io-event-loop", "yes"},
 		{"io-event-loop", "yes", "io-threads", "2"},
+		{"io-event-loop", "yes", "io-event-loop-spin-us", "0"},
 		{"io-event-loop", "no"},
 	} {
 		t.Run(strings.Join(mode, "="), func(t *testing.T) {
@@ -183,6 +185,62 @@ func TestLoopClientKill(t *testing.T) {
 		victim.ExpectClosed()
 		if list := admin.Do("CLIENT", "LIST"); strings.Contains(list, "id="+id+" ") {
 			t.Fatalf("killed client still listed: %s", list)
+		}
+	})
+}
+
+// A loop writes the replies of a round after running every ready client's
+// commands (client.deferWrite). A MONITOR client that pipelines commands
+// while another client writes gets its own replies in order and a monitor
+// line for every command in order, none lost, doubled or cut into: the
+// other client's lines go through its pushed-output queue, its replies
+// through the deferred write, and the two must not interleave.
+func TestLoopDeferredRepliesAndPushes(t *testing.T) {
+	bothModes(t, func(t *testing.T, inst *servertest.Instance) {
+		mon, other := inst.Raw(t), inst.Raw(t)
+		if r := mon.Do("MONITOR"); r != "+OK\r\n" {
+			t.Fatalf("MONITOR: %q", r)
+		}
+		const n = 300
+		done := make(chan string, 1)
+		go func() {
+			for i := 0; i < n; i++ {
+				if r := other.Do("SET", "k", fmt.Sprint("s", i)); r != "+OK\r\n" {
+					done <- fmt.Sprintf("SET %d: %q", i, r)
+					return
+				}
+			}
+			done <- ""
+		}()
+		var req []byte
+		for i := 0; i < n; i++ {
+			req = append(req, servertest.Encode("ECHO", fmt.Sprint("e", i))...)
+		}
+		mon.Write(req)
+		echo, setLine, echoLine := 0, 0, 0
+		for echo < n || setLine < n || echoLine < n {
+			r := mon.Read()
+			switch {
+			case strings.HasPrefix(r, "+") && strings.Contains(r, `] "SET" "k" `):
+				if want := fmt.Sprintf(`] "SET" "k" "s%d"`+"\r\n", setLine); !strings.HasSuffix(r, want) {
+					t.Fatalf("monitor line %d of SET: %q, want ...%q", setLine, r, want)
+				}
+				setLine++
+			case strings.HasPrefix(r, "+") && strings.Contains(r, `] "ECHO" `):
+				if want := fmt.Sprintf(`] "ECHO" "e%d"`+"\r\n", echoLine); !strings.HasSuffix(r, want) {
+					t.Fatalf("monitor line %d of ECHO: %q, want ...%q", echoLine, r, want)
+				}
+				echoLine++
+			default:
+				want := fmt.Sprintf("$%d\r\ne%d\r\n", len(fmt.Sprint("e", echo)), echo)
+				if r != want {
+					t.Fatalf("reply %d: %q, want %q", echo, r, want)
+				}
+				echo++
+			}
+		}
+		if err := <-done; err != "" {
+			t.Fatal(err)
 		}
 	})
 }
