@@ -322,11 +322,9 @@ func cmdLrange(c *Ctx) {
 		c.W.Array(0)
 		return
 	}
-	vals := listOf(o).Range(int(start), int(stop))
-	c.W.Array(len(vals))
-	for _, v := range vals {
-		c.W.Bulk(v)
-	}
+	l := listOf(o)
+	c.W.Array(l.RangeLen(int(start), int(stop)))
+	l.EachInRange(int(start), int(stop), c.W.Bulk)
 }
 
 func cmdLindex(c *Ctx) {

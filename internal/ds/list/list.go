@@ -369,6 +369,31 @@ func (l *List) AppendRange(dst [][]byte, start, stop int) [][]byte {
 	return dst
 }
 
+// RangeLen is len(Range(start, stop)).
+func (l *List) RangeLen(start, stop int) int {
+	lo, hi, ok := l.bounds(start, stop)
+	if !ok {
+		return 0
+	}
+	return hi - lo + 1
+}
+
+// EachInRange calls fn with each element of Range(start, stop) in order,
+// without making the slice (LRANGE writes them straight into its reply).
+// fn must not keep v or change the list.
+func (l *List) EachInRange(start, stop int, fn func(v []byte)) {
+	lo, hi, ok := l.bounds(start, stop)
+	if !ok {
+		return
+	}
+	for i, v := range l.from(lo) {
+		fn(v)
+		if i == hi {
+			break
+		}
+	}
+}
+
 // Insert puts a copy of v just before (or after, if after is true) the
 // first element equal to pivot, searching from the head, and reports
 // whether pivot was found. As in Redis, a listpack that v would push over

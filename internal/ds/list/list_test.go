@@ -70,6 +70,11 @@ func TestRangeClamping(t *testing.T) {
 		if !slices.Equal(strs(got), tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
 			t.Errorf("Range(%d, %d) = %q, want %q", tc.start, tc.stop, strs(got), tc.want)
 		}
+		var each []string
+		l.EachInRange(tc.start, tc.stop, func(v []byte) { each = append(each, string(v)) })
+		if !slices.Equal(each, tc.want) || l.RangeLen(tc.start, tc.stop) != len(tc.want) {
+			t.Errorf("EachInRange(%d, %d) = %q (RangeLen %d), want %q", tc.start, tc.stop, each, l.RangeLen(tc.start, tc.stop), tc.want)
+		}
 	}
 	if got := New(DefaultFill).Range(0, -1); got != nil {
 		t.Errorf("Range on empty list = %q, want nil", strs(got))

@@ -195,6 +195,11 @@ func runRandomOps(t *testing.T, fill int, seed uint64, steps int) {
 			if !slices.Equal(strs(got), want) {
 				t.Fatalf("step %d: Range(%d, %d) = %q, want %q", step, start, stop, strs(got), want)
 			}
+			var each []string
+			l.EachInRange(start, stop, func(v []byte) { each = append(each, string(v)) })
+			if !slices.Equal(each, want) || l.RangeLen(start, stop) != len(want) {
+				t.Fatalf("step %d: EachInRange(%d, %d) = %q (RangeLen %d), want %q", step, start, stop, each, l.RangeLen(start, stop), want)
+			}
 			if len(got) > 0 {
 				hold(got[0])
 			}
