@@ -368,10 +368,11 @@ func (db *DB) Peek(key string) *Object {
 	if db.ks.snap != nil {
 		db.snapLookup(key)
 	}
-	if db.ks.undo.on {
-		db.journalLookup(key)
+	o := db.dict.Get(key)
+	if db.ks.undo.on && db.ks.undo.writes {
+		db.journalLookup(key, o)
 	}
-	return db.dict.Get(key)
+	return o
 }
 
 // Lookup returns the live object at key, or nil, without statistics: the
@@ -380,10 +381,12 @@ func (db *DB) Lookup(key string) *Object {
 	if db.ks.snap != nil {
 		db.snapLookup(key)
 	}
-	if db.ks.undo.on {
-		db.journalLookup(key)
-	}
 	o := db.dict.Get(key)
+	if db.ks.undo.on && db.ks.undo.writes {
+		// While the command may write, the key is saved before the
+		// caller can change its object in place.
+		db.journalLookup(key, o)
+	}
 	if o == nil || db.expireIfNeeded(o) || db.fieldsDue(o) && db.expireFieldsOf(o) {
 		return nil
 	}
@@ -410,7 +413,7 @@ func (db *DB) Set(key string, o *Object, keepTTL bool) {
 		db.snapTouch(key)
 	}
 	if db.ks.undo.on {
-		db.journal(key)
+		db.journalPut(key, o)
 	}
 	o.Key = key
 	o.LRU = uint32(db.ks.Now / 1000)

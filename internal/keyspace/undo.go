@@ -32,14 +32,15 @@ type UndoCloner func(t Type, v any) any
 
 type undoEntry struct {
 	db  *DB
-	key string // in the journal's key arena (keys)
+	key string // the saved object's own key, or a copy in the key arena (keys)
 	// prev is the saved object when had is set (the key was present).
 	// It is kept by value: a journal of small values allocates nothing
 	// per key, and an object is made from it only by Rollback.
 	prev Object
 	had  bool
 	// forgotten marks an entry whose database was flushed or swapped
-	// after it: the key must be saved again on its next change.
+	// after it: the key must be saved again on its next change. Whole-table
+	// entries are forgotten from the start (they save no key).
 	forgotten bool
 	// Whole-table entries: a flushed table, or a swap of two databases.
 	flushed *tables
@@ -65,11 +66,23 @@ type undoLog struct {
 	on      bool
 	writes  bool // the running command may write: lookups journal
 	clone   UndoCloner
-	seen    map[undoKey]struct{} // the saved keys, once entries pass seenScan
-	indexed bool                 // seen is in use
+	seen    map[undoKey]int32 // the saved keys' entries, once entries pass seenScan
+	indexed bool              // seen is in use
 	entries []undoEntry
-	// keys holds the saved keys' bytes: lookups pass keys that alias the
-	// request, and a copy each would be an allocation per key. A string
+	// objs[i] is the object that was at entries[i].key when it was saved,
+	// or the one a later Set put there (nil while there was none; nil for
+	// whole-table entries). A lookup that finds objs[i] at the key knows
+	// the key is saved (find): a scan of this dense slice is a pointer
+	// comparison per entry.
+	objs []*Object
+	// objBits has bit objBit(p) set for every p ever put in objs since
+	// the journal opened: a clear bit tells, without the scan, that an
+	// object is in no slot (the first write to a key, the common case).
+	objBits uint64
+	// keys holds the bytes of keys saved as absent: lookups pass keys that
+	// alias the request, and a copy each would be an allocation per key
+	// (a present key's entry uses its object's key, which never changes
+	// and is kept alive by the entry). A string
 	// made from the arena stays valid when the arena grows (it keeps the
 	// old array); the arena is reused only once the journal is closed and
 	// no entry refers to it.
@@ -121,8 +134,12 @@ func (u *undoLog) reset() {
 		clear(u.seen)
 		u.indexed = false
 	}
+	// Cleared slots are what save relies on to fill only non-zero fields.
 	clear(u.entries)
 	u.entries = u.entries[:0]
+	clear(u.objs)
+	u.objs = u.objs[:0]
+	u.objBits = 0
 	if cap(u.keys) > keyArenaKeep {
 		u.keys = nil
 	} else {
@@ -159,77 +176,173 @@ func (ks *Keyspace) Rollback() {
 	ks.EndWatchJournal(true)
 }
 
-// journal saves key's current state if this is its first change.
-func (db *DB) journal(key string) {
+// journal saves key's current state if this is its first change, and
+// returns the index of the entry that holds the saved state.
+func (db *DB) journal(key string) int {
+	o := db.dict.Get(key)
 	u := &db.ks.undo
-	if u.saved(db, key) {
+	if i := u.find(db, key, o); i >= 0 {
+		return i
+	}
+	return u.save(db, key, o)
+}
+
+// journalLookup is the lookup-time hook, called while the running command
+// may write: it saves key, whose object o (nil: absent) the caller has just
+// found with db.dict.Get(key), expired or not. A key written for the first
+// time, present, and a journal of a few entries (a script writing a
+// handful of distinct keys, the common case) is the path kept short: one
+// pointer comparison per entry, then the copy.
+func (db *DB) journalLookup(key string, o *Object) {
+	u := &db.ks.undo
+	if o == nil || u.indexed {
+		if u.find(db, key, o) < 0 {
+			u.save(db, key, o)
+		}
 		return
 	}
-	start := len(u.keys)
-	u.keys = append(u.keys, key...)
-	k := unsafe.String(unsafe.SliceData(u.keys[start:]), len(key))
-	u.entries = append(u.entries, undoEntry{db: db, key: k})
-	e := &u.entries[len(u.entries)-1]
-	if o := db.dict.Get(key); o != nil {
-		o.cloneInto(&e.prev, u.clone)
-		e.had = true
+	if u.objBits&objBit(o) != 0 {
+		for i, p := range u.objs {
+			if p != o {
+				continue
+			}
+			// An entry saved from o shares o's key string: comparing
+			// the strings' addresses spares a call comparing bytes (a
+			// script writing one key many times, the limiter, finds it
+			// so each time).
+			e := &u.entries[i]
+			if e.db == db && !e.forgotten && len(e.key) == len(key) &&
+				(unsafe.StringData(e.key) == unsafe.StringData(o.Key) || e.key == key) {
+				return
+			}
+		}
+	}
+	u.save(db, key, o)
+}
+
+// objBit is o's bit in objBits: objects are 64 bytes or more apart, and
+// a script's keys made one after another often sit side by side, so the
+// address's next bits spread them well.
+func objBit(o *Object) uint64 { return 1 << (uintptr(unsafe.Pointer(o)) >> 6 & 63) }
+
+// find returns the index of the entry holding key's saved state, or -1
+// when key has not been saved since the journal opened (or since db was
+// last flushed or swapped). o is the object at key, nil when absent.
+//
+// A present key is found by its object: while a key is saved and present,
+// its entry's objs slot is the object at the key, because only Set puts an
+// object at a key and Set points the key's entry at it (journalPut). So
+// the scan compares pointers, and a key written for the first time costs
+// one comparison per entry and no string comparison. Should the rule ever
+// miss, the cost is a second, redundant entry for the key, never a wrong
+// rollback: Rollback goes newest first, so the oldest saved state of a key
+// is the one that stays.
+func (u *undoLog) find(db *DB, key string, o *Object) int {
+	if u.indexed {
+		if i, ok := u.seen[undoKey{db, key}]; ok {
+			return int(i)
+		}
+		return -1
+	}
+	if o != nil {
+		for i, p := range u.objs {
+			if p == o && u.live(i, db, key) {
+				return i
+			}
+		}
+		return -1
+	}
+	for i := range u.entries {
+		if u.live(i, db, key) {
+			return i
+		}
+	}
+	return -1
+}
+
+// live reports whether entry i holds the saved state of key of db.
+func (u *undoLog) live(i int, db *DB, key string) bool {
+	e := &u.entries[i]
+	return e.db == db && !e.forgotten && e.key == key
+}
+
+// save appends an entry saving key's current state, o (nil: absent), and
+// returns its index.
+func (u *undoLog) save(db *DB, key string, o *Object) int {
+	// The slot past the end is zero (reset clears what it keeps, append
+	// grows into zeroed memory): only the fields that differ are written.
+	i := len(u.entries)
+	if i < cap(u.entries) {
+		u.entries = u.entries[:i+1]
+	} else {
+		u.entries = append(u.entries, undoEntry{})
+	}
+	u.objs = append(u.objs, o)
+	if o != nil {
+		u.objBits |= objBit(o)
+	}
+	e := &u.entries[i]
+	e.db = db
+	if o != nil {
+		e.key, e.had = o.Key, true
+		if o.Type == TypeString && o.Enc == EncInt {
+			// An integer (a counter) owns nothing: its copy is the
+			// object, taken out of its table and heap (cloneInto's
+			// result, in one move).
+			e.prev = *o
+			e.prev.next, e.prev.htag, e.prev.hpos, e.prev.fpos = nil, 0, 0, 0
+		} else {
+			o.cloneInto(&e.prev, u.clone)
+		}
+	} else {
+		start := len(u.keys)
+		u.keys = append(u.keys, key...)
+		e.key = unsafe.String(unsafe.SliceData(u.keys[start:]), len(key))
 	}
 	if u.indexed {
-		u.seen[undoKey{db, k}] = struct{}{}
+		u.seen[undoKey{db, e.key}] = int32(i)
 	} else if len(u.entries) > seenScan {
 		u.index()
 	}
-}
-
-// saved reports whether key of db has been saved since the journal opened
-// (or since db was last flushed or swapped).
-func (u *undoLog) saved(db *DB, key string) bool {
-	if u.indexed {
-		_, ok := u.seen[undoKey{db, key}]
-		return ok
-	}
-	for i := range u.entries {
-		e := &u.entries[i]
-		if e.db == db && e.key == key && !e.forgotten && e.flushed == nil && e.swapped == nil {
-			return true
-		}
-	}
-	return false
+	return i
 }
 
 // index moves the saved keys into the seen map.
 func (u *undoLog) index() {
 	if u.seen == nil {
-		u.seen = map[undoKey]struct{}{}
+		u.seen = map[undoKey]int32{}
 	}
 	for i := range u.entries {
 		e := &u.entries[i]
-		if !e.forgotten && e.flushed == nil && e.swapped == nil {
-			u.seen[undoKey{e.db, e.key}] = struct{}{}
+		if !e.forgotten {
+			u.seen[undoKey{e.db, e.key}] = int32(i)
 		}
 	}
 	u.indexed = true
 }
 
-// journalLookup is the lookup-time hook: it saves key when the running
-// command may write.
-func (db *DB) journalLookup(key string) {
-	if db.ks.undo.writes {
-		db.journal(key)
-	}
+// journalPut records that Set is about to put o at key: key is saved if it
+// was not, and its entry points at o from now on (see find).
+func (db *DB) journalPut(key string, o *Object) {
+	u := &db.ks.undo
+	i := db.journal(key)
+	u.objs[i] = o
+	u.objBits |= objBit(o)
 }
 
 // journalFlush moves the database's tables aside instead of clearing them.
 func (db *DB) journalFlush() {
 	u := &db.ks.undo
-	u.entries = append(u.entries, undoEntry{db: db, flushed: &tables{db.dict, db.expires, db.fexp}})
+	u.entries = append(u.entries, undoEntry{db: db, forgotten: true, flushed: &tables{db.dict, db.expires, db.fexp}})
+	u.objs = append(u.objs, nil)
 	db.dict, db.expires, db.fexp = newDict(), nil, nil
 	u.forget(db)
 }
 
 // journalSwap records SWAPDB a b (applied by the caller).
 func (ks *Keyspace) journalSwap(a, b *DB) {
-	ks.undo.entries = append(ks.undo.entries, undoEntry{db: a, swapped: b})
+	ks.undo.entries = append(ks.undo.entries, undoEntry{db: a, forgotten: true, swapped: b})
+	ks.undo.objs = append(ks.undo.objs, nil)
 	// Keys seen in either database now live in the other: start over.
 	ks.undo.forget(a)
 	ks.undo.forget(b)

@@ -33,17 +33,24 @@ func dump(ks *Keyspace) string {
 }
 
 // TestUndoRandom applies random write sequences inside a journal, then
-// rolls back and checks the keyspace equals the state before; and applies
-// the same sequences committed, checking they took effect.
+// rolls back and checks the keyspace equals the state before. With 6 keys
+// the journal stays below seenScan and finds saved keys by scanning; with
+// 40 it passes it and uses its map.
 func TestUndoRandom(t *testing.T) {
+	for _, nkeys := range []int{6, 12, 40} {
+		t.Run(fmt.Sprint(nkeys, "keys"), func(t *testing.T) { testUndoRandom(t, nkeys) })
+	}
+}
+
+func testUndoRandom(t *testing.T, nkeys int) {
 	for seed := uint64(1); seed <= 200; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
 		ks := New(3)
 		ks.Now = 1000
 		// Some starting state.
-		for i := 0; i < 20; i++ {
+		for i := 0; i < 2*nkeys; i++ {
 			db := ks.DBs[r.IntN(3)]
-			k := fmt.Sprint("k", r.IntN(12))
+			k := fmt.Sprint("k", r.IntN(nkeys))
 			if r.IntN(3) == 0 {
 				db.Set(k, NewValue(TypeList, &listVal{items: []string{"a", "b"}}), false)
 			} else {
@@ -56,7 +63,7 @@ func TestUndoRandom(t *testing.T) {
 		}
 		before := dump(ks)
 		ks.BeginUndo(cloneVal)
-		mutate(ks, r)
+		mutate(ks, r, nkeys)
 		if ks.UndoLen() == 0 {
 			t.Fatalf("seed %d: no state was saved", seed)
 		}
@@ -72,10 +79,10 @@ func TestUndoRandom(t *testing.T) {
 }
 
 // mutate performs random writes of every kind the journal must cover.
-func mutate(ks *Keyspace, r *rand.Rand) {
+func mutate(ks *Keyspace, r *rand.Rand, nkeys int) {
 	for i := 0; i < 40; i++ {
 		db := ks.DBs[r.IntN(3)]
-		k := fmt.Sprint("k", r.IntN(12))
+		k := fmt.Sprint("k", r.IntN(nkeys))
 		ks.SetUndoWrites(true)
 		switch r.IntN(8) {
 		case 0:
@@ -163,5 +170,87 @@ func TestUndoWatchers(t *testing.T) {
 		if w.Dirty == undo {
 			t.Fatalf("undo=%v: watcher dirty=%v", undo, w.Dirty)
 		}
+	}
+}
+
+// TestUndoSavesEachKeyOnce checks that however a key is written, in place,
+// replaced by new objects, deleted and made again, renamed away and back,
+// the journal saves it once (journalPut keeps the entry pointing at the
+// key's object, which is how a lookup finds it saved), with the journal
+// scanning its entries and with it past seenScan, using its map; and that
+// the rollback still puts everything back.
+func TestUndoSavesEachKeyOnce(t *testing.T) {
+	for _, others := range []int{0, seenScan + 8} {
+		ks := New(1)
+		db := ks.DBs[0]
+		db.Set("n", NewInt(1), false)
+		o := NewString([]byte("x"))
+		o.Expire = 5000
+		db.Set("e", o, false)
+		before := dump(ks)
+		ks.BeginUndo(cloneVal)
+		ks.SetUndoWrites(true)
+		for i := 0; i < others; i++ {
+			db.Set(fmt.Sprint("x", i), NewInt(int64(i)), false)
+		}
+		base := ks.UndoLen()
+		for i := 0; i < 50; i++ {
+			o := db.Lookup("n") // an in-place change, as INCR makes
+			o.SetInt(o.Int() + 1)
+			db.Modified("n")
+			db.Set("n", NewInt(int64(i)), false) // a new object
+			db.Lookup("n")
+			db.Set("m", NewString([]byte("v")), false) // created
+			db.Lookup("m")
+			db.Delete("m")
+			db.Set("r", db.Take("n"), false) // renamed
+			db.Lookup("r")
+			db.Set("n", db.Take("r"), false) // and back
+			db.Lookup("n")
+			db.SetExpire(db.Lookup("e"), 6000+int64(i))
+		}
+		if n := ks.UndoLen() - base; n != 4 {
+			t.Errorf("%d other keys: n, m, r and e saved %d states, want 4", others, n)
+		}
+		ks.Rollback()
+		if got := dump(ks); got != before {
+			t.Fatalf("%d other keys: rollback left\n%s\nwant\n%s", others, got, before)
+		}
+	}
+}
+
+// TestUndoIntegerCopy checks the copy an integer gets (the object copied
+// whole, then taken out of the table and heap): its value and TTL come
+// back, and the restored key sits in the dict and the expiry heap as any.
+func TestUndoIntegerCopy(t *testing.T) {
+	ks := New(1)
+	db := ks.DBs[0]
+	ks.Now = 1000
+	for i := 0; i < 10; i++ {
+		o := NewInt(int64(i))
+		o.Expire = 2000 + int64(i)
+		db.Set(fmt.Sprint("k", i), o, false)
+	}
+	before := dump(ks)
+	ks.BeginUndo(cloneVal)
+	ks.SetUndoWrites(true)
+	for i := 0; i < 10; i++ {
+		k := fmt.Sprint("k", i)
+		o := db.Lookup(k)
+		o.SetInt(o.Int() + 100)
+		db.Modified(k)
+		db.SetExpire(o, 0)
+	}
+	ks.Rollback()
+	if got := dump(ks); got != before {
+		t.Fatalf("rollback left\n%s\nwant\n%s", got, before)
+	}
+	// The restored objects expire in order through the heap.
+	ks.Now = 2005
+	if n := ks.ExpireCycle(100); n != 6 {
+		t.Fatalf("expire cycle reclaimed %d keys, want 6", n)
+	}
+	if n := db.Len(); n != 4 {
+		t.Fatalf("%d keys left, want 4", n)
 	}
 }
