@@ -254,3 +254,35 @@ func TestUndoIntegerCopy(t *testing.T) {
 		t.Fatalf("%d keys left, want 4", n)
 	}
 }
+
+// BenchmarkUndoIncr10 is the journal's share of a transactional script of
+// 10 INCRs on distinct keys: open, ten lookups and in-place changes of
+// integers, commit (journal=off: the same writes without a journal).
+func BenchmarkUndoIncr10(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprint("journal=", on), func(b *testing.B) {
+			ks := New(1)
+			db := ks.DBs[0]
+			keys := make([]string, 10)
+			for i := range keys {
+				keys[i] = fmt.Sprint("k", i)
+				db.Set(keys[i], NewInt(0), false)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if on {
+					ks.BeginUndo(cloneVal)
+					ks.SetUndoWrites(true)
+				}
+				for _, k := range keys {
+					o := db.Lookup(k)
+					o.SetInt(o.Int() + 1)
+					db.Modified(k)
+				}
+				if on {
+					ks.Commit()
+				}
+			}
+		})
+	}
+}
