@@ -22,6 +22,10 @@ import (
 // returning the object, so a handler that changes a value in place has had
 // it saved first. Lookups by read-only commands take no copies.
 //
+// Every write asks whether its key is saved already, so that question is
+// the hot path; it is answered by the key's object rather than its bytes
+// (find, journalLookup).
+//
 // WATCH state and keyspace statistics are restored too (watch.go keeps the
 // watchers a script dirtied), so that after a rollback nothing a client can
 // observe tells that the script ran.
@@ -189,10 +193,10 @@ func (db *DB) journal(key string) int {
 
 // journalLookup is the lookup-time hook, called while the running command
 // may write: it saves key, whose object o (nil: absent) the caller has just
-// found with db.dict.Get(key), expired or not. A key written for the first
-// time, present, and a journal of a few entries (a script writing a
-// handful of distinct keys, the common case) is the path kept short: one
-// pointer comparison per entry, then the copy.
+// found with db.dict.Get(key), expired or not. A present key in a journal
+// of a few entries (a script writing a handful of keys, the common case)
+// is the path kept short: written the first time, a bit test (objBits)
+// and the copy; written again, a pointer comparison per entry.
 func (db *DB) journalLookup(key string, o *Object) {
 	u := &db.ks.undo
 	if o == nil || u.indexed {
