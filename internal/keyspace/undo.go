@@ -66,6 +66,11 @@ const seenScan = 16
 // keyArenaKeep is the key arena capacity kept from one journal to the next.
 const keyArenaKeep = 64 << 10
 
+// entriesKeep is how many entries' room (about 120 bytes each, with objs)
+// and map slots are kept from one journal to the next: one script that
+// wrote a million keys must not pin their journal's memory for good.
+const entriesKeep = 1024
+
 type undoLog struct {
 	on      bool
 	writes  bool // the running command may write: lookups journal
@@ -135,14 +140,23 @@ func (ks *Keyspace) Commit() {
 func (u *undoLog) reset() {
 	u.on, u.writes, u.clone = false, false, nil
 	if u.indexed {
-		clear(u.seen)
+		if len(u.seen) > entriesKeep {
+			u.seen = nil // a cleared map keeps its size
+		} else {
+			clear(u.seen)
+		}
 		u.indexed = false
 	}
-	// Cleared slots are what save relies on to fill only non-zero fields.
-	clear(u.entries)
-	u.entries = u.entries[:0]
-	clear(u.objs)
-	u.objs = u.objs[:0]
+	// Cleared slots are what save relies on to fill only non-zero fields
+	// (a new array is zeroed too).
+	if cap(u.entries) > entriesKeep {
+		u.entries, u.objs = nil, nil
+	} else {
+		clear(u.entries)
+		u.entries = u.entries[:0]
+		clear(u.objs)
+		u.objs = u.objs[:0]
+	}
 	u.objBits = 0
 	if cap(u.keys) > keyArenaKeep {
 		u.keys = nil

@@ -255,6 +255,38 @@ func TestUndoIntegerCopy(t *testing.T) {
 	}
 }
 
+// TestUndoLargeJournalLetGo checks that a journal of many keys does not
+// keep its memory once closed, and that the next journal works.
+func TestUndoLargeJournalLetGo(t *testing.T) {
+	ks := New(1)
+	db := ks.DBs[0]
+	for i := 0; i < 3*entriesKeep; i++ {
+		db.Set(fmt.Sprint("k", i), NewInt(int64(i)), false)
+	}
+	ks.BeginUndo(cloneVal)
+	ks.SetUndoWrites(true)
+	for i := 0; i < 3*entriesKeep; i++ {
+		db.Delete(fmt.Sprint("k", i))
+	}
+	ks.Commit()
+	if u := &ks.undo; cap(u.entries) != 0 || cap(u.objs) != 0 || u.seen != nil {
+		t.Fatalf("closed journal kept %d entries' room, %d objs, map %v", cap(u.entries), cap(u.objs), u.seen != nil)
+	}
+	db.Set("a", NewInt(1), false)
+	before := dump(ks)
+	ks.BeginUndo(cloneVal)
+	ks.SetUndoWrites(true)
+	for i := 0; i < seenScan+2; i++ {
+		db.Set(fmt.Sprint("n", i), NewInt(int64(i)), false)
+	}
+	o := db.Lookup("a")
+	o.SetInt(7)
+	ks.Rollback()
+	if got := dump(ks); got != before {
+		t.Fatalf("rollback left\n%s\nwant\n%s", got, before)
+	}
+}
+
 // BenchmarkUndoIncr10 is the journal's share of a transactional script of
 // 10 INCRs on distinct keys: open, ten lookups and in-place changes of
 // integers, commit (journal=off: the same writes without a journal).
