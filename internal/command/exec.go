@@ -121,9 +121,13 @@ type Session struct {
 	Created   int64 // unix ms
 	LastCmdAt int64 // unix ms
 	LastCmd   string
-	NoEvict   bool
-	NoTouch   bool
-	Reply     ReplyMode
+	// lookedUp is the command the session's last lookup found: pipelines
+	// repeat a command, and comparing its name is cheaper than the table
+	// lookup (lookupFor).
+	lookedUp *Command
+	NoEvict  bool
+	NoTouch  bool
+	Reply    ReplyMode
 	// CloseAfterReply asks the connection to close once this batch's
 	// replies are written (QUIT, protocol errors, CLIENT KILL of self).
 	CloseAfterReply bool
@@ -182,6 +186,19 @@ type Ctx struct {
 	propDone bool
 }
 
+// lookupFor is Lookup, answered from the session's last lookup when name
+// is that command's (ASCII case-insensitively).
+func (s *Session) lookupFor(name []byte) *Command {
+	if c := s.lookedUp; c != nil && asciiEqualFold(name, c.Name) {
+		return c
+	}
+	c := Lookup(name)
+	if c != nil {
+		s.lookedUp = c
+	}
+	return c
+}
+
 // Execute runs one command for a session, writing its reply to w. It is
 // called with the server lock held. A panic in a handler is recovered,
 // logged and answered with an error; the server goes on.
@@ -189,7 +206,7 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if len(args) == 0 {
 		return
 	}
-	cmd := Lookup(args[0])
+	cmd := s.lookupFor(args[0])
 	if cmd == nil {
 		e.reject(s, w, nil, args, unknownCommand(args))
 		return

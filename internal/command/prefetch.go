@@ -12,7 +12,7 @@ func (e *Env) PrefetchBatch(s *Session, argv [][]byte, start int, ends []int, sc
 	for _, end := range ends {
 		args := argv[start:end]
 		start = end
-		cmd := Lookup(args[0])
+		cmd := s.lookupFor(args[0])
 		if cmd == nil || cmd.First <= 0 || cmd.Keys != nil || !cmd.ArityOK(len(args)) {
 			continue
 		}
