@@ -1,6 +1,7 @@
 package set
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -226,4 +227,73 @@ func BenchmarkTable(b *testing.B) {
 			IntersectCard(0, s, o)
 		}
 	})
+}
+
+// BenchmarkLargeStringSet times hits and misses on a 100,000-member
+// hashtable set of members like "element:000000012345", visited in random
+// order so that every lookup pays the table's cache misses (the set's
+// slots, entries and arena far exceed L2). This is the shape of
+// redis-benchmark's SADD row.
+func BenchmarkLargeStringSet(b *testing.B) {
+	const n = 100_000
+	lim := DefaultLimits()
+	member := func(i int) []byte { return fmt.Appendf(nil, "element:%012d", i) }
+	rng := rand.New(rand.NewPCG(7, 8))
+	have := make([][]byte, n)
+	fresh := make([][]byte, n)
+	for i := range n {
+		have[i] = member(i)
+		fresh[i] = member(n + i)
+	}
+	rng.Shuffle(n, func(i, j int) { have[i], have[j] = have[j], have[i] })
+	rng.Shuffle(n, func(i, j int) { fresh[i], fresh[j] = fresh[j], fresh[i] })
+	base := New()
+	for _, m := range have {
+		base.Add(lim, m)
+	}
+	rng.Shuffle(n, func(i, j int) { have[i], have[j] = have[j], have[i] })
+	if base.Kind() != KindHashtable {
+		b.Fatalf("kind %v", base.Kind())
+	}
+	b.Run("ContainsHit", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			if !base.Contains(have[i%n]) {
+				b.Fatal("missing")
+			}
+		}
+	})
+	b.Run("AddExisting", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			if base.Add(lim, have[i%n]) {
+				b.Fatal("added")
+			}
+		}
+	})
+	b.Run("AddNew", func(b *testing.B) {
+		b.ReportAllocs()
+		s := base.Clone()
+		for i := range b.N {
+			if i%n == 0 && i > 0 {
+				b.StopTimer()
+				s = base.Clone()
+				b.StartTimer()
+			}
+			if !s.Add(lim, fresh[i%n]) {
+				b.Fatal("not added")
+			}
+		}
+	})
+	b.Run("RemoveAdd", func(b *testing.B) {
+		b.ReportAllocs()
+		s := base.Clone()
+		for i := range b.N {
+			m := have[i%n]
+			if !s.Remove(m) || !s.Add(lim, m) {
+				b.Fatal("remove/add")
+			}
+		}
+	})
+	b.ReportMetric(float64(base.MemoryUsage())/n, "bytes/member")
 }

@@ -177,6 +177,17 @@ func tableError(t *table) error {
 	if len(t.ents)*4 > len(t.slots)*3 {
 		return fmt.Errorf("load %d/%d", len(t.ents), len(t.slots))
 	}
+	// Every entry's record names it, and records lie inside the arena.
+	posOf := make(map[uint64]int, len(t.ents))
+	for i, pos := range t.ents {
+		if pos < hdrLen || pos > uint64(len(t.arena)) || pos+t.lenAt(pos) > uint64(len(t.arena)) {
+			return fmt.Errorf("entry %d at bad position %d (arena %d)", i, pos, len(t.arena))
+		}
+		if got := t.idxAt(pos); got != i {
+			return fmt.Errorf("record at %d says index %d, ents has it at %d", pos, got, i)
+		}
+		posOf[pos] = i
+	}
 	mask := len(t.slots) - 1
 	used := 0
 	seenIdx := make([]bool, len(t.ents))
@@ -185,19 +196,18 @@ func tableError(t *table) error {
 			continue
 		}
 		used++
-		i := int(uint32(s)) - 1
-		if i < 0 || i >= len(t.ents) || seenIdx[i] {
-			return fmt.Errorf("slot %d points at bad or repeated entry %d", p, i)
+		i, ok := posOf[s&posMask]
+		if !ok || seenIdx[i] {
+			return fmt.Errorf("slot %d points at a dead or repeated record %d", p, s&posMask)
 		}
 		seenIdx[i] = true
-		e := t.ents[i]
-		m := t.arena[e.off : e.off+uint64(e.n)]
+		m := t.member(i)
 		h := hashOf(m)
-		if uint32(h) != e.hlo || h>>32 != s>>32 {
+		if uint64(uint32(h)) != t.hloAt(t.ents[i]) || tagOf(h) != s&^posMask {
 			return fmt.Errorf("entry %d hash mismatch", i)
 		}
 		// Every slot between home and p must be occupied.
-		for q := int(e.hlo) & mask; q != p; q = (q + 1) & mask {
+		for q := int(uint32(h)) & mask; q != p; q = (q + 1) & mask {
 			if t.slots[q] == 0 {
 				return fmt.Errorf("entry %d unreachable from home", i)
 			}
@@ -214,24 +224,21 @@ func tableError(t *table) error {
 			return fmt.Errorf("duplicate member %q", m)
 		}
 		seen[string(m)] = true
-		live += len(m)
+		live += hdrLen + len(m)
 	}
 	if live+t.dead != len(t.arena) {
 		return fmt.Errorf("arena %d bytes, live %d + dead %d", len(t.arena), live, t.dead)
 	}
-	// Entries must not overlap.
+	// Records must not overlap.
 	type span struct{ off, end uint64 }
 	spans := make([]span, 0, len(t.ents))
-	for _, e := range t.ents {
-		if e.n == 0 {
-			continue
-		}
-		spans = append(spans, span{e.off, e.off + uint64(e.n)})
+	for _, pos := range t.ents {
+		spans = append(spans, span{pos - hdrLen, pos + t.lenAt(pos)})
 	}
 	slices.SortFunc(spans, func(a, b span) int { return int(a.off) - int(b.off) })
 	for i := 1; i < len(spans); i++ {
 		if spans[i].off < spans[i-1].end {
-			return fmt.Errorf("entries overlap in arena")
+			return fmt.Errorf("records overlap in arena")
 		}
 	}
 	return nil

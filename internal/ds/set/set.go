@@ -376,7 +376,7 @@ func (s *Set) toTable(extra, extraLen int) {
 		avg = len(s.lp.data)/n + 1
 	}
 	t := newTable(n+extra, avg)
-	t.arena = slices.Grow(t.arena, extraLen)
+	t.arena = slices.Grow(t.arena, extraLen+extra*hdrLen)
 	var buf [maxIntLen]byte
 	switch s.kind {
 	case KindIntset:
@@ -429,7 +429,7 @@ func fromTable(lim Limits, t *table, maxLen int) *Set {
 	if n > lim.MaxListpackEntries || maxLen > lim.MaxListpackValue {
 		return &Set{kind: KindHashtable, ht: t}
 	}
-	lp := listpack{data: make([]byte, 0, len(t.arena)-t.dead+n)}
+	lp := listpack{data: make([]byte, 0, t.memberBytes()+n)}
 	for i := range t.ents {
 		lp.push(t.member(i))
 	}

@@ -1,7 +1,7 @@
 package set
 
 import (
-	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 	"unsafe"
 )
@@ -13,45 +13,71 @@ import (
 // set is three pointer-free slices whatever its size, where a Go map of
 // strings would hold one pointer (and one heap object) per member.
 //
-//   - ents is dense: ents[0:len] are exactly the members, in no particular
-//     order. Deleting swaps the last entry into the hole, so a uniformly
-//     random member is ents[rand(len)], and a cursor scan that walks ents
-//     from the top down never misses a member (see Scan).
+//   - arena holds one record per member: a 12-byte header (the record's
+//     index in ents, the low 32 bits of the member's hash, the member's
+//     length; little-endian uint32s) and then the member's bytes. A
+//     member's position is the arena offset of its bytes, just past the
+//     header, so a position is never zero. Deleted members leave dead
+//     records behind; the arena is compacted when more than half of it is
+//     dead.
 //   - slots is the index, linear probing over a power-of-two array. A slot
-//     holds the upper 32 bits of the member's hash (a tag, so most mismatches
-//     are rejected without touching the arena) and entry index + 1; zero is
-//     an empty slot. Deletion uses backward shifting, so there are no
-//     tombstones.
-//   - arena holds member bytes. Deleted members leave dead bytes behind; the
-//     arena is compacted when more than half of it is dead.
+//     holds a 24-bit tag of the member's hash (so most mismatches are
+//     rejected without touching the arena) and the member's position in the
+//     low 40 bits; zero is an empty slot. A lookup that hits costs two
+//     dependent cache misses, the slot and the record, where an index into
+//     a separate entry array would cost three (slot, entry, bytes).
+//     Deletion uses backward shifting, so there are no tombstones.
+//   - ents is dense: ents[0:len] are exactly the members' positions, in no
+//     particular order. Deleting swaps the last entry into the hole (and
+//     rewrites the moved record's index), so a uniformly random member is
+//     ents[rand(len)], and a cursor scan that walks ents from the top down
+//     never misses a member (see Scan). Slots point into the arena, not
+//     into ents, so a swap never touches the index.
+//
+// Invariants (checked by tableError in tests): every live record's index
+// names the ents entry holding its position, and its hash field is the low
+// half of the member's hash (hlo). Both the home slot (hlo's low bits) and
+// the tag (tagOf) derive from hlo, so the index can be rebuilt from ents
+// and the records alone, walking both in order (see fill): growing,
+// shrinking or compacting never rehashes member bytes nor visits the old
+// slots.
 type table struct {
 	slots []uint64
-	ents  []entry
+	ents  []uint64
 	arena []byte
-	dead  int // arena bytes not referenced by any entry
+	dead  int // arena bytes (headers included) not belonging to a member
 }
 
-// entry locates one member in the arena. hlo is the low 32 bits of its hash,
-// from which the home slot is derived, so growing or shrinking the index
-// never rehashes member bytes.
-type entry struct {
-	off uint64
-	n   uint32
-	hlo uint32
-}
+const (
+	minSlots = 8
 
-const minSlots = 8
+	hdrLen  = 12 // record header: index, hash low half, length
+	posBits = 40 // arena positions in a slot; the tag takes the rest
+	posMask = 1<<posBits - 1
+)
 
 var hashSeed = maphash.MakeSeed()
 
 func hashOf(b []byte) uint64 { return maphash.Bytes(hashSeed, b) }
 
+// tagOf returns the slot tag for a member whose hash has low half hlo,
+// already shifted into place. The multiply spreads all 32 bits into the
+// tag's 24, so members sharing a home slot (equal low bits) still differ
+// in tag unless their whole hlo is equal.
+func tagOf(hlo uint64) uint64 { return uint64(uint32(hlo)*0x9e3779b1) >> 8 << posBits }
+
+// Record header fields of the member at position pos.
+func (t *table) idxAt(pos uint64) int     { return int(binary.LittleEndian.Uint32(t.arena[pos-12:])) }
+func (t *table) hloAt(pos uint64) uint64  { return uint64(binary.LittleEndian.Uint32(t.arena[pos-8:])) }
+func (t *table) lenAt(pos uint64) uint64  { return uint64(binary.LittleEndian.Uint32(t.arena[pos-4:])) }
+func (t *table) setIdx(pos uint64, i int) { binary.LittleEndian.PutUint32(t.arena[pos-12:], uint32(i)) }
+
 // newTable returns a table sized for about hint members of avgLen bytes.
 func newTable(hint, avgLen int) *table {
 	t := &table{}
 	t.slots = make([]uint64, slotsFor(hint))
-	t.ents = make([]entry, 0, hint)
-	t.arena = make([]byte, 0, hint*avgLen)
+	t.ents = make([]uint64, 0, hint)
+	t.arena = make([]byte, 0, hint*(avgLen+hdrLen))
 	return t
 }
 
@@ -67,23 +93,28 @@ func slotsFor(n int) int {
 
 func (t *table) len() int { return len(t.ents) }
 
+// memberBytes is the total length of the members, headers excluded.
+func (t *table) memberBytes() int { return len(t.arena) - t.dead - len(t.ents)*hdrLen }
+
 func (t *table) member(i int) []byte {
-	e := t.ents[i]
-	return t.arena[e.off : e.off+uint64(e.n) : e.off+uint64(e.n)]
+	pos := t.ents[i]
+	end := pos + t.lenAt(pos)
+	return t.arena[pos:end:end]
 }
 
 // find returns the slot position holding m, or -1.
 func (t *table) find(m []byte, h uint64) int {
 	mask := uint64(len(t.slots) - 1)
-	tag := h >> 32
+	tag := tagOf(h)
 	for p := h & mask; ; p = (p + 1) & mask {
 		s := t.slots[p]
 		if s == 0 {
 			return -1
 		}
-		if s>>32 == tag {
-			e := t.ents[uint32(s)-1]
-			if int(e.n) == len(m) && bytes.Equal(t.arena[e.off:e.off+uint64(e.n)], m) {
+		if s&^posMask == tag {
+			pos := s & posMask
+			n := t.lenAt(pos)
+			if n == uint64(len(m)) && string(t.arena[pos:pos+n]) == string(m) {
 				return int(p)
 			}
 		}
@@ -115,17 +146,39 @@ func (t *table) add(m []byte) bool {
 // insertNew appends m, known to be absent, and indexes it.
 func (t *table) insertNew(m []byte, h uint64) {
 	idx := len(t.ents)
-	if uint64(idx) >= 1<<32-1 {
+	if uint64(idx) >= 1<<32-1 || uint64(len(m)) > 1<<32-1 {
 		panic("set: too many members")
 	}
-	t.ents = append(t.ents, entry{off: uint64(len(t.arena)), n: uint32(len(m)), hlo: uint32(h)})
-	t.arena = append(t.arena, m...)
-	mask := uint64(len(t.slots) - 1)
-	p := h & mask
-	for t.slots[p] != 0 {
+	pos := uint64(len(t.arena)) + hdrLen
+	if pos+uint64(len(m)) > posMask {
+		panic("set: members exceed the arena's 1 TiB")
+	}
+	var hdr [hdrLen]byte
+	le := binary.LittleEndian
+	le.PutUint32(hdr[0:], uint32(idx))
+	le.PutUint32(hdr[4:], uint32(h))
+	le.PutUint32(hdr[8:], uint32(len(m)))
+	t.arena = append(append(t.arena, hdr[:]...), m...)
+	t.ents = append(t.ents, pos)
+	t.link(t.slots, uint64(uint32(h)), pos)
+}
+
+// link indexes the member at pos, whose hash has low half hlo, in slots.
+func (t *table) link(slots []uint64, hlo, pos uint64) {
+	mask := uint64(len(slots) - 1)
+	p := hlo & mask
+	for slots[p] != 0 {
 		p = (p + 1) & mask
 	}
-	t.slots[p] = h>>32<<32 | uint64(idx+1)
+	slots[p] = tagOf(hlo) | pos
+}
+
+// fill indexes every member in slots, which must be empty. It walks ents
+// and the records in order, which is also (mostly) arena order.
+func (t *table) fill(slots []uint64) {
+	for _, pos := range t.ents {
+		t.link(slots, t.hloAt(pos), pos)
+	}
 }
 
 // remove deletes m and reports whether it was present.
@@ -137,21 +190,20 @@ func (t *table) remove(m []byte) bool {
 	if p < 0 {
 		return false
 	}
-	t.removeAt(int(uint32(t.slots[p])-1), p)
+	t.removeAt(t.idxAt(t.slots[p]&posMask), p)
 	return true
 }
 
 // removeIndex deletes the member at entry index i.
 func (t *table) removeIndex(i int) {
-	t.removeAt(i, t.slotOf(i))
+	t.removeAt(i, t.slotOf(t.ents[i]))
 }
 
-// slotOf returns the slot position that points at entry index i.
-func (t *table) slotOf(i int) int {
+// slotOf returns the slot position that points at arena position pos.
+func (t *table) slotOf(pos uint64) int {
 	mask := uint64(len(t.slots) - 1)
-	want := uint64(i + 1)
-	for p := uint64(t.ents[i].hlo) & mask; ; p = (p + 1) & mask {
-		if uint64(uint32(t.slots[p])) == want {
+	for p := t.hloAt(pos) & mask; ; p = (p + 1) & mask {
+		if t.slots[p]&posMask == pos {
 			return int(p)
 		}
 	}
@@ -160,14 +212,14 @@ func (t *table) slotOf(i int) int {
 // removeAt deletes entry i whose slot is at position p.
 func (t *table) removeAt(i, p int) {
 	t.unlinkSlot(p)
-	t.dead += int(t.ents[i].n)
+	t.dead += hdrLen + int(t.lenAt(t.ents[i]))
 	last := len(t.ents) - 1
 	if i != last {
-		// Keep ents dense: move the last entry into the hole and repoint
-		// its slot. Scan depends on members only ever moving downwards.
-		q := t.slotOf(last)
-		t.slots[q] = t.slots[q]>>32<<32 | uint64(i+1)
-		t.ents[i] = t.ents[last]
+		// Keep ents dense: move the last entry into the hole and tell its
+		// record. Scan depends on members only ever moving downwards.
+		pos := t.ents[last]
+		t.ents[i] = pos
+		t.setIdx(pos, i)
 	}
 	t.ents = t.ents[:last]
 	t.maybeShrink()
@@ -184,7 +236,7 @@ func (t *table) unlinkSlot(p int) {
 		if s == 0 {
 			break
 		}
-		home := int(t.ents[uint32(s)-1].hlo) & mask
+		home := int(t.hloAt(s&posMask)) & mask
 		// The member at j may move into the hole only if its home is not
 		// cyclically within (hole, j].
 		if (j-home)&mask >= (j-hole)&mask {
@@ -206,59 +258,50 @@ func (t *table) maybeShrink() {
 		t.resize(slotsFor(n * 2))
 	}
 	if cap(t.ents) > 64 && n*4 < cap(t.ents) {
-		t.ents = append(make([]entry, 0, n*2), t.ents...)
+		t.ents = append(make([]uint64, 0, n*2), t.ents...)
 	}
 	if t.dead > 1024 && t.dead*2 > len(t.arena) {
 		t.compact()
 	}
 }
 
-// resize rebuilds the index with size slots. Slots keep their tags and the
-// home slot comes from the entry, so no member is rehashed.
+// resize rebuilds the index with size slots from the records (see fill),
+// so no member is rehashed.
 func (t *table) resize(size int) {
-	old := t.slots
 	t.slots = make([]uint64, size)
-	mask := uint64(size - 1)
-	for _, s := range old {
-		if s == 0 {
-			continue
-		}
-		p := uint64(t.ents[uint32(s)-1].hlo) & mask
-		for t.slots[p] != 0 {
-			p = (p + 1) & mask
-		}
-		t.slots[p] = s
-	}
+	t.fill(t.slots)
 }
 
-// compact rewrites the arena without dead bytes, in entry order.
+// repack copies the live records, in entry order, into arena (empty, with
+// room) and stores their new positions in ents, which may be t.ents.
+func (t *table) repack(arena []byte, ents []uint64) []byte {
+	for i, pos := range t.ents {
+		ents[i] = uint64(len(arena)) + hdrLen
+		arena = append(arena, t.arena[pos-hdrLen:pos+t.lenAt(pos)]...)
+	}
+	return arena
+}
+
+// compact rewrites the arena without dead records, in entry order, and
+// reindexes the moved records.
 func (t *table) compact() {
 	live := len(t.arena) - t.dead
-	arena := make([]byte, 0, live+live/4)
-	for i := range t.ents {
-		e := &t.ents[i]
-		off := uint64(len(arena))
-		arena = append(arena, t.arena[e.off:e.off+uint64(e.n)]...)
-		e.off = off
-	}
-	t.arena = arena
+	t.arena = t.repack(make([]byte, 0, live+live/4), t.ents)
 	t.dead = 0
+	clear(t.slots)
+	t.fill(t.slots)
 }
 
 func (t *table) clone() *table {
 	c := &table{
-		slots: append([]uint64(nil), t.slots...),
-		ents:  make([]entry, 0, len(t.ents)),
-		arena: make([]byte, 0, len(t.arena)-t.dead),
+		slots: make([]uint64, len(t.slots)),
+		ents:  make([]uint64, len(t.ents)),
 	}
-	for i := range t.ents {
-		e := t.ents[i]
-		c.ents = append(c.ents, entry{off: uint64(len(c.arena)), n: e.n, hlo: e.hlo})
-		c.arena = append(c.arena, t.arena[e.off:e.off+uint64(e.n)]...)
-	}
+	c.arena = t.repack(make([]byte, 0, len(t.arena)-t.dead), c.ents)
+	c.fill(c.slots)
 	return c
 }
 
 func (t *table) memoryUsage() int {
-	return int(unsafe.Sizeof(*t)) + cap(t.slots)*8 + cap(t.ents)*int(unsafe.Sizeof(entry{})) + cap(t.arena)
+	return int(unsafe.Sizeof(*t)) + cap(t.slots)*8 + cap(t.ents)*8 + cap(t.arena)
 }
