@@ -379,7 +379,9 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 // drop closes a loop client.
 func (l *eventLoop) drop(c *client) {
 	l.remove(c)
-	if c.out != nil || c.handoff == handoffWrite || l.s.Env.ScriptRunning() {
+	// outSet, not out: another loop's client may be pushing to c (under
+	// the server lock, which the loop does not hold here).
+	if c.outSet.Load() || c.handoff == handoffWrite || l.s.Env.ScriptRunning() {
 		// Writing out what is queued may take a while, and a script
 		// holds the lock close needs: not on the loop.
 		go c.close()
