@@ -197,45 +197,23 @@ func (ks *Keyspace) Rollback() {
 // journal saves key's current state if this is its first change, and
 // returns the index of the entry that holds the saved state.
 func (db *DB) journal(key string) int {
-	o := db.dict.Get(key)
-	u := &db.ks.undo
-	if i := u.find(db, key, o); i >= 0 {
-		return i
-	}
-	return u.save(db, key, o)
+	return db.ks.undo.saveOnce(db, key, db.dict.Get(key))
 }
 
 // journalLookup is the lookup-time hook, called while the running command
 // may write: it saves key, whose object o (nil: absent) the caller has just
-// found with db.dict.Get(key), expired or not. A present key in a journal
-// of a few entries (a script writing a handful of keys, the common case)
-// is the path kept short: written the first time, a bit test (objBits)
-// and the copy; written again, a pointer comparison per entry.
+// found with db.dict.Get(key), expired or not.
 func (db *DB) journalLookup(key string, o *Object) {
-	u := &db.ks.undo
-	if o == nil || u.indexed {
-		if u.find(db, key, o) < 0 {
-			u.save(db, key, o)
-		}
-		return
+	db.ks.undo.saveOnce(db, key, o)
+}
+
+// saveOnce saves key, whose object is o, unless it is saved already, and
+// returns the index of its entry.
+func (u *undoLog) saveOnce(db *DB, key string, o *Object) int {
+	if i := u.find(db, key, o); i >= 0 {
+		return i
 	}
-	if u.objBits&objBit(o) != 0 {
-		for i, p := range u.objs {
-			if p != o {
-				continue
-			}
-			// An entry saved from o shares o's key string: comparing
-			// the strings' addresses spares a call comparing bytes (a
-			// script writing one key many times, the limiter, finds it
-			// so each time).
-			e := &u.entries[i]
-			if e.db == db && !e.forgotten && len(e.key) == len(key) &&
-				(unsafe.StringData(e.key) == unsafe.StringData(o.Key) || e.key == key) {
-				return
-			}
-		}
-	}
-	u.save(db, key, o)
+	return u.save(db, key, o)
 }
 
 // objBit is o's bit in objBits: objects are 64 bytes or more apart, and
@@ -263,6 +241,13 @@ func (u *undoLog) find(db *DB, key string, o *Object) int {
 		return -1
 	}
 	if o != nil {
+		// A present key in a journal of a few entries (a script writing a
+		// handful of keys, the common case) is the path kept short:
+		// written the first time, a bit test; written again, a pointer
+		// comparison per entry.
+		if u.objBits&objBit(o) == 0 {
+			return -1
+		}
 		for i, p := range u.objs {
 			if p == o && u.live(i, db, key) {
 				return i
