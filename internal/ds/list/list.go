@@ -355,17 +355,8 @@ func (l *List) Range(start, stop int) [][]byte {
 // AppendRange appends what Range(start, stop) would return to dst and
 // returns the extended slice, so a caller can reuse one buffer.
 func (l *List) AppendRange(dst [][]byte, start, stop int) [][]byte {
-	lo, hi, ok := l.bounds(start, stop)
-	if !ok {
-		return dst
-	}
-	dst = slices.Grow(dst, hi-lo+1)
-	for i, v := range l.from(lo) {
-		dst = append(dst, v)
-		if i == hi {
-			break
-		}
-	}
+	dst = slices.Grow(dst, l.RangeLen(start, stop))
+	l.EachInRange(start, stop, func(v []byte) { dst = append(dst, v) })
 	return dst
 }
 
