@@ -268,6 +268,9 @@ func (e *Env) serveWaiter(w *Waiter, key string) {
 	e.call(ctx, mark)
 	failed, again := ctx.err, b.reblock
 	e.putCtx(ctx)
+	if e.depth == 0 && len(e.prop.pending) > 0 {
+		e.propFlush() // the served command's effects, before its reply
+	}
 	b.serving, b.servingKey, b.reblock = nil, "", false
 	if again {
 		w.out.Buf = w.out.Buf[:mark]

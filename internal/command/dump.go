@@ -165,6 +165,7 @@ func cmdRestore(c *Ctx) {
 		// Already expired: nothing is stored, the old value is gone.
 		if deleted {
 			c.Dirty(1)
+			c.Propagate([]byte("DEL"), c.Args[1])
 		}
 		c.W.OK()
 		return
@@ -179,5 +180,11 @@ func cmdRestore(c *Ctx) {
 		o.LRU = uint32(max(c.Now/1000-idle, 0))
 	}
 	c.Dirty(1)
+	if ttl > 0 && !absTTL {
+		// The TTL replays as the absolute time it became.
+		rw := append([][]byte{}, c.Args...)
+		rw[2] = msBytes(ttl)
+		c.Propagate(append(rw, []byte("ABSTTL"))...)
+	}
 	c.W.OK()
 }

@@ -182,8 +182,10 @@ type Ctx struct {
 	DB   *keyspace.DB
 	Now  int64 // unix ms, fixed for the command
 	err  bool  // an error reply was sent
-	// propDone: the command propagated itself (propagate.go).
+	// propDone: the command declared its effects, or has none of its own;
+	// rewrite: what it propagates if it writes (propagate.go).
 	propDone bool
+	rewrite  [][]byte
 }
 
 // lookupFor is Lookup, answered from the session's last lookup when name
@@ -296,13 +298,14 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
 		e.feedMonitors(s, cmd, args)
 	}
-	if e.depth == 0 && len(e.blk.ready) > 0 {
-		// The end of a top-level command (a whole EXEC or script):
-		// clients waiting on keys it made ready are served now.
-		e.ServeReady()
-	}
 	if e.depth == 0 && len(e.prop.pending) > 0 {
 		e.propFlush() // before the reply can leave (propagate.go)
+	}
+	if e.depth == 0 && len(e.blk.ready) > 0 {
+		// The end of a top-level command (a whole EXEC or script):
+		// clients waiting on keys it made ready are served now, each
+		// as a command of its own in the effect stream.
+		e.ServeReady()
 	}
 }
 
@@ -350,7 +353,7 @@ func (e *Env) call(ctx *Ctx, mark int) {
 	}
 	dirty := e.Stats.Dirty.Load()
 	ctx.Cmd.Handler(ctx)
-	e.propAfter(ctx, dirty, mark)
+	e.propAfter(ctx, dirty)
 }
 
 // authRequired reports whether the default user has a password.

@@ -118,13 +118,20 @@ func cmdExpire(c *Ctx) {
 			return
 		}
 	}
-	if when <= c.Now {
-		c.DB.Delete(o.Key)
-	} else {
-		c.DB.SetExpire(o, when)
-	}
 	c.Dirty(1)
 	c.W.Int(1)
+	if when <= c.Now {
+		c.DB.Delete(o.Key)
+		c.Propagate([]byte("DEL"), c.Args[1])
+		return
+	}
+	c.DB.SetExpire(o, when)
+	if c.Cmd.Name != "pexpireat" {
+		// PEXPIREAT with the absolute time; the options stay.
+		rw := append([][]byte{}, c.Args...)
+		rw[0], rw[2] = []byte("PEXPIREAT"), msBytes(when)
+		c.Propagate(rw...)
+	}
 }
 
 // cmdTTL serves TTL, PTTL, EXPIRETIME and PEXPIRETIME: -2 for a missing

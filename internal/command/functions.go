@@ -63,6 +63,7 @@ func cmdFcallRO(c *Ctx)      { fcallGeneric(c, true) }
 func cmdFunctionKill(c *Ctx) { c.Error(ErrNotBusy) } // nothing runs while this holds the lock
 
 func fcallGeneric(c *Ctx, ro bool) {
+	c.PreventPropagation() // the commands it runs propagate their own effects
 	feedScriptMonitors(c)
 	eng := c.Env.scripting()
 	f := eng.Function(string(c.Args[1]))

@@ -400,6 +400,8 @@ func cmdHincrbyfloat(c *Ctx) {
 	h.SetKeepTTL(c.Now, c.Args[2], []byte(s), hashLimits(c))
 	hashDone(c, key, o, fresh)
 	c.Dirty(1)
+	// The result, so that float formatting is not replayed.
+	c.Propagate([]byte("HSET"), c.Args[1], c.Args[2], []byte(s))
 	c.W.BulkString(s)
 }
 

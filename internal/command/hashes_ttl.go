@@ -176,7 +176,21 @@ func cmdHexpire(c *Ctx) {
 	if changed > 0 {
 		c.Dirty(int64(changed))
 		hashDone(c, key, o, false)
+		if base != 0 || seconds {
+			// HPEXPIREAT with the absolute time; the condition and fields stay.
+			rw := append([][]byte{}, c.Args...)
+			rw[0], rw[2] = []byte("HPEXPIREAT"), msBytes(at)
+			c.Propagate(rw...)
+		}
 	}
+}
+
+// propagateAbsTTL propagates the command with its relative TTL option
+// (EX or PX at argument i, its value at i+1) as PXAT at.
+func propagateAbsTTL(c *Ctx, i int, at int64) {
+	rw := append([][]byte{}, c.Args...)
+	rw[i], rw[i+1] = []byte("PXAT"), msBytes(at)
+	c.Propagate(rw...)
 }
 
 // HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME key FIELDS numfields field ...
@@ -309,6 +323,9 @@ func cmdHgetex(c *Ctx) {
 	if changed > 0 {
 		c.Dirty(int64(changed))
 		hashDone(c, key, o, false)
+		if optIs(a, "ex") || optIs(a, "px") {
+			propagateAbsTTL(c, 2, at)
+		}
 	}
 }
 
@@ -324,7 +341,7 @@ func cmdHsetex(c *Ctx) {
 	)
 	var flags int
 	var at int64
-	first := -1
+	first, relTTL := -1, 0 // relTTL: the position of EX or PX, if given
 	for i := 2; i < len(c.Args) && first < 0; i++ {
 		a := c.Args[i]
 		switch {
@@ -355,7 +372,7 @@ func cmdHsetex(c *Ctx) {
 			}
 			var base int64
 			if optIs(a, "ex") || optIs(a, "px") {
-				base = c.Now
+				base, relTTL = c.Now, i
 			}
 			var ok bool
 			if at, ok = hashExpireArg(c, i+1, optIs(a, "ex") || optIs(a, "exat"), base); !ok {
@@ -428,6 +445,9 @@ func cmdHsetex(c *Ctx) {
 	}
 	hashDone(c, key, o, fresh)
 	c.Dirty(int64(len(pairs) / 2))
+	if relTTL > 0 {
+		propagateAbsTTL(c, relTTL, at)
+	}
 	c.W.Int(1)
 }
 

@@ -558,6 +558,12 @@ func lmove(c *Ctx, fromFront, toFront bool) {
 	c.W.Bulk(v)
 	listChanged(c, src, sl)
 	c.Dirty(1)
+	switch c.Cmd.Name { // the blocking forms replay as the plain ones
+	case "blmove":
+		c.Rewrite(append([][]byte{[]byte("LMOVE")}, c.Args[1:5]...)...)
+	case "brpoplpush":
+		c.Rewrite([]byte("RPOPLPUSH"), c.Args[1], c.Args[2])
+	}
 }
 
 // cmdLmpop is LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count].
@@ -636,7 +642,17 @@ func lmpopFrom(c *Ctx, keys [][]byte, front bool, count int64) bool {
 		}
 		listChanged(c, key, l)
 		c.Dirty(int64(len(vals)))
+		c.Rewrite(popName(front), k, msBytes(int64(len(vals))))
 		return true
 	}
 	return false
+}
+
+// popName is the pop command of the list's end: what blocking and
+// multi-key pops replay as.
+func popName(front bool) []byte {
+	if front {
+		return []byte("LPOP")
+	}
+	return []byte("RPOP")
 }

@@ -65,6 +65,7 @@ func blockingPop(c *Ctx, front bool) {
 		c.W.Bulk(v)
 		listChanged(c, key, l)
 		c.Dirty(1)
+		c.Rewrite(popName(front), k)
 		return
 	}
 	if !c.block(keyspace.TypeList, keys, deadline) {

@@ -95,6 +95,7 @@ func feedScriptMonitors(c *Ctx) {
 }
 
 func evalGeneric(c *Ctx, bySHA, ro bool) {
+	c.PreventPropagation() // the commands it runs propagate their own effects
 	feedScriptMonitors(c)
 	if bySHA && len(c.Args[1]) != 40 {
 		c.Error(ErrNoScript)

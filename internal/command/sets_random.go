@@ -75,7 +75,10 @@ func cmdSpop(c *Ctx) {
 			c.W.Null()
 			return
 		}
-		s.Pop(c.Env.KS.Rand(), 1, func(m []byte) { c.W.Bulk(m) })
+		s.Pop(c.Env.KS.Rand(), 1, func(m []byte) {
+			c.W.Bulk(m)
+			sremEach{c}.add(m)
+		})
 		setChanged(c, key, s)
 		c.Dirty(1)
 		return
@@ -103,12 +106,17 @@ func cmdSpop(c *Ctx) {
 		replyMembers(c, set.Union(setLimits(c), s))
 		c.DB.Delete(key)
 		c.Dirty(int64(size))
+		c.Propagate([]byte("DEL"), c.Args[1])
 		return
 	}
 	c.W.Set(int(count))
+	srem := sremEach{c}
 	if keep := size - int(count); keep*spopMoveMul > int(count) {
 		// Few members popped: pop them one by one.
-		s.Pop(rng, int(count), func(m []byte) { c.W.Bulk(m) })
+		s.Pop(rng, int(count), func(m []byte) {
+			c.W.Bulk(m)
+			srem.add(m)
+		})
 	} else {
 		// Most members popped: like Redis, pick the few that stay, build a
 		// new set of them (its encoding follows its content, so a hash
@@ -120,6 +128,7 @@ func cmdSpop(c *Ctx) {
 		for m := range s.All() {
 			if !kept.Contains(m) {
 				c.W.Bulk(m)
+				srem.add(m)
 			}
 		}
 		o.SetVal(kept)
@@ -127,6 +136,12 @@ func cmdSpop(c *Ctx) {
 	c.DB.Modified(key)
 	c.Dirty(count)
 }
+
+// sremEach propagates each member SPOP took as an SREM of its own, as
+// Redis 7.0 does (several are wrapped in MULTI/EXEC).
+type sremEach struct{ c *Ctx }
+
+func (b sremEach) add(m []byte) { b.c.Propagate([]byte("SREM"), b.c.Args[1], m) }
 
 // spopMoveMul is SPOP_MOVE_STRATEGY_MUL: SPOP with a count rebuilds the set
 // from the members that stay when those are at most 1/5 of the popped.

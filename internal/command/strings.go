@@ -321,6 +321,11 @@ func setGeneric(c *Ctx, flags int, key, val, expire []byte, intReply bool) {
 	}
 	c.DB.StoreString(cur, key, val, at, flags&setKeepTTL != 0)
 	c.Dirty(1)
+	if flags&setExpireAny != 0 {
+		// Any TTL replays as the absolute time, without the other
+		// options (the write happened), as Redis 7.0 propagates it.
+		c.Propagate([]byte("SET"), key, val, []byte("PXAT"), msBytes(at))
+	}
 	if flags&setGet == 0 {
 		if intReply {
 			c.W.Int(1)
@@ -400,17 +405,21 @@ func cmdGetex(c *Ctx) {
 		}
 	}
 	replyString(c, o)
+	// GETEX is never propagated as received.
 	switch {
 	case flags&(setEXAT|setPXAT) != 0 && at <= c.Now:
 		// An absolute time already past deletes the key.
 		c.DB.Delete(key)
 		c.Dirty(1)
+		c.Propagate([]byte("DEL"), c.Args[1])
 	case flags&setExpireAny != 0:
 		c.DB.SetExpire(o, at)
 		c.Dirty(1)
+		c.Propagate([]byte("PEXPIREAT"), c.Args[1], msBytes(at))
 	case flags&setPersist != 0 && o.Expire != 0:
 		c.DB.SetExpire(o, 0)
 		c.Dirty(1)
+		c.Propagate([]byte("PERSIST"), c.Args[1])
 	}
 }
 
@@ -685,5 +694,8 @@ func cmdIncrbyfloat(c *Ctx) {
 		c.DB.Set(c.Key(1), o, false)
 	}
 	c.Dirty(1)
+	// The result, not the increment, so that float formatting and
+	// rounding are not replayed.
+	c.Propagate([]byte("SET"), c.Args[1], []byte(s), []byte("KEEPTTL"))
 	c.W.BulkString(s)
 }

@@ -98,6 +98,25 @@ func cmdTSAdd(c *Ctx) {
 	if s := seriesForWrite(c, key, &o); s != nil {
 		replyAdd(c, key, s, t, v, o.onDup)
 	}
+	rewriteClockTimes(c, 2, 3)
+}
+
+// rewriteClockTimes replaces the "*" timestamps (the server's clock) at
+// argument from and every step after it with the command's time, so that
+// a replay adds the samples at the times they were added.
+func rewriteClockTimes(c *Ctx, from, step int) {
+	var rw [][]byte
+	for i := from; i < len(c.Args); i += step {
+		if a := c.Args[i]; len(a) == 1 && a[0] == '*' {
+			if rw == nil {
+				rw = append([][]byte{}, c.Args...)
+			}
+			rw[i] = msBytes(c.Now)
+		}
+	}
+	if rw != nil {
+		c.Rewrite(rw...)
+	}
 }
 
 // seriesForWrite returns the series at key, made from o when the key is
@@ -171,6 +190,7 @@ func cmdTSMadd(c *Ctx) {
 		}
 		c.W.Int(t)
 	}
+	rewriteClockTimes(c, 2, 3)
 }
 
 // parseTimestampQuiet is parseTimestamp without replying.
@@ -203,6 +223,9 @@ func cmdTSIncrby(c *Ctx) {
 		if t, ok = parseTimestamp(c, o.timestamp); !ok {
 			return
 		}
+	}
+	if o.timestamp == nil || string(o.timestamp) == "*" {
+		rewriteIncrTime(c, t)
 	}
 	s := seriesForWrite(c, key, &o)
 	if s == nil {
@@ -350,4 +373,23 @@ func cmdTSDeleterule(c *Ctx) {
 	c.DB.Modified(srcKey)
 	c.Dirty(1)
 	c.W.OK()
+}
+
+// rewriteIncrTime makes TS.INCRBY/TS.DECRBY's clock time explicit: the
+// TIMESTAMP * option gets the time, or TIMESTAMP t goes right after the
+// value when the option is absent.
+func rewriteIncrTime(c *Ctx, t int64) {
+	for i := 3; i+1 < len(c.Args); i++ {
+		if optIs(c.Args[i], "labels") {
+			break
+		}
+		if optIs(c.Args[i], "timestamp") {
+			rw := append([][]byte{}, c.Args...)
+			rw[i+1] = msBytes(t)
+			c.Rewrite(rw...)
+			return
+		}
+	}
+	rw := append(append([][]byte{}, c.Args[:3]...), []byte("TIMESTAMP"), msBytes(t))
+	c.Rewrite(append(rw, c.Args[3:]...)...)
 }

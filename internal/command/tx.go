@@ -212,6 +212,7 @@ func cmdDiscard(c *Ctx) {
 // watched key changed or expired (the null array). Either way the
 // transaction is over and nothing is watched any more.
 func cmdExec(c *Ctx) {
+	c.PreventPropagation() // the commands it runs propagate their own effects
 	s, e := c.S, c.Env
 	t := &s.tx
 	switch {

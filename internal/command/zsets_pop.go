@@ -80,12 +80,26 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 		c.W.Array(0)
 		return false
 	}
-	if count == -1 {
+	countless := count == -1
+	if countless {
 		count = 1
 	}
 	o.LRU = uint32(c.Now / 1000)
 	s := o.Val().(*zset.Set)
 	n := int(min(count, int64(s.Len())))
+	if emitKey {
+		// ZMPOP and the blocking pops replay as ZPOPMIN/ZPOPMAX of the
+		// key they popped from, with the number popped (BZPOP* none).
+		pop := []byte("ZPOPMIN")
+		if max {
+			pop = []byte("ZPOPMAX")
+		}
+		if countless {
+			c.Rewrite(pop, []byte(key))
+		} else {
+			c.Rewrite(pop, []byte(key), msBytes(int64(n)))
+		}
+	}
 	switch {
 	case !nested && !emitKey:
 		c.W.Array(2 * n)
