@@ -245,18 +245,3 @@ func cmdReset(c *Ctx) {
 	c.W.Simple("RESET")
 }
 
-// asciiEqualFold compares b with a lower-case ASCII word, ignoring case.
-func asciiEqualFold(b []byte, lower string) bool {
-	if len(b) != len(lower) {
-		return false
-	}
-	for i, ch := range b {
-		if 'A' <= ch && ch <= 'Z' {
-			ch += 'a' - 'A'
-		}
-		if ch != lower[i] {
-			return false
-		}
-	}
-	return true
-}

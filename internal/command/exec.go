@@ -208,30 +208,9 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if len(args) == 0 {
 		return
 	}
-	cmd := s.lookupFor(args[0])
-	if cmd == nil {
-		e.reject(s, w, nil, args, unknownCommand(args))
-		return
-	}
-	if len(cmd.Subs) > 0 && len(args) >= 2 {
-		var lb [32]byte
-		sub := cmd.Subs[string(asciiLower(lb[:0], args[1]))]
-		if sub == nil {
-			if cmd.Handler == nil {
-				// Not counted against the container in commandstats, as in Redis.
-				e.reject(s, w, nil, args, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(args[1]), 128), strings.ToUpper(cmd.Name)))
-				return
-			}
-		} else {
-			cmd = sub
-		}
-	}
-	if !cmd.ArityOK(len(args)) {
-		e.reject(s, w, cmd, args, fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name))
-		return
-	}
-	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.authRequired() {
-		e.reject(s, w, cmd, args, ErrNoAuth)
+	cmd, known, msg := e.check(s, s.lookupFor(args[0]), args)
+	if msg != "" {
+		e.reject(s, w, known, args, msg)
 		return
 	}
 	if e.depth == 0 {
@@ -247,6 +226,28 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 		return
 	}
 	e.run(s, cmd, args, w)
+}
+
+// check makes the checks every command passes before it runs, busy
+// server or not: the name (found by the caller), the subcommand, the
+// arity and authentication. On failure msg is the error and known is the
+// command to count the rejection against (nil for an unknown command or
+// subcommand, as Redis's commandstats do).
+func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Command, msg string) {
+	if found == nil {
+		return nil, nil, unknownCommand(args)
+	}
+	cmd = resolve(found, args)
+	if cmd == nil {
+		return nil, nil, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(args[1]), 128), strings.ToUpper(found.Name))
+	}
+	if !cmd.ArityOK(len(args)) {
+		return nil, cmd, fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name)
+	}
+	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.authRequired() {
+		return nil, cmd, ErrNoAuth
+	}
+	return cmd, cmd, ""
 }
 
 // monoBase is the origin of the monotonic readings that time nested

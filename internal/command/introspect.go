@@ -229,7 +229,7 @@ func lookupArgs(args [][]byte) *Command {
 	if c == nil || len(c.Subs) == 0 || len(args) == 1 {
 		return c
 	}
-	return c.Subs[lower(args[1])]
+	return c.subFor(args)
 }
 
 func cmdCommand(c *Ctx) {

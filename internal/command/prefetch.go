@@ -13,14 +13,11 @@ func (e *Env) PrefetchBatch(s *Session, argv [][]byte, start int, ends []int, sc
 		args := argv[start:end]
 		start = end
 		cmd := s.lookupFor(args[0])
-		if cmd == nil || cmd.First <= 0 || cmd.Keys != nil || !cmd.ArityOK(len(args)) {
+		if cmd == nil || cmd.Keys != nil || !cmd.ArityOK(len(args)) {
 			continue
 		}
-		last := cmd.Last
-		if last < 0 {
-			last += len(args)
-		}
-		for i := cmd.First; i <= last && i < len(args); i += cmd.Step {
+		first, last := cmd.fixedKeys(len(args))
+		for i := first; i <= last; i += cmd.Step {
 			keys = append(keys, args[i])
 		}
 	}

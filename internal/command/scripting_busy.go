@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -55,29 +54,11 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 		case <-t.C:
 		}
 	}
-	// The checks Redis makes before the busy one.
-	cmd := Lookup(args[0])
-	if cmd == nil {
-		e.busyError(s, w, unknownCommand(args))
-		return true
-	}
-	if len(cmd.Subs) > 0 && len(args) >= 2 {
-		var lb [32]byte
-		sub := cmd.Subs[string(asciiLower(lb[:0], args[1]))]
-		if sub == nil && cmd.Handler == nil {
-			e.busyError(s, w, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(args[1]), 128), strings.ToUpper(cmd.Name)))
-			return true
-		}
-		if sub != nil {
-			cmd = sub
-		}
-	}
-	if !cmd.ArityOK(len(args)) {
-		e.busyError(s, w, fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name))
-		return true
-	}
-	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.authRequired() {
-		e.busyError(s, w, ErrNoAuth)
+	// The checks Redis makes before the busy one. Lookup, not the
+	// session's cached lookupFor: this runs without the lock.
+	cmd, _, msg := e.check(s, Lookup(args[0]), args)
+	if msg != "" {
+		e.busyError(s, w, msg)
 		return true
 	}
 	if cmd.Name == "exec" {

@@ -305,16 +305,5 @@ func (h *scriptHost) lookup(args [][]byte) *Command {
 // scriptLookup finds the command a script calls: a subcommand when the
 // command has them, nil for an unknown one, as Redis's lookupCommand.
 func scriptLookup(args [][]byte) *Command {
-	cmd := Lookup(args[0])
-	if cmd == nil || len(cmd.Subs) == 0 || len(args) < 2 {
-		return cmd
-	}
-	var lb [32]byte
-	if sub := cmd.Subs[string(asciiLower(lb[:0], args[1]))]; sub != nil {
-		return sub
-	}
-	if cmd.Handler == nil {
-		return nil
-	}
-	return cmd
+	return resolve(Lookup(args[0]), args)
 }

@@ -78,24 +78,15 @@ func (e *Env) Cmd(args [][]byte) *Command {
 		return nil
 	}
 	c := Lookup(args[0])
-	if c != nil && len(c.Subs) > 0 && len(args) > 1 {
-		if s := c.Subs[lower(args[1])]; s != nil {
-			return s
-		}
+	if c == nil {
+		return nil
+	}
+	if s := c.subFor(args); s != nil {
+		return s
 	}
 	return c
 }
 
-func lower(b []byte) string {
-	out := make([]byte, len(b))
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			c += 32
-		}
-		out[i] = c
-	}
-	return string(out)
-}
 
 // latencyMonitor keeps, per event, the latest and the maximum latency
 // samples above latency-monitor-threshold (LATENCY LATEST/HISTORY).

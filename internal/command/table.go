@@ -130,6 +130,51 @@ func asciiLower(dst, b []byte) []byte {
 	return dst
 }
 
+// lower is b with ASCII letters lowered, as a string.
+func lower(b []byte) string { return string(asciiLower(make([]byte, 0, len(b)), b)) }
+
+// asciiEqualFold compares b with a lower-case ASCII word, ignoring case.
+func asciiEqualFold(b []byte, lower string) bool {
+	if len(b) != len(lower) {
+		return false
+	}
+	for i, ch := range b {
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		if ch != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// subFor is the subcommand args[1] names, nil when c has none of that
+// name (ASCII case-insensitively, without allocating).
+func (c *Command) subFor(args [][]byte) *Command {
+	if len(c.Subs) == 0 || len(args) < 2 || len(args[1]) > 32 {
+		return nil
+	}
+	var lb [32]byte
+	return c.Subs[string(asciiLower(lb[:0], args[1]))]
+}
+
+// resolve is Redis's lookupCommand for a command found by its name: the
+// subcommand args name, else the command itself, except that an unknown
+// subcommand of a command that only has subcommands is nil.
+func resolve(cmd *Command, args [][]byte) *Command {
+	if cmd == nil {
+		return nil
+	}
+	if s := cmd.subFor(args); s != nil {
+		return s
+	}
+	if len(cmd.Subs) > 0 && len(args) >= 2 && cmd.Handler == nil {
+		return nil
+	}
+	return cmd
+}
+
 // All returns every top-level command, sorted by name.
 func All() []*Command {
 	out := make([]*Command, 0, len(table))
@@ -159,18 +204,26 @@ func (c *Command) KeyIndexes(args [][]byte) []int {
 	if c.Keys != nil {
 		return c.Keys(args)
 	}
-	if c.First == 0 {
-		return nil
-	}
-	last := c.Last
-	if last < 0 {
-		last = len(args) + last
-	}
 	var out []int
-	for i := c.First; i <= last && i < len(args); i += c.Step {
+	first, last := c.fixedKeys(len(args))
+	for i := first; i <= last; i += c.Step {
 		out = append(out, i)
 	}
 	return out
+}
+
+// fixedKeys is the range of the keys at fixed positions (every Step-th
+// argument from first to last) in a command of n arguments; first > last
+// when there are none.
+func (c *Command) fixedKeys(n int) (first, last int) {
+	if c.First <= 0 {
+		return 1, 0
+	}
+	last = c.Last
+	if last < 0 {
+		last += n
+	}
+	return c.First, min(last, n-1)
 }
 
 // Categories returns the ACL categories: those implied by flags plus ACL.
