@@ -141,7 +141,7 @@ func cmdDebugObject(c *Ctx) {
 		idle = now - int64(o.LRU)
 	}
 	c.W.Simple(fmt.Sprintf("Value at:%p refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d",
-		o, refcount, objectEncoding(o), serializedLength(o), o.LRU&(1<<24-1), idle))
+		o, refcount, o.Encoding(), serializedLength(o), o.LRU&(1<<24-1), idle))
 }
 
 // serializedLength is the size of a string in an RDB file without

@@ -88,7 +88,6 @@ func init() {
 			Handler:    cmdHscan}),
 	)
 	registerHashTTLCommands(one)
-	registerCopier(keyspace.TypeHash, func(v any) any { return v.(*hash.Hash).Clone() })
 }
 
 // Error texts of this family that no other family uses.

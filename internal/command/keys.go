@@ -10,9 +10,8 @@ import (
 )
 
 // The generic keyspace commands (db.c, object.c): they work on keys of any
-// type. What they need from a value of a non-string type comes through two
-// small hooks the data-type families fill in: encoder (OBJECT ENCODING)
-// and valueCopiers (COPY).
+// type. What they need from a value of a non-string type comes through
+// the keyspace's value contract (keyspace.Value: OBJECT ENCODING, COPY).
 
 func init() {
 	const (
@@ -89,43 +88,6 @@ func init() {
 					Summary: "Get the logarithmic access frequency counter of a Redis object", Since: "4.0.0", Complexity: o1, Handler: cmdObject},
 			}},
 	)
-}
-
-// encoder is implemented by the values of non-string types to name their
-// encoding for OBJECT ENCODING ("listpack", "hashtable", "quicklist" ...).
-type encoder interface{ Encoding() string }
-
-// valueCopiers deep-copies a non-string value for COPY, by type. Each
-// data-type family registers its copier from its init with registerCopier;
-// COPY of a type without one fails with errCopyUnsupported.
-var valueCopiers = map[keyspace.Type]func(v any) any{}
-
-// registerCopier sets the COPY hook for values of type t.
-func registerCopier(t keyspace.Type, fn func(v any) any) { valueCopiers[t] = fn }
-
-// copyObject duplicates o's value for COPY (dupStringObject and friends):
-// a string keeps its encoding, so a copy of an integer is still "int".
-func copyObject(o *keyspace.Object) (*keyspace.Object, error) {
-	if o.Type == keyspace.TypeString {
-		// An integer copy is a private object: Redis's dupStringObject does
-		// not return the shared one, so OBJECT REFCOUNT says 1.
-		var n *keyspace.Object
-		if o.Enc == keyspace.EncInt {
-			n = keyspace.NewInt(o.Int())
-		} else {
-			n = keyspace.NewRaw(nil)
-			if raw := o.Raw(); raw != nil {
-				n.SetRaw(append([]byte(nil), raw...))
-			}
-		}
-		n.Enc, n.Owned = o.Enc, o.Enc == keyspace.EncInt
-		return n, nil
-	}
-	cp := valueCopiers[o.Type]
-	if cp == nil {
-		return nil, fmt.Errorf("ERR COPY of a %s value is not supported yet", o.Type)
-	}
-	return keyspace.NewValue(o.Type, cp(o.Val())), nil
 }
 
 // lookupNoTouch is lookupKeyReadWithFlags(LOOKUP_NOTOUCH): a read that
@@ -521,9 +483,9 @@ func cmdCopy(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	n, err := copyObject(o)
-	if err != nil {
-		c.Error(err.Error())
+	n, ok := o.Copy()
+	if !ok {
+		c.Error(fmt.Sprintf("ERR COPY of a %s value is not supported yet", o.Type))
 		return
 	}
 	n.Expire = o.Expire
@@ -585,26 +547,6 @@ const (
 	sharedRefcount = math.MaxInt32
 )
 
-// objectEncoding is OBJECT ENCODING's answer for o.
-func objectEncoding(o *keyspace.Object) string {
-	if o.Type == keyspace.TypeString {
-		switch o.Enc {
-		case keyspace.EncInt:
-			return "int"
-		case keyspace.EncEmbstr:
-			return "embstr"
-		}
-		return "raw"
-	}
-	if o.Type == keyspace.TypeList {
-		return listEncoding(o) // lists.go: Redis 7.0 names one list encoding
-	}
-	if e, ok := o.Val().(encoder); ok {
-		return e.Encoding()
-	}
-	return "unknown"
-}
-
 // lfuPolicy reports whether maxmemory-policy is one of the LFU policies.
 func lfuPolicy(c *Ctx) bool {
 	p := c.Env.Cfg.Str(config.MaxMemoryPolicy)
@@ -634,7 +576,7 @@ func cmdObject(c *Ctx) {
 	}
 	switch c.Cmd.Name {
 	case "object|encoding":
-		c.W.BulkString(objectEncoding(o))
+		c.W.BulkString(o.Encoding())
 	case "object|refcount":
 		if o.Type == keyspace.TypeString && o.Enc == keyspace.EncInt && !o.Owned &&
 			o.Int() >= 0 && o.Int() < sharedIntegers && sharesIntegers(c) {

@@ -293,8 +293,8 @@ func TestKeysTouched(t *testing.T) {
 	check("1:z")
 }
 
-// TestKeysCopyHook checks the COPY hook for non-string values: a type with
-// no registered copier gets a clear error and the destination is left
+// TestKeysCopyHook checks COPY of a non-string value: one that does not
+// implement keyspace.Value gets a clear error and the destination is left
 // alone.
 func TestKeysCopyHook(t *testing.T) {
 	inst := servertest.Start(t)

@@ -16,7 +16,7 @@ import (
 //
 // Redis 7.0 always reports "quicklist" for a list (the listpack encoding of
 // small lists came with 7.2), so OBJECT ENCODING says so whatever form the
-// list is in (see listEncoding). list-max-listpack-size sets the node
+// list is in (list.List.Encoding). list-max-listpack-size sets the node
 // limit of new lists, as list-max-ziplist-size did.
 //
 // Argument checks happen in Redis's order, which decides which error a
@@ -94,16 +94,6 @@ func init() {
 			Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
 			Handler:    cmdLmpop},
 	)
-	registerCopier(keyspace.TypeList, func(v any) any {
-		src := v.(*list.List)
-		// The copy's nodes follow the default limit: list.List does not
-		// tell its own, and Redis 7.0 shows node sizes only in DEBUG.
-		dst := list.New(list.DefaultFill)
-		for _, e := range src.All() {
-			dst.PushBack(e)
-		}
-		return dst
-	})
 }
 
 // Errors of the list family, in Redis's words.
@@ -115,10 +105,6 @@ const (
 	errNumkeys    = "ERR numkeys should be greater than 0"
 	errCountZero  = "ERR count should be greater than 0"
 )
-
-// listEncoding is OBJECT ENCODING's answer for a list: Redis 7.0 has one
-// list encoding whatever the size.
-func listEncoding(*keyspace.Object) string { return "quicklist" }
 
 // numkeysKeys extracts the keys of a command whose argument at idx counts
 // the keys that follow it (LMPOP, ZMPOP, BLMPOP...). A malformed count

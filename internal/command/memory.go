@@ -32,10 +32,6 @@ func init() {
 	})
 }
 
-// MemorySizer is implemented by values that can estimate the memory they
-// hold; MEMORY USAGE adds the key's and the object's own overhead.
-type MemorySizer interface{ MemoryUsage() int }
-
 // Sizes of Redis's structures that MEMORY USAGE counts, so that the
 // estimate of a string key matches redis-server's (a key holding "bar" is
 // 56 bytes in both): a dict entry and an object header.
@@ -107,7 +103,7 @@ func valueMemory(o *keyspace.Object) int {
 			return robjSize + mallocSize(hdr+n+1)
 		}
 	}
-	if m, ok := o.Val().(MemorySizer); ok {
+	if m, ok := o.Val().(keyspace.Value); ok {
 		return robjSize + m.MemoryUsage()
 	}
 	return robjSize

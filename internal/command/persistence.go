@@ -106,7 +106,6 @@ func (e *Env) saveOptions() persist.Options {
 		Encode:    e.fileEncodeOptions(now),
 		Aux:       persist.Aux(config.RedisVersion, now/1000, int64(readMemStats().heap)),
 		Functions: fns,
-		Clone:     cloneValue,
 	}
 }
 

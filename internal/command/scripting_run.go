@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
-	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
 	"github.com/abacusdb/abacus/internal/script"
 )
@@ -175,7 +174,7 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte) bool {
 func (e *Env) beginScript(run *scriptRun) {
 	e.propScriptBegin()
 	if run.undo {
-		e.KS.BeginUndo(cloneValue)
+		e.KS.BeginUndo()
 	}
 }
 
@@ -193,16 +192,6 @@ func (e *Env) endScript(run *scriptRun, failed bool) {
 	} else {
 		e.KS.Commit()
 	}
-}
-
-// cloneValue deep-copies a value for the undo journal, with the copier
-// COPY uses for its type.
-func cloneValue(t keyspace.Type, v any) any {
-	cp := valueCopiers[t]
-	if cp == nil {
-		panic("no copier for type " + t.String())
-	}
-	return cp(v)
 }
 
 // scriptHost is the script.Host of the running script.

@@ -112,7 +112,6 @@ func init() {
 			Summary: "Subtract multiple sets and store the resulting set in a key", Since: "1.0.0", Complexity: sumN,
 			Handler: cmdSdiffstore}),
 	)
-	registerCopier(keyspace.TypeSet, func(v any) any { return v.(*set.Set).Clone() })
 }
 
 // setLimits are the current set-max-* settings, passed to every write so

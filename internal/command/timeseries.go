@@ -73,7 +73,6 @@ func init() {
 	)
 	// A full copy: the undo journal of scripts restores with it. A COPY to
 	// another key is told apart in touched, which unlinks it.
-	registerCopier(keyspace.TypeTimeSeries, func(v any) any { return v.(*ts.Series).Clone() })
 }
 
 // The module's defaults.

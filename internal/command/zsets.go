@@ -158,7 +158,6 @@ func init() {
 			Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
 			Handler:    cmdZscan}),
 	)
-	registerCopier(keyspace.TypeZSet, func(v any) any { return v.(*zset.Set).Clone() })
 }
 
 // Error texts of this family.

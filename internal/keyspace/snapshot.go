@@ -27,9 +27,8 @@ package keyspace
 
 // snapshot is an open snapshot's state.
 type snapshot struct {
-	clone UndoCloner
-	now   int64
-	srcs  []*dict // database i's table at the moment; nil when it was empty
+	now  int64
+	srcs []*dict // database i's table at the moment; nil when it was empty
 	// kept holds the first-touch copies of each source table's keys:
 	// a nil *Object means the key was absent at the moment.
 	kept map[*dict]map[string]*Object
@@ -51,11 +50,11 @@ type SnapshotItem struct {
 // BeginSnapshot opens a snapshot of the keyspace as it is now (unix ms now
 // decides which keys have expired). Call it with the server lock held.
 // It panics if a snapshot is already open.
-func (ks *Keyspace) BeginSnapshot(clone UndoCloner, now int64) {
+func (ks *Keyspace) BeginSnapshot(now int64) {
 	if ks.snap != nil {
 		panic("keyspace: snapshot already open")
 	}
-	s := &snapshot{clone: clone, now: now, srcs: make([]*dict, len(ks.DBs)), kept: map[*dict]map[string]*Object{}}
+	s := &snapshot{now: now, srcs: make([]*dict, len(ks.DBs)), kept: map[*dict]map[string]*Object{}}
 	for i, db := range ks.DBs {
 		if db.dict.Len() == 0 {
 			continue
@@ -198,7 +197,7 @@ func (db *DB) snapTouch(key string) {
 	var c *Object
 	if o != nil {
 		c = new(Object)
-		o.cloneInto(c, s.clone)
+		o.cloneInto(c)
 	}
 	kept[string([]byte(key))] = c
 	s.Kept++

@@ -6,8 +6,6 @@ import (
 	"testing"
 )
 
-func noClone(t Type, v any) any { panic("strings only") }
-
 type snapModel map[string]string // "db/key" -> value@expire
 
 func modelNow(ks *Keyspace) snapModel {
@@ -46,7 +44,7 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 		for _, db := range ks.DBs {
 			rehashing = rehashing || db.dict.rehashing()
 		}
-		ks.BeginSnapshot(noClone, ks.Now)
+		ks.BeginSnapshot(ks.Now)
 		got := snapModel{}
 		seen := map[string]bool{}
 		more := true
@@ -107,7 +105,7 @@ func snapMutate(r *rand.Rand, ks *Keyspace, step int) {
 		ks.ExpireCycle(5)
 	default:
 		// A script that writes, deletes, flushes and is rolled back.
-		ks.BeginUndo(noClone)
+		ks.BeginUndo()
 		for n := r.IntN(5); n > 0; n-- {
 			d := ks.DBs[r.IntN(len(ks.DBs))]
 			k := fmt.Sprint("k", r.IntN(500))

@@ -30,10 +30,6 @@ import (
 // watchers a script dirtied), so that after a rollback nothing a client can
 // observe tells that the script ran.
 
-// UndoCloner deep-copies a non-string value (the command layer supplies
-// it: it knows every data type's copy).
-type UndoCloner func(t Type, v any) any
-
 type undoEntry struct {
 	db  *DB
 	key string // the saved object's own key, or a copy in the key arena (keys)
@@ -73,8 +69,7 @@ const entriesKeep = 1024
 
 type undoLog struct {
 	on      bool
-	writes  bool // the running command may write: lookups journal
-	clone   UndoCloner
+	writes  bool              // the running command may write: lookups journal
 	seen    map[undoKey]int32 // the saved keys' entries, once entries pass seenScan
 	indexed bool              // seen is in use
 	entries []undoEntry
@@ -106,14 +101,14 @@ type undoKey struct {
 
 // BeginUndo opens a journal. The server lock must be held until Commit or
 // Rollback. Journals do not nest: BeginUndo while one is open panics.
-func (ks *Keyspace) BeginUndo(clone UndoCloner) {
+func (ks *Keyspace) BeginUndo() {
 	if ks.undo.on {
 		panic("keyspace: undo journal already open")
 	}
 	// The map and the entry slice are kept from script to script, so a
 	// journal costs no allocation but its copies.
 	u := &ks.undo
-	u.on, u.writes, u.clone, u.stats = true, false, clone, ks.Stats
+	u.on, u.writes, u.stats = true, false, ks.Stats
 	ks.StartWatchJournal()
 }
 
@@ -138,7 +133,7 @@ func (ks *Keyspace) Commit() {
 
 // reset closes the journal, keeping its memory for the next one.
 func (u *undoLog) reset() {
-	u.on, u.writes, u.clone = false, false, nil
+	u.on, u.writes = false, false
 	if u.indexed {
 		if len(u.seen) > entriesKeep {
 			u.seen = nil // a cleared map keeps its size
@@ -295,7 +290,7 @@ func (u *undoLog) save(db *DB, key string, o *Object) int {
 			e.prev = *o
 			e.prev.next, e.prev.htag, e.prev.hpos, e.prev.fpos = nil, 0, 0, 0
 		} else {
-			o.cloneInto(&e.prev, u.clone)
+			o.cloneInto(&e.prev)
 		}
 	} else {
 		start := len(u.keys)
@@ -389,9 +384,10 @@ func (db *DB) restore(key string, prev *Object) {
 	db.indexFields(prev)
 }
 
-// cloneInto deep-copies o into c for the journal: the copy owns its bytes
-// and value and sits in no table or heap.
-func (o *Object) cloneInto(c *Object, clone UndoCloner) {
+// cloneInto deep-copies o into c for the journal and snapshots: the copy
+// owns its bytes and value (a copy through the Value contract) and sits in
+// no table or heap.
+func (o *Object) cloneInto(c *Object) {
 	*c = Object{Type: o.Type, Enc: o.Enc, LRU: o.LRU, Expire: o.Expire, Key: o.Key, Owned: o.Owned}
 	switch {
 	case o.Type != TypeString:
@@ -400,7 +396,7 @@ func (o *Object) cloneInto(c *Object, clone UndoCloner) {
 	case o.Raw() != nil:
 		c.SetRaw(append([]byte(nil), o.Raw()...))
 	}
-	if o.Val() != nil {
-		c.SetVal(clone(o.Type, o.Val()))
+	if v := o.Val(); v != nil {
+		c.SetVal(cloneValue(v))
 	}
 }

@@ -10,10 +10,9 @@ import (
 // listVal is a stand-in container value for the journal tests.
 type listVal struct{ items []string }
 
-func cloneVal(t Type, v any) any {
-	l := v.(*listVal)
-	return &listVal{items: append([]string(nil), l.items...)}
-}
+func (l *listVal) Encoding() string { return "stand-in" }
+func (l *listVal) MemoryUsage() int { return 0 }
+func (l *listVal) CloneValue() any  { return &listVal{items: append([]string(nil), l.items...)} }
 
 // dump renders every database's keys, types, values and TTLs.
 func dump(ks *Keyspace) string {
@@ -62,7 +61,7 @@ func testUndoRandom(t *testing.T, nkeys int) {
 			}
 		}
 		before := dump(ks)
-		ks.BeginUndo(cloneVal)
+		ks.BeginUndo()
 		mutate(ks, r, nkeys)
 		if ks.UndoLen() == 0 {
 			t.Fatalf("seed %d: no state was saved", seed)
@@ -129,7 +128,7 @@ func TestUndoReadsTakeNoCopies(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		db.Set(fmt.Sprint("k", i), NewInt(int64(i)), false)
 	}
-	ks.BeginUndo(cloneVal)
+	ks.BeginUndo()
 	ks.SetUndoWrites(false)
 	for i := 0; i < 100; i++ {
 		db.LookupRead(fmt.Sprint("k", i))
@@ -159,7 +158,7 @@ func TestUndoWatchers(t *testing.T) {
 		db.Set("w", NewInt(1), false)
 		var w Watcher
 		db.Watch(&w, "w")
-		ks.BeginUndo(cloneVal)
+		ks.BeginUndo()
 		ks.SetUndoWrites(true)
 		db.Set("w", NewInt(2), false)
 		if undo {
@@ -188,7 +187,7 @@ func TestUndoSavesEachKeyOnce(t *testing.T) {
 		o.Expire = 5000
 		db.Set("e", o, false)
 		before := dump(ks)
-		ks.BeginUndo(cloneVal)
+		ks.BeginUndo()
 		ks.SetUndoWrites(true)
 		for i := 0; i < others; i++ {
 			db.Set(fmt.Sprint("x", i), NewInt(int64(i)), false)
@@ -232,7 +231,7 @@ func TestUndoIntegerCopy(t *testing.T) {
 		db.Set(fmt.Sprint("k", i), o, false)
 	}
 	before := dump(ks)
-	ks.BeginUndo(cloneVal)
+	ks.BeginUndo()
 	ks.SetUndoWrites(true)
 	for i := 0; i < 10; i++ {
 		k := fmt.Sprint("k", i)
@@ -263,7 +262,7 @@ func TestUndoLargeJournalLetGo(t *testing.T) {
 	for i := 0; i < 3*entriesKeep; i++ {
 		db.Set(fmt.Sprint("k", i), NewInt(int64(i)), false)
 	}
-	ks.BeginUndo(cloneVal)
+	ks.BeginUndo()
 	ks.SetUndoWrites(true)
 	for i := 0; i < 3*entriesKeep; i++ {
 		db.Delete(fmt.Sprint("k", i))
@@ -274,7 +273,7 @@ func TestUndoLargeJournalLetGo(t *testing.T) {
 	}
 	db.Set("a", NewInt(1), false)
 	before := dump(ks)
-	ks.BeginUndo(cloneVal)
+	ks.BeginUndo()
 	ks.SetUndoWrites(true)
 	for i := 0; i < seenScan+2; i++ {
 		db.Set(fmt.Sprint("n", i), NewInt(int64(i)), false)
@@ -303,7 +302,7 @@ func BenchmarkUndoIncr10(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if on {
-					ks.BeginUndo(cloneVal)
+					ks.BeginUndo()
 					ks.SetUndoWrites(true)
 				}
 				for _, k := range keys {

@@ -25,11 +25,10 @@ import (
 
 // Options are what a save needs besides the keyspace.
 type Options struct {
-	Path      string              // the target file (dir/dbfilename)
-	Encode    rdb.EncodeOptions   // rdbcompression, the moment (Now)
-	Aux       []string            // AUX fields, key then value
-	Functions [][]byte            // function libraries' code (FUNCTION2)
-	Clone     keyspace.UndoCloner // deep copy of a value (background saves)
+	Path      string            // the target file (dir/dbfilename)
+	Encode    rdb.EncodeOptions // rdbcompression, the moment (Now)
+	Aux       []string          // AUX fields, key then value
+	Functions [][]byte          // function libraries' code (FUNCTION2)
 	// SliceKeys is how many keys a background save writes per hold of the
 	// lock (0: DefaultSliceKeys).
 	SliceKeys int
@@ -99,7 +98,7 @@ func StartBackground(ks *keyspace.Keyspace, lock sync.Locker, opt Options) *Back
 		opt.SliceKeys = DefaultSliceKeys
 	}
 	b := &Background{ks: ks, lock: lock, opt: opt, ver: rdb.FileVersion(ks)}
-	ks.BeginSnapshot(opt.Clone, opt.Encode.Now)
+	ks.BeginSnapshot(opt.Encode.Now)
 	return b
 }
 

@@ -17,3 +17,6 @@ func (h *Hash) Clone() *Hash {
 	}
 	return n
 }
+
+// CloneValue is Clone for keyspace's Value contract.
+func (h *Hash) CloneValue() any { return h.Clone() }

@@ -3,8 +3,8 @@ package list
 import "math"
 
 // This file mirrors how Redis sizes listpacks and quicklist nodes, so that
-// OBJECT ENCODING answers what redis-server would answer for the same
-// sequence of commands.
+// a list is packed (Packed) exactly when redis-server 7.2 would report it
+// as a listpack after the same sequence of commands.
 
 // DefaultFill is Redis's default list-max-listpack-size: nodes of at most
 // 8 KiB.

@@ -5,8 +5,9 @@
 // passes the limit set by list-max-listpack-size it becomes a deque of
 // such nodes, each bounded by the same limit ("quicklist"), and it turns
 // back into one node when it shrinks to a single node of at most half the
-// limit. Conversions follow Redis 7.2+ decision by decision, so Encoding
-// reports what OBJECT ENCODING reports on redis-server.
+// limit. Conversions follow Redis 7.2+ decision by decision, so Packed
+// tells the form redis-server 7.2 would report; Encoding reports Redis
+// 7.0's one list encoding, "quicklist", as the server does.
 //
 // Element values handed out by a List (Index, Range, pops, iteration) are
 // views of its storage, not copies. The list never writes over bytes it has
@@ -47,13 +48,27 @@ func New(fill int) *List { return &List{fill: fill} }
 // Len returns the number of elements.
 func (l *List) Len() int { return l.n }
 
-// Encoding returns "listpack" or "quicklist", as OBJECT ENCODING would.
-func (l *List) Encoding() string {
-	if l.ql == nil {
-		return "listpack"
+// Encoding is what OBJECT ENCODING says of a list: "quicklist" whatever
+// its form, as Redis 7.0, which has no other list encoding.
+func (l *List) Encoding() string { return "quicklist" }
+
+// Packed reports whether the list is one packed node: the form Redis 7.2
+// reports as "listpack" (otherwise "quicklist").
+func (l *List) Packed() bool { return l.ql == nil }
+
+// Clone returns a deep copy with the same node limit (COPY, as Redis's
+// quicklistDup keeps the fill): its elements are packed afresh, so its
+// nodes may split where the original's did not.
+func (l *List) Clone() *List {
+	c := New(l.fill)
+	for _, e := range l.All() {
+		c.PushBack(e)
 	}
-	return "quicklist"
+	return c
 }
+
+// CloneValue is Clone for keyspace's Value contract.
+func (l *List) CloneValue() any { return l.Clone() }
 
 func (l *List) nodeCount() int {
 	if l.ql == nil {

@@ -402,7 +402,7 @@ func TestEncodingLimits(t *testing.T) {
 
 	// The default: 8 KiB of listpack bytes, counting new values raw.
 	l = New(DefaultFill)
-	for l.Encoding() == "listpack" {
+	for l.Packed() {
 		l.PushBack([]byte("0123456789"))
 	}
 	// 7 header bytes + 12 bytes per entry; the push that converts is the
@@ -540,8 +540,12 @@ func checkShrunk(t *testing.T, l *List) {
 
 func wantEnc(t *testing.T, l *List, enc string) {
 	t.Helper()
-	if got := l.Encoding(); got != enc {
-		t.Errorf("Encoding() = %s, want %s", got, enc)
+	got := "quicklist"
+	if l.Packed() {
+		got = "listpack"
+	}
+	if got != enc {
+		t.Errorf("form %s, want %s", got, enc)
 	}
 	checkInvariants(t, l)
 }
@@ -585,4 +589,24 @@ func checkInvariants(t *testing.T, l *List) {
 			t.Fatalf("listpack over the limit: %d entries, %d bytes", l.n, l.lp.lpBytes())
 		}
 	}
+}
+
+// Clone copies the elements and the node limit; the copy shares nothing.
+func TestClone(t *testing.T) {
+	l := New(2)
+	l.PushBack([]byte("a"), []byte("b"), []byte("c"))
+	c := l.Clone()
+	l.PushBack([]byte("d"))
+	l.Set(0, []byte("x"))
+	var got []string
+	for _, e := range c.All() {
+		got = append(got, string(e))
+	}
+	if strings.Join(got, ",") != "a,b,c" {
+		t.Fatalf("clone holds %q", got)
+	}
+	if c.Packed() {
+		t.Errorf("clone of a list with 2-entry nodes holds 3 entries in one node")
+	}
+	checkInvariants(t, c)
 }

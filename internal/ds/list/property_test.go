@@ -263,7 +263,7 @@ func runRandomOps(t *testing.T, fill int, seed uint64, steps int) {
 		if l.Len() != len(m) {
 			t.Fatalf("step %d: Len %d, model %d", step, l.Len(), len(m))
 		}
-		if l.Encoding() == "quicklist" {
+		if !l.Packed() {
 			sawQuick = true
 		}
 		checkInvariants(t, l)

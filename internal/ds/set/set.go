@@ -337,6 +337,9 @@ func (s *Set) Clone() *Set {
 	return c
 }
 
+// CloneValue is Clone for keyspace's Value contract.
+func (s *Set) CloneValue() any { return s.Clone() }
+
 // MemoryUsage estimates the bytes the set holds, for MEMORY USAGE and
 // used_memory: the Set header plus its encoding's allocations.
 func (s *Set) MemoryUsage() int {

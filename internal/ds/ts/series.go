@@ -482,7 +482,7 @@ func (s *Series) ScanReverse(from, to int64, fn func(t int64, v float64) bool) {
 	}
 }
 
-// Clone is a deep copy (for COPY).
+// Clone is a deep copy (COPY, the undo journal, background saves).
 func (s *Series) Clone() *Series {
 	c := *s
 	c.scratch.ts, c.scratch.vs = nil, nil
@@ -502,6 +502,9 @@ func (s *Series) Clone() *Series {
 	}
 	return &c
 }
+
+// CloneValue is Clone for keyspace's Value contract.
+func (s *Series) CloneValue() any { return s.Clone() }
 
 // Encoding is what OBJECT ENCODING says of a series: "raw", as Redis says
 // of every module value.

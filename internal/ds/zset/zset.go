@@ -153,6 +153,9 @@ func (s *Set) Clone() *Set {
 	return &c
 }
 
+// CloneValue is Clone for keyspace's Value contract.
+func (s *Set) CloneValue() any { return s.Clone() }
+
 func checkScore(score float64) {
 	if math.IsNaN(score) {
 		panic("zset: NaN score")
