@@ -546,7 +546,12 @@ func lmove(c *Ctx, fromFront, toFront bool) {
 	c.Dirty(1)
 	switch c.Cmd.Name { // the blocking forms replay as the plain ones
 	case "blmove":
-		c.Rewrite(append([][]byte{[]byte("LMOVE")}, c.Args[1:5]...)...)
+		if _, served := c.servingKey(); served {
+			// Served after waiting, Redis names the ends in lower case.
+			c.Rewrite([]byte("LMOVE"), c.Args[1], c.Args[2], []byte(whereName(fromFront)), []byte(whereName(toFront)))
+		} else {
+			c.Rewrite(append([][]byte{[]byte("LMOVE")}, c.Args[1:5]...)...)
+		}
 	case "brpoplpush":
 		c.Rewrite([]byte("RPOPLPUSH"), c.Args[1], c.Args[2])
 	}
@@ -641,4 +646,13 @@ func popName(front bool) []byte {
 		return []byte("LPOP")
 	}
 	return []byte("RPOP")
+}
+
+// whereName is a list end as Redis names it in the commands it
+// propagates for a served BLMOVE.
+func whereName(front bool) string {
+	if front {
+		return "left"
+	}
+	return "right"
 }

@@ -223,7 +223,16 @@ func cmdClThrottle(c *Ctx) {
 
 // storeTAT stores a limiter's TAT as an integer-encoded string expiring
 // at (0: no TTL), in place when the key holds a string (o), as INCR does.
+//
+// It propagates as SET key <tat> [PXAT at]: the state the limiter reached,
+// which a replay at another time reproduces, where the command would
+// decide again against its own clock.
 func storeTAT(c *Ctx, o *keyspace.Object, key string, tat, at int64) {
+	if at != 0 {
+		c.Propagate([]byte("SET"), c.Args[1], msBytes(tat), []byte("PXAT"), msBytes(at))
+	} else {
+		c.Propagate([]byte("SET"), c.Args[1], msBytes(tat))
+	}
 	if o == nil {
 		o = keyspace.NewInt(tat)
 		o.Expire = at

@@ -169,7 +169,7 @@ func cmdRatelimitSliding(c *Ctx) {
 		pre = append(pre, ':')
 		lims = append(lims, slideLimit{dur: d, prec: p, limit: l, blocks: b, pre: pre[start:len(pre):len(pre)]})
 	}
-	weight, now := int64(1), c.Now
+	weight, now, nowGiven := int64(1), c.Now, false
 	for ; j < len(c.Args); j += 2 {
 		if j+1 >= len(c.Args) {
 			c.Error(ErrSyntax)
@@ -186,6 +186,7 @@ func cmdRatelimitSliding(c *Ctx) {
 				c.Error(errSlideNow)
 				return
 			}
+			nowGiven = true
 		default:
 			c.Error(ErrSyntax)
 			return
@@ -198,7 +199,7 @@ func cmdRatelimitSliding(c *Ctx) {
 			return
 		}
 	}
-	sw := slider{c: c, lim: hashLimits(c)}
+	sw := slider{c: c, lim: hashLimits(c), now: now, nowGiven: nowGiven}
 	sw.run(keys, lims, weight, now)
 }
 
@@ -233,6 +234,10 @@ func hasKey(keys [][]byte, k []byte) bool {
 type slider struct {
 	c   *Ctx
 	lim hash.Limits
+	// now is the time the request counts at; nowGiven says the command
+	// named it (NOW), so that it replays as received.
+	now      int64
+	nowGiven bool
 	fb  [64]byte // field name scratch
 	vb  [24]byte // value scratch
 	bad bool     // a hash value was not an integer (replied)
@@ -394,19 +399,42 @@ func (s *slider) run(keys [][]byte, lims []slideLimit, weight, now int64) {
 
 // finish stores or signals the keys that changed and sets the TTLs of
 // the keys a request was counted in.
+//
+// It propagates the command with its time made explicit (NOW), then the
+// TTLs it set as PEXPIREAT, so that a replay at another time counts in
+// the same sub-buckets and expires at the same moment.
 func (s *slider) finish(keys [][]byte, ks []slideKey, ttls []int64) {
 	c := s.c
+	var expires [][][]byte
+	changed := false
 	for ki, sk := range ks {
 		if !sk.changed {
 			continue
 		}
+		changed = true
 		hashDone(c, string(keys[ki]), sk.o, sk.fresh)
 		c.Dirty(1)
 		if ttls != nil && sk.h.Len(c.Now) > 0 {
-			c.DB.SetExpire(sk.o, c.Now+ttls[ki])
+			at := c.Now + ttls[ki]
+			c.DB.SetExpire(sk.o, at)
+			expires = append(expires, [][]byte{[]byte("PEXPIREAT"), keys[ki], msBytes(at)})
 		}
 	}
+	if !changed {
+		return
+	}
+	if s.nowGiven {
+		c.Propagate(c.Args...)
+	} else {
+		sec := strconv.AppendInt(nil, s.now/1000, 10)
+		sec = append(sec, '.', byte('0'+s.now/100%10), byte('0'+s.now/10%10), byte('0'+s.now%10))
+		c.Propagate(append(append([][]byte{}, c.Args...), []byte("NOW"), sec)...)
+	}
+	for _, e := range expires {
+		c.Propagate(e...)
+	}
 }
+
 
 // exceeds is count+weight > limit, exactly (weight >= 0): a count and a
 // weight whose sum passes MaxInt64 are over any limit, not wrapped into an

@@ -382,6 +382,7 @@ func cmdGetdel(c *Ctx) {
 	replyString(c, o)
 	c.DB.Delete(key)
 	c.Dirty(1)
+	c.Propagate([]byte("DEL"), c.Args[1])
 }
 
 func cmdGetex(c *Ctx) {
