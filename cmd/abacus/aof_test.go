@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 func client(addr string) *redis.Client {
@@ -215,10 +217,7 @@ func doAll(t *testing.T, addr string, cmds [][]string) {
 // redisServer starts redis-server 7.0 on dir with extra arguments.
 func redisServer(t *testing.T, dir string, extra ...string) string {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
+	bin := testenv.NeedRedis(t)
 	port := freePort(t)
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, extra...)
 	cmd := exec.Command(bin, args...)

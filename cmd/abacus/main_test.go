@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 var binary string
@@ -39,7 +40,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := testenv.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -611,20 +611,8 @@ func TestBitmapsDiffBitop82(t *testing.T) {
 	}
 }
 
-// bmRequire skips the test unless Abacus has every named command (other
-// families are written in parallel with this one).
-func bmRequire(t *testing.T, d *servertest.Diff, cmds ...string) {
-	t.Helper()
-	for _, name := range cmds {
-		if r := d.A.Do("COMMAND", "INFO", name); !strings.Contains(r, "\r\n"+name+"\r\n") {
-			t.Skipf("abacus has no %s yet", strings.ToUpper(name))
-		}
-	}
-}
-
 func TestBitmapsDiffWrongType(t *testing.T) {
 	d, _ := bmDiff(t)
-	bmRequire(t, d, "rpush", "hset", "sadd")
 	bmLinesCounted(t, d, `
 RPUSH l a
 HSET h f v

@@ -12,8 +12,8 @@ import (
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
-// bmEnv is an Env driven directly through Execute, for tests that need
-// values no command can make yet (other types) and for benchmarks.
+// bmEnv is an Env driven directly through Execute, for tests that plant
+// values in the keyspace directly and for benchmarks.
 type bmEnv struct {
 	env  *Env
 	sess *Session
@@ -37,11 +37,11 @@ func (e *bmEnv) do(args ...string) string {
 	return string(e.w.Buf)
 }
 
-// TestBitmapsWrongType plants values of other types (no command creates
-// them yet in this tree; the differential TestBitmapsDiffWrongType covers
-// the same once they exist) and checks that every command of the bitmap
-// and HyperLogLog families refuses them with WRONGTYPE, in Redis's order
-// relative to its other checks, and leaves them alone.
+// TestBitmapsWrongType plants empty values of other types (the
+// differential TestBitmapsDiffWrongType makes them with commands) and
+// checks that every command of the bitmap and HyperLogLog families refuses
+// them with WRONGTYPE, in Redis's order relative to its other checks, and
+// leaves them alone.
 func TestBitmapsWrongType(t *testing.T) {
 	e := newBMEnv()
 	db := e.env.KS.DBs[0]

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/servertest"
 )
 
@@ -90,9 +89,6 @@ type bkSide struct {
 }
 
 func TestBlockingDiffRandom(t *testing.T) {
-	if command.Lookup([]byte("zadd")) == nil {
-		t.Skip("needs the sorted-set commands")
-	}
 	d, inst := skDiff(t)
 	const nc = 4
 	var sides [2]bkSide // 0 Abacus, 1 redis-server
@@ -153,7 +149,6 @@ func TestBlockingDiffRandom(t *testing.T) {
 		}
 	}
 	prod := [2]*servertest.Conn{inst.Raw(t), servertest.Dial(t, d.R.Addr)}
-	hasMulti := command.Lookup([]byte("multi")) != nil
 	blocked := make([]bool, nc)
 	// settle compares which consumers wait and the replies of those that
 	// stopped waiting.
@@ -211,7 +206,7 @@ func TestBlockingDiffRandom(t *testing.T) {
 			continue
 		}
 		cmds := [][]string{writeCmd()}
-		if hasMulti && r.IntN(8) == 0 {
+		if r.IntN(8) == 0 {
 			// A transaction makes several keys ready at once; the waiters
 			// are served after EXEC, in the order the keys became ready.
 			cmds = [][]string{{"MULTI"}, writeCmd(), writeCmd(), writeCmd(), {"EXEC"}}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // TestConfigDiffErrors sends fixed CONFIG SET/GET cases, good and bad, to
@@ -516,10 +517,7 @@ func TestConfigRewriteCommand(t *testing.T) {
 // lines apart from their order and the options of redis-server's command
 // line and of features Abacus does not have.
 func TestConfigRewriteAgainstRedis(t *testing.T) {
-	path := servertest.RedisPath()
-	if path == "" {
-		t.Skip("differential test skipped: no redis-server on PATH")
-	}
+	path := testenv.NeedRedis(t)
 	dir := t.TempDir()
 	base := "# header comment\n\nsave \"\"\nappendonly no\nhz 15\n# between\n   hz 16\nmaxmemory 1gb\n" +
 		"hash-max-ziplist-entries 100\n\n\n# end\nlist-max-ziplist-size 5\n"

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // pair sends the same commands to Abacus and to a Redis and compares the
@@ -153,9 +154,7 @@ func TestConnectionDiff(t *testing.T) {
 
 // TestAuthDiff compares authentication with a Redis that has requirepass.
 func TestAuthDiff(t *testing.T) {
-	if servertest.RedisPath() == "" {
-		t.Skip("differential test skipped: no redis-server on PATH")
-	}
+	testenv.NeedRedis(t)
 	rs, err := servertest.StartRedis("--requirepass", "s3cret")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // DUMP and RESTORE across Abacus and redis-server 7.0: every type and
@@ -233,9 +234,11 @@ func TestDumpRestoreFieldTTL(t *testing.T) {
 	}
 }
 
-// redisIfAny is a raw connection to the shared redis-server, or nil.
+// redisIfAny is a raw connection to the shared redis-server, or nil when
+// there is none (see testenv.Have).
 func redisIfAny(t *testing.T) *servertest.Conn {
-	if servertest.RedisPath() == "" {
+	t.Helper()
+	if testenv.Have(t, "redis-server") == "" {
 		return nil
 	}
 	return servertest.Dial(t, servertest.Redis(t).Addr)

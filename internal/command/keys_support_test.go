@@ -14,13 +14,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abacusdb/abacus/internal/command"
-	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/servertest"
 )
 
 // skDiff starts an Abacus instance and connects a differential pair to it
-// and to the shared redis-server (skipping when there is none).
+// and to the shared redis-server (see servertest.Redis when there is none).
 func skDiff(t *testing.T, opts ...servertest.Option) (*servertest.Diff, *servertest.Instance) {
 	t.Helper()
 	inst := servertest.Start(t, opts...)
@@ -192,29 +190,17 @@ func skScanAll(t testing.TB, c *servertest.Conn, args ...string) []string {
 	return out
 }
 
-// skNonString stores a list at key in database db on both servers: with
-// RPUSH where Abacus has it, otherwise by placing a list object in the
-// keyspace directly (enough for the commands that only look at the type).
+// skNonString stores a list at key in database db on both servers, with
+// RPUSH.
 func skNonString(t testing.TB, d *servertest.Diff, inst *servertest.Instance, db int, key string) {
 	t.Helper()
 	req := []string{"RPUSH", key, "a", "b"}
-	r := servertest.Dial(t, d.R.Addr)
-	r.Do("SELECT", strconv.Itoa(db))
-	if got := r.Do(req...); !strings.HasPrefix(got, ":") {
-		t.Fatalf("RPUSH on redis: %q", got)
-	}
-	if command.Lookup([]byte("rpush")) != nil {
-		a := inst.Raw(t)
-		a.Do("SELECT", strconv.Itoa(db))
-		if got := a.Do(req...); !strings.HasPrefix(got, ":") {
-			t.Fatalf("RPUSH on abacus: %q", got)
+	for name, c := range map[string]*servertest.Conn{"redis": servertest.Dial(t, d.R.Addr), "abacus": inst.Raw(t)} {
+		c.Do("SELECT", strconv.Itoa(db))
+		if got := c.Do(req...); !strings.HasPrefix(got, ":") {
+			t.Fatalf("RPUSH on %s: %q", name, got)
 		}
-		return
 	}
-	inst.Srv.Lock()
-	inst.Srv.Env.KS.Now = inst.Srv.Env.Clock.NowMs()
-	inst.Srv.Env.KS.DBs[db].Set(key, keyspace.NewValue(keyspace.TypeList, nil), false)
-	inst.Srv.Unlock()
 }
 
 // skGen draws the arguments of random command streams over a small key

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // The recipes of docs/metrics.md ("Events in time windows", "Counters at
@@ -22,12 +23,12 @@ import (
 
 const recT0 = 1_700_000_000_000 // 2023-11-14 22:13:20 UTC, in ms
 
-// recRedis returns a client of the shared redis-server, or nil (saying
-// so) when there is none: the Abacus half of a recipe runs regardless.
+// recRedis returns a client of the shared redis-server, or nil when
+// there is none (see testenv.Have): the Abacus half of a recipe runs
+// regardless.
 func recRedis(t *testing.T) *redis.Client {
 	t.Helper()
-	if servertest.RedisPath() == "" {
-		t.Log("no redis-server on PATH: the Redis way of this recipe is not run (CI installs Debian's redis-server)")
+	if testenv.Have(t, "redis-server") == "" {
 		return nil
 	}
 	return servertest.NewClient(t, servertest.Redis(t).Addr)

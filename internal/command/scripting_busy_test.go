@@ -7,6 +7,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/script"
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // BUSY, SCRIPT KILL, FUNCTION KILL, UNKILLABLE and SHUTDOWN NOSAVE with a
@@ -125,9 +126,7 @@ func TestFunctionBusyAndKill(t *testing.T) {
 // The same sequence against redis-server: the texts of BUSY, the kill
 // error, UNKILLABLE, and FUNCTION STATS while a function runs.
 func TestScriptBusyDiff(t *testing.T) {
-	if servertest.RedisPath() == "" {
-		t.Skip("differential test skipped: no redis-server on PATH")
-	}
+	testenv.NeedRedis(t)
 	r, err := servertest.StartRedis("--busy-reply-threshold", busyThreshold)
 	if err != nil {
 		t.Fatal(err)

@@ -12,15 +12,14 @@ import (
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // svPrivateRedis starts a redis-server of the test's own (CONFIG SET on
 // the shared one would leak into other tests), stopped at the end.
 func svPrivateRedis(t *testing.T, extra ...string) *servertest.RedisServer {
 	t.Helper()
-	if servertest.RedisPath() == "" {
-		t.Skip("differential test skipped: no redis-server on PATH")
-	}
+	testenv.NeedRedis(t)
 	r, err := servertest.StartRedis(extra...)
 	if err != nil {
 		t.Fatalf("starting redis-server: %v", err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 func writeFile(t *testing.T, dir, name, text string) string {
@@ -287,7 +289,7 @@ jemalloc-bg-thread yes
 func TestLoadShippedRedisConf(t *testing.T) {
 	data, err := os.ReadFile("/etc/redis/redis.conf")
 	if err != nil {
-		t.Skip("no /etc/redis/redis.conf on this machine")
+		testenv.Skip(t, "no /etc/redis/redis.conf (Debian's redis-server package installs it)")
 	}
 	dir := t.TempDir()
 	var lines []string

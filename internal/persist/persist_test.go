@@ -20,6 +20,7 @@ import (
 	"github.com/abacusdb/abacus/internal/persist"
 	"github.com/abacusdb/abacus/internal/rdb"
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 var ctx = context.Background()
@@ -275,13 +276,13 @@ func bgsaveUnderWrites(t *testing.T, seed uint64) {
 	t.Logf("%d keys, %d writes during the save", len(want[0]), during)
 	// Keys written from kept copies come after the walk, in a second run
 	// of SELECTDB records: redis-check-rdb accepts the file.
-	if chk, err := exec.LookPath("redis-check-rdb"); err == nil {
+	if chk := testenv.Have(t, "redis-check-rdb"); chk != "" {
 		out, err := exec.Command(chk, filepath.Join(dir, "dump.rdb")).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "RDB looks OK!") {
 			t.Fatalf("redis-check-rdb: %v\n%s", err, out)
 		}
 	}
-	if servertest.RedisPath() != "" {
+	if testenv.Have(t, "redis-server") != "" {
 		r, err := servertest.StartRedis("--dir", dir, "--dbfilename", "dump.rdb")
 		if err != nil {
 			t.Fatal(err)

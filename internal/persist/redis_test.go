@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // readAll reads every key of db 0 and 3 of c in a form both servers give
@@ -52,9 +53,7 @@ func readAll(t *testing.T, c *redis.Client) map[string]string {
 // A file Abacus writes loads into redis-server 7.0 with every key, value
 // and TTL, and redis-check-rdb finds it OK.
 func TestRedisLoadsAbacusFile(t *testing.T) {
-	if servertest.RedisPath() == "" {
-		t.Skip("no redis-server")
-	}
+	testenv.NeedRedis(t)
 	for _, how := range []string{"SAVE", "BGSAVE"} {
 		t.Run(how, func(t *testing.T) {
 			dir := t.TempDir()
@@ -68,7 +67,7 @@ func TestRedisLoadsAbacusFile(t *testing.T) {
 			}
 			inst.Srv.Env.WaitBgsave(inst.Srv)
 			path := filepath.Join(dir, "dump.rdb")
-			if chk, err := exec.LookPath("redis-check-rdb"); err == nil {
+			if chk := testenv.Have(t, "redis-check-rdb"); chk != "" {
 				out, err := exec.Command(chk, path).CombinedOutput()
 				if err != nil || !strings.Contains(string(out), "RDB looks OK!") {
 					t.Fatalf("redis-check-rdb: %v\n%s", err, out)

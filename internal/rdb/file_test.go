@@ -16,6 +16,7 @@ import (
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/rdb"
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // fileFixture is the data both servers build for the file tests: every
@@ -137,9 +138,10 @@ func connContent(t *testing.T, c *redis.Conn, k string) string {
 // A file written by redis-server 7.0's SAVE loads into a keyspace holding
 // what redis-server holds.
 func TestFileFromRedis(t *testing.T) {
+	testenv.NeedRedis(t)
 	rs, err := servertest.StartRedis()
 	if err != nil {
-		t.Skipf("no redis-server: %v", err)
+		t.Fatal(err)
 	}
 	defer rs.Stop()
 	r := servertest.NewClient(t, rs.Addr)
@@ -228,9 +230,8 @@ func TestFileTestdata(t *testing.T) {
 // A file Abacus writes loads into redis-server 7.0 with every key, value
 // and TTL, and redis-check-rdb calls it OK.
 func TestFileToRedis(t *testing.T) {
-	if servertest.RedisPath() == "" {
-		t.Skip("no redis-server on PATH")
-	}
+	testenv.NeedRedis(t)
+	check := testenv.Need(t, "redis-check-rdb")
 	inst := servertest.Start(t)
 	a := inst.Client(t)
 	runFixture(t, a)
@@ -250,7 +251,7 @@ func TestFileToRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if out, err := exec.Command("redis-check-rdb", path).CombinedOutput(); err != nil || !strings.Contains(string(out), "RDB looks OK") {
+	if out, err := exec.Command(check, path).CombinedOutput(); err != nil || !strings.Contains(string(out), "RDB looks OK") {
 		t.Fatalf("redis-check-rdb: %v\n%s", err, out)
 	}
 	rs, err := servertest.StartRedis("--dir", dir, "--dbfilename", "abacus.rdb")
@@ -287,7 +288,7 @@ func TestFileFieldTTLRoundTrip(t *testing.T) {
 		t.Fatalf("header %q", buf.Bytes()[:9])
 	}
 	// redis-server 7.0 cannot take it, and says why.
-	if path, err := exec.LookPath("redis-check-rdb"); err == nil {
+	if path := testenv.Have(t, "redis-check-rdb"); path != "" {
 		f := filepath.Join(t.TempDir(), "ttl.rdb")
 		if err := os.WriteFile(f, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // Time series as ABACUS-TS module values: every field comes back, the
@@ -182,10 +183,7 @@ func TestTimeSeriesFile(t *testing.T) {
 			t.Errorf("%s:\ngot  %.2000s\nwant %.2000s", name, got, want)
 		}
 	}
-	path, err := exec.LookPath("redis-check-rdb")
-	if err != nil {
-		t.Skip("no redis-check-rdb on PATH")
-	}
+	path := testenv.Need(t, "redis-check-rdb")
 	f := filepath.Join(t.TempDir(), "ts.rdb")
 	if err := os.WriteFile(f, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

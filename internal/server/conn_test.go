@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -13,7 +14,11 @@ import (
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/server"
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
+
+// TestMain reports the tests skipped for a missing Redis program.
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
 
 // eventually polls cond until it holds (a wait for the server's own
 // goroutines to act, not an assertion on timing).
@@ -148,9 +153,7 @@ func TestIdleTimeout(t *testing.T) {
 
 // TestMaxClientsDiff compares the refusal past maxclients with Redis.
 func TestMaxClientsDiff(t *testing.T) {
-	if servertest.RedisPath() == "" {
-		t.Skip("differential test skipped: no redis-server on PATH")
-	}
+	testenv.NeedRedis(t)
 	rs, err := servertest.StartRedis("--maxclients", "3")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/servertest"
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // exchange opens a connection to addr, sends data (in writes of at most
@@ -290,9 +291,7 @@ func TestPipelineThousands(t *testing.T) {
 // TestProtocolLimits compares the configurable limits with a Redis
 // configured the same way.
 func TestProtocolLimits(t *testing.T) {
-	if servertest.RedisPath() == "" {
-		t.Skip("differential test skipped: no redis-server on PATH")
-	}
+	testenv.NeedRedis(t)
 	rs, err := servertest.StartRedis("--proto-max-bulk-len", "1mb", "--client-query-buffer-limit", "1mb")
 	if err != nil {
 		t.Fatal(err)
@@ -353,9 +352,7 @@ func exchangeLenient(t testing.TB, addr string, data []byte) []byte {
 // authenticated may send only small requests; AUTH lifts the limits within
 // the same pipeline and RESET brings them back.
 func TestUnauthenticatedLimits(t *testing.T) {
-	if servertest.RedisPath() == "" {
-		t.Skip("differential test skipped: no redis-server on PATH")
-	}
+	testenv.NeedRedis(t)
 	rs, err := servertest.StartRedis("--requirepass", "secret")
 	if err != nil {
 		t.Fatal(err)

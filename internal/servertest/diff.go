@@ -13,7 +13,8 @@ type Diff struct {
 	R *Conn // redis-server
 }
 
-// NewDiff connects to both servers; it skips when redis-server is absent.
+// NewDiff connects to both servers; without redis-server it skips, or fails
+// under ABACUS_REQUIRE_REDIS=1.
 func NewDiff(t testing.TB, inst *Instance) *Diff {
 	t.Helper()
 	r := Redis(t)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // RedisServer is a real redis-server started for differential tests.
@@ -25,6 +27,7 @@ var (
 )
 
 // RedisPath returns the redis-server binary, or "" when none is on PATH.
+// Tests call testenv.NeedRedis instead, which skips or fails honestly.
 func RedisPath() string {
 	p, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -34,15 +37,14 @@ func RedisPath() string {
 }
 
 // Redis returns a redis-server shared by the tests of this process,
-// flushed (FLUSHALL, default config restored) for the caller. It skips the
-// test, saying why, when no redis-server is on PATH.
+// flushed (FLUSHALL, default config restored) for the caller. Without
+// redis-server on PATH it skips the test, or fails it under
+// ABACUS_REQUIRE_REDIS=1 (see testenv.NeedRedis).
 func Redis(t testing.TB) *RedisServer {
 	t.Helper()
+	testenv.NeedRedis(t)
 	redisOnce.Do(func() { shared, sharedErr = StartRedis() })
 	if sharedErr != nil {
-		if RedisPath() == "" {
-			t.Skip("differential test skipped: no redis-server on PATH (CI installs Debian's redis-server)")
-		}
 		t.Fatalf("starting redis-server: %v", sharedErr)
 	}
 	c := Dial(t, shared.Addr)

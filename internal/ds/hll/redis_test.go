@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/abacusdb/abacus/internal/testenv"
 )
 
 // redisServer is a redis-server child process on a loopback port.
@@ -24,14 +26,12 @@ type redisServer struct {
 	addr string
 }
 
-// startRedis starts redis-server for the test and stops it at cleanup. The
-// test is skipped when redis-server is not installed.
+// startRedis starts redis-server for the test and stops it at cleanup.
+// Without redis-server the test is skipped, or fails under
+// ABACUS_REQUIRE_REDIS=1.
 func startRedis(t testing.TB) *redisServer {
 	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not on PATH; skipping differential test against Redis")
-	}
+	path := testenv.NeedRedis(t)
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
 		port, err := freePort()
