@@ -244,4 +244,3 @@ func cmdReset(c *Ctx) {
 	c.S.User = "default"
 	c.W.Simple("RESET")
 }
-

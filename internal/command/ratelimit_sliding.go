@@ -238,9 +238,9 @@ type slider struct {
 	// named it (NOW), so that it replays as received.
 	now      int64
 	nowGiven bool
-	fb  [64]byte // field name scratch
-	vb  [24]byte // value scratch
-	bad bool     // a hash value was not an integer (replied)
+	fb       [64]byte // field name scratch
+	vb       [24]byte // value scratch
+	bad      bool     // a hash value was not an integer (replied)
 }
 
 type slideKey struct {
@@ -434,7 +434,6 @@ func (s *slider) finish(keys [][]byte, ks []slideKey, ttls []int64) {
 		c.Propagate(e...)
 	}
 }
-
 
 // exceeds is count+weight > limit, exactly (weight >= 0): a count and a
 // weight whose sum passes MaxInt64 are over any limit, not wrapped into an

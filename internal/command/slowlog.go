@@ -87,7 +87,6 @@ func (e *Env) Cmd(args [][]byte) *Command {
 	return c
 }
 
-
 // latencyMonitor keeps, per event, the latest and the maximum latency
 // samples above latency-monitor-threshold (LATENCY LATEST/HISTORY).
 type latencyMonitor struct {
