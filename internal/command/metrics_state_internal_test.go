@@ -12,6 +12,56 @@ import (
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
+// The label index lives in the Env: two engines in one process index their
+// own series only, and FLUSHDB/FLUSHALL drop the indexes of the databases
+// they emptied instead of leaving them to be pruned by a later query.
+func TestMetricsStateFlushDropsIndex(t *testing.T) {
+	e, s := bkEnv()
+	other, os := bkEnv()
+	bkRun(e, s, "TS.CREATE", "a", "LABELS", "l", "v")
+	s.DB = 1
+	bkRun(e, s, "TS.CREATE", "b", "LABELS", "l", "v")
+	if got := bkRun(other, os, "TS.QUERYINDEX", "l=v"); got != "*0\r\n" {
+		t.Fatalf("other engine's TS.QUERYINDEX %q", got)
+	}
+	indexed := func(e *Env) (n int) {
+		for _, d := range metricsOf(e).ts.dbs {
+			n += d.idx.Len()
+		}
+		return n
+	}
+	if n := indexed(other); n != 0 {
+		t.Fatalf("other engine indexes %d series", n)
+	}
+	if n := indexed(e); n != 2 {
+		t.Fatalf("%d series indexed, want 2", n)
+	}
+	bkRun(e, s, "FLUSHDB")
+	if n := indexed(e); n != 1 {
+		t.Fatalf("%d series indexed after FLUSHDB, want 1", n)
+	}
+	s.DB = 0
+	// a flush that a script rolls back keeps the index
+	script := "#!lua flags=transactional\n" +
+		"redis.call('FLUSHALL')\n" +
+		"return redis.call('TS.ADD', 'missing', 1, 1, 'ON_DUPLICATE', 'bad')\n"
+	if got := bkRun(e, s, "EVAL", script, "0"); got[0] != '-' {
+		t.Fatalf("script did not fail: %q", got)
+	}
+	if got := bkRun(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\na\r\n" {
+		t.Fatalf("TS.QUERYINDEX after a rolled-back FLUSHALL %q", got)
+	}
+	bkRun(e, s, "FLUSHALL")
+	if n := len(metricsOf(e).ts.dbs); n != 0 {
+		t.Fatalf("%d databases indexed after FLUSHALL", n)
+	}
+	// the index is rebuilt as series come back
+	bkRun(e, s, "TS.CREATE", "c", "LABELS", "l", "v")
+	if got := bkRun(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\nc\r\n" {
+		t.Fatalf("TS.QUERYINDEX after FLUSHALL and TS.CREATE %q", got)
+	}
+}
+
 // Nothing outside an Env keeps its keyspace or its metrics state: a
 // dropped engine is collectable.
 func TestMetricsStateDroppedWithEnv(t *testing.T) {

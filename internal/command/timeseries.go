@@ -24,10 +24,11 @@ import (
 //
 // Labels and compaction links follow the keyspace: every database has a
 // label index (ts.Index), held by the engine's metricsState
-// (metrics_state.go), kept current by the keyspace's OnTouched hook, and
-// checked against the keyspace when queried (a flush touches keys before it
-// drops them, SWAPDB and loading touch only the keys they bring, and a
-// rolled-back script restores values without a touch).
+// (metrics_state.go), kept current by the keyspace's OnTouched hook,
+// dropped by FLUSHDB and FLUSHALL, and checked against the keyspace when
+// queried (a flush touches keys before it drops them, SWAPDB and loading
+// touch only the keys they bring, and a rolled-back script restores values
+// without a touch).
 // A rule is live while its destination still holds a series naming the
 // source; links are renamed with the keys (RENAME), and dead ones dropped
 // when met.
