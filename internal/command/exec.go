@@ -68,6 +68,8 @@ type Env struct {
 	persist persistState
 	// prop collects what write commands did for the AOF (propagate.go).
 	prop propState
+	// metrics is the state of the metrics commands (metrics_state.go).
+	metrics *metricsState
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.
@@ -102,6 +104,7 @@ func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slo
 		KS: ks, Cfg: cfg, Clock: clk, Log: log, Started: time.Now(),
 		cmdStats: map[string]*CmdStat{}, errStats: map[string]int64{},
 		RunID: newRunID(), Version: "0.1.0",
+		metrics: newMetricsState(),
 	}
 	return e
 }

@@ -413,6 +413,7 @@ func cmdFlush(c *Ctx) {
 		n += int64(db.Len())
 		db.Flush()
 	}
+	metricsOf(c.Env).flushed(c.Env.KS, dbs)
 	// Redis 7.0 counts the keys removed, and nothing for FLUSHALL itself
 	// (it forces propagation instead). With save points configured, Redis
 	// also saves the emptied dataset, which leaves no change unsaved.

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/keyspace"
@@ -24,9 +23,12 @@ import (
 // RETENTION_POLICY 0, CHUNK_SIZE_BYTES 4096, ENCODING COMPRESSED.
 //
 // Labels and compaction links follow the keyspace: every database has a
-// label index (ts.Index) kept current by the keyspace's OnTouched hook, and
-// checked against the keyspace when queried (FLUSHDB touches keys before it
-// drops them, and a rolled-back script restores values without a touch).
+// label index (ts.Index), held by the engine's metricsState
+// (metrics_state.go), kept current by the keyspace's OnTouched hook,
+// dropped by FLUSHDB and FLUSHALL, and checked against the keyspace when
+// queried (a flush touches keys before it drops them, SWAPDB and loading
+// touch only the keys they bring, and a rolled-back script restores values
+// without a touch).
 // A rule is live while its destination still holds a series naming the
 // source; links are renamed with the keys (RENAME), and dead ones dropped
 // when met.
@@ -105,43 +107,44 @@ type tsDB struct {
 	idx *ts.Index
 }
 
-// tsState is the time-series state of one keyspace.
+// tsState is the time-series state of one engine: the label index of each
+// database that has held a series. The keyspace is hooked on first use, so
+// a server without time series pays nothing on its writes.
 type tsState struct {
-	dbs map[*keyspace.DB]*tsDB
+	dbs    map[*keyspace.DB]*tsDB
+	hooked bool
 }
-
-var (
-	tsStatesMu sync.Mutex
-	tsStates   = map[*keyspace.Keyspace]*tsState{}
-)
 
 // tsFor returns the state of c's database, hooking the keyspace on first
 // use. Called with the server lock held.
 func tsFor(c *Ctx) *tsDB {
-	ks := c.Env.KS
-	tsStatesMu.Lock()
-	st := tsStates[ks]
-	if st == nil {
-		st = &tsState{dbs: map[*keyspace.DB]*tsDB{}}
-		tsStates[ks] = st
-		ks.OnTouched(st.touched)
-		// series that arrived before the hook (loaded from a file) are
-		// indexed once, now
-		for _, db := range ks.DBs {
-			db.ForEach(func(o *keyspace.Object) {
-				if o.Type == keyspace.TypeTimeSeries {
-					st.db(db).idx.Set(o.Key, o.Val().(*ts.Series).Labels)
-				}
-			})
-		}
+	st := &metricsOf(c.Env).ts
+	if !st.hooked {
+		st.hook(c.Env.KS)
 	}
-	tsStatesMu.Unlock()
 	return st.db(c.DB)
+}
+
+// hook makes st follow ks's writes, and indexes the series that arrived
+// before it (loaded from a file) once, now.
+func (st *tsState) hook(ks *keyspace.Keyspace) {
+	st.hooked = true
+	ks.OnTouched(st.touched)
+	for _, db := range ks.DBs {
+		db.ForEach(func(o *keyspace.Object) {
+			if o.Type == keyspace.TypeTimeSeries {
+				st.db(db).idx.Set(o.Key, o.Val().(*ts.Series).Labels)
+			}
+		})
+	}
 }
 
 func (st *tsState) db(db *keyspace.DB) *tsDB {
 	d := st.dbs[db]
 	if d == nil {
+		if st.dbs == nil {
+			st.dbs = map[*keyspace.DB]*tsDB{}
+		}
 		d = &tsDB{idx: ts.NewIndex()}
 		st.dbs[db] = d
 	}

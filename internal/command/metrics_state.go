@@ -1,0 +1,31 @@
+package command
+
+import "github.com/abacusdb/abacus/internal/keyspace"
+
+// metricsState is what the metrics commands keep beside the keyspace for
+// one engine: each Env has its own, so two servers in one process share
+// nothing and a dropped server's state goes with it. The rate limiters
+// (CL.THROTTLE, GCRA, RATELIMIT.SLIDING) keep everything in their keys;
+// the time-series family keeps its label indexes here. Touched only under
+// the server lock, like the keyspace it follows.
+type metricsState struct {
+	ts tsState
+}
+
+func newMetricsState() *metricsState { return &metricsState{} }
+
+// metricsOf is e's metrics state.
+func metricsOf(e *Env) *metricsState { return e.metrics }
+
+// flushed follows FLUSHDB and FLUSHALL, which emptied dbs: their label
+// indexes go with their series. With a script's journal open the flush may
+// still be rolled back without a signal, so the indexes stay (a query checks
+// them against the keyspace).
+func (m *metricsState) flushed(ks *keyspace.Keyspace, dbs []*keyspace.DB) {
+	if ks.UndoOpen() {
+		return
+	}
+	for _, db := range dbs {
+		delete(m.ts.dbs, db)
+	}
+}

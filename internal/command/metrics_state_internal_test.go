@@ -1,0 +1,130 @@
+package command
+
+import (
+	"io"
+	"log/slog"
+	"runtime"
+	"testing"
+	"weak"
+
+	"github.com/abacusdb/abacus/internal/clock"
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/keyspace"
+)
+
+// The label index lives in the Env: two engines in one process index their
+// own series only, and FLUSHDB/FLUSHALL drop the indexes of the databases
+// they emptied instead of leaving them to be pruned by a later query.
+func TestMetricsStateFlushDropsIndex(t *testing.T) {
+	e, s := bkEnv()
+	other, os := bkEnv()
+	bkRun(e, s, "TS.CREATE", "a", "LABELS", "l", "v")
+	s.DB = 1
+	bkRun(e, s, "TS.CREATE", "b", "LABELS", "l", "v")
+	if got := bkRun(other, os, "TS.QUERYINDEX", "l=v"); got != "*0\r\n" {
+		t.Fatalf("other engine's TS.QUERYINDEX %q", got)
+	}
+	indexed := func(e *Env) (n int) {
+		for _, d := range metricsOf(e).ts.dbs {
+			n += d.idx.Len()
+		}
+		return n
+	}
+	if n := indexed(other); n != 0 {
+		t.Fatalf("other engine indexes %d series", n)
+	}
+	if n := indexed(e); n != 2 {
+		t.Fatalf("%d series indexed, want 2", n)
+	}
+	bkRun(e, s, "FLUSHDB")
+	if n := indexed(e); n != 1 {
+		t.Fatalf("%d series indexed after FLUSHDB, want 1", n)
+	}
+	s.DB = 0
+	// a flush that a script rolls back keeps the index
+	script := "#!lua flags=transactional\n" +
+		"redis.call('FLUSHALL')\n" +
+		"return redis.call('TS.ADD', 'missing', 1, 1, 'ON_DUPLICATE', 'bad')\n"
+	if got := bkRun(e, s, "EVAL", script, "0"); got[0] != '-' {
+		t.Fatalf("script did not fail: %q", got)
+	}
+	if got := bkRun(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\na\r\n" {
+		t.Fatalf("TS.QUERYINDEX after a rolled-back FLUSHALL %q", got)
+	}
+	bkRun(e, s, "FLUSHALL")
+	if n := len(metricsOf(e).ts.dbs); n != 0 {
+		t.Fatalf("%d databases indexed after FLUSHALL", n)
+	}
+	// the index is rebuilt as series come back
+	bkRun(e, s, "TS.CREATE", "c", "LABELS", "l", "v")
+	if got := bkRun(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\nc\r\n" {
+		t.Fatalf("TS.QUERYINDEX after FLUSHALL and TS.CREATE %q", got)
+	}
+}
+
+// Nothing outside an Env keeps its keyspace or its metrics state: a
+// dropped engine is collectable.
+func TestMetricsStateDroppedWithEnv(t *testing.T) {
+	var ks weak.Pointer[keyspace.Keyspace]
+	var st weak.Pointer[metricsState]
+	func() {
+		e, s := bkEnv()
+		bkRun(e, s, "TS.CREATE", "a", "LABELS", "l", "v")
+		if got := bkRun(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\na\r\n" {
+			t.Fatalf("TS.QUERYINDEX %q", got)
+		}
+		ks, st = weak.Make(e.KS), weak.Make(metricsOf(e))
+	}()
+	for i := 0; i < 3 && (ks.Value() != nil || st.Value() != nil); i++ {
+		runtime.GC()
+	}
+	if ks.Value() != nil || st.Value() != nil {
+		t.Fatal("a dropped Env's keyspace or metrics state is still reachable")
+	}
+}
+
+// Series loaded at startup, before any time-series command hooked the
+// keyspace, are indexed: from an RDB file, and from an AOF whose RDB base
+// holds some and whose incremental file creates others.
+func TestMetricsStateIndexAfterStartupLoad(t *testing.T) {
+	for _, aof := range []string{"no", "yes"} {
+		t.Run("appendonly "+aof, func(t *testing.T) {
+			cfg := config.New()
+			for _, kv := range [][2]string{{"dir", t.TempDir()}, {"appendonly", aof}} {
+				p, _ := config.Lookup(kv[0])
+				if err := cfg.Set(p, kv[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e1, s1 := cfgEnv(cfg)
+			bkRun(e1, s1, "TS.CREATE", "base", "LABELS", "l", "v")
+			if aof == "yes" {
+				if err := e1.StartAOF(); err != nil {
+					t.Fatal(err)
+				}
+				bkRun(e1, s1, "TS.CREATE", "incr", "LABELS", "l", "v")
+				e1.AOFFlush(true)
+				e1.CloseAOF()
+			} else {
+				bkRun(e1, s1, "TS.CREATE", "incr", "LABELS", "l", "v")
+				if got := bkRun(e1, s1, "SAVE"); got != "+OK\r\n" {
+					t.Fatalf("SAVE %q", got)
+				}
+			}
+			e2, s2 := cfgEnv(cfg)
+			if err := e2.LoadAtStartup(); err != nil {
+				t.Fatal(err)
+			}
+			if got := bkRun(e2, s2, "TS.QUERYINDEX", "l=v"); got != "*2\r\n$4\r\nbase\r\n$4\r\nincr\r\n" {
+				t.Fatalf("TS.QUERYINDEX after loading %q", got)
+			}
+		})
+	}
+}
+
+// cfgEnv is bkEnv with a configuration.
+func cfgEnv(cfg *config.Config) (*Env, *Session) {
+	e := NewEnv(keyspace.New(16), cfg, clock.NewManual(1_700_000_000_000),
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return e, &Session{ID: 7, Proto: 2, Authed: true, User: "default"}
+}
