@@ -1,4 +1,4 @@
-package server
+package conn
 
 // busyCommand answers command i of the batch without the server lock
 // while a script holds it: Env.ExecuteBusy waits until the script ends or

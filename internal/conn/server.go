@@ -2,7 +2,7 @@
 // goroutine per connection reads and parses every command available, runs
 // the batch under the server lock in one acquisition, and flushes the
 // replies once, after the lock is released.
-package server
+package conn
 
 import (
 	"context"
