@@ -54,7 +54,7 @@ const (
 	handoffNone   handoffKind = iota
 	handoffParked             // a blocking command parked the client
 	handoffPaused             // CLIENT PAUSE holds the next command
-	handoffWrite              // c.wrest is left to write, with wmu held
+	handoffWrite              // c.wrest is left to write (wown still wDirect)
 )
 
 type eventLoop struct {
@@ -380,9 +380,9 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 // drop closes a loop client.
 func (l *eventLoop) drop(c *client) {
 	l.remove(c)
-	// outSet, not out: another loop's client may be pushing to c (under
+	// queued, not out: another loop's client may be pushing to c (under
 	// the server lock, which the loop does not hold here).
-	if c.outSet.Load() || c.handoff == handoffWrite || l.s.Env.ScriptRunning() {
+	if c.queued() || c.handoff == handoffWrite || l.s.Env.ScriptRunning() {
 		// Writing out what is queued may take a while, and a script
 		// holds the lock close needs: not on the loop.
 		go c.close()
@@ -406,10 +406,7 @@ func (l *eventLoop) handoffTo(c *client, quit bool) {
 	if err != nil {
 		s.Log.Warn(fmt.Sprintf("io-event-loop: client id=%d to its own goroutine: %v", c.sess.ID, err))
 		c.sess.Killed.Store(true)
-		if c.handoff == handoffWrite {
-			c.wrest = nil
-			c.wmu.Unlock()
-		}
+		c.wrest = nil // close ends the direct write without writing
 		go c.close()
 		return
 	}
