@@ -1,5 +1,13 @@
 package conn
 
+// scriptStarted is Env.ScriptStarted: it wakes the loops' busy watchers
+// (loop_linux.go). It runs under the server lock as each script starts.
+func (s *Server) scriptStarted() {
+	for _, l := range s.loops {
+		l.armBusy()
+	}
+}
+
 // busyCommand answers command i of the batch without the server lock
 // while a script holds it: Env.ExecuteBusy waits until the script ends or
 // passes busy-reply-threshold, then replies BUSY or runs SCRIPT KILL,

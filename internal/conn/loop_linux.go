@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -73,6 +74,11 @@ type eventLoop struct {
 	closed  bool      // evfd is closed (under inMu)
 	// want is set while the loop waits for mu: the busy server lets go.
 	want atomic.Bool
+	// busySig wakes busyWatch when a script starts. busyArmed is set by
+	// the start that sends it and cleared by the watcher once no script
+	// runs, so scripts that start while it is set cost one atomic load.
+	busySig   chan struct{}
+	busyArmed atomic.Bool
 }
 
 // newEventLoop makes the loop's epoll set, or returns nil (the server
@@ -99,7 +105,7 @@ func newEventLoop(s *Server) *eventLoop {
 		unix.Close(evfd)
 		return nil
 	}
-	l := &eventLoop{s: s, epfd: epfd, evfd: evfd}
+	l := &eventLoop{s: s, epfd: epfd, evfd: evfd, busySig: make(chan struct{}, 1)}
 	s.wg.Add(2)
 	go l.run()
 	go l.busyWatch()
@@ -432,36 +438,86 @@ func (l *eventLoop) closeAll() {
 	}
 }
 
-// busyWatch gives the loop's clients the busy server while a script
-// runs and the loop is not polling (it runs the script itself, or waits
-// for the lock a script holds).
+// armBusy wakes busyWatch for a script that starts (Server.scriptStarted,
+// under the server lock): only the first start after a quiet spell sends.
+func (l *eventLoop) armBusy() {
+	if l.busyArmed.Load() || !l.busyArmed.CompareAndSwap(false, true) {
+		return
+	}
+	select {
+	case l.busySig <- struct{}{}:
+	default:
+	}
+}
+
+// busyWatch gives the loop's clients the busy server while a script is
+// busy and the loop is not polling (it runs the script itself, or waits
+// for the lock a script holds). It sleeps until a script starts
+// (armBusy), then until the command package says the script is busy
+// (Env.ScriptBusyIn), then takes the loop's epoll set when the loop lets
+// go of it, which it does only inside a batch.
 func (l *eventLoop) busyWatch() {
 	s := l.s
 	defer s.wg.Done()
-	t := time.NewTicker(25 * time.Millisecond)
-	defer t.Stop()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for {
 		select {
 		case <-s.done:
 			return
-		case <-t.C:
+		case <-l.busySig:
 		}
-		if !s.Env.ScriptRunning() || !l.mu.TryLock() {
-			continue
+		for !s.closing.Load() {
+			left, running := s.Env.ScriptBusyIn()
+			if !running {
+				l.busyArmed.Store(false)
+				// A script that started before the flag dropped found it
+				// set and sent nothing: look once more.
+				if _, running = s.Env.ScriptBusyIn(); running && l.busyArmed.CompareAndSwap(false, true) {
+					continue
+				}
+				break
+			}
+			if left > 0 {
+				timer.Reset(left)
+				select {
+				case <-s.done:
+					timer.Stop()
+					return
+				case <-timer.C:
+				}
+				continue
+			}
+			l.mu.Lock()
+			l.busyServe()
+			l.mu.Unlock()
+			// Let the loop take its set back before trying again.
+			for l.want.Load() && !s.closing.Load() {
+				runtime.Gosched()
+			}
 		}
-		l.busyServe()
-		l.mu.Unlock()
 	}
 }
 
-// busyServe answers the loop's clients while a script runs.
+// scriptBusy reports whether the running script is busy.
+func (s *Server) scriptBusy() bool {
+	left, running := s.Env.ScriptBusyIn()
+	return running && left == 0
+}
+
+// busyServe answers the loop's clients while a script is busy, until it
+// ends, the server closes or the loop wants its set back.
 func (l *eventLoop) busyServe() {
 	s := l.s
+	serving := func() bool { return s.scriptBusy() && !s.closing.Load() && !l.want.Load() }
+	if !serving() {
+		return // the loop may have closed the set
+	}
 	// The script may run for long: the replies of the clients served
 	// before it in this round go out now.
 	l.flushAll()
 	events := make([]unix.EpollEvent, 64)
-	for s.Env.ScriptRunning() && !s.closing.Load() && !l.want.Load() {
+	for serving() {
 		l.admit() // clients accepted since the loop last polled
 		n, err := unix.EpollWait(l.epfd, events, 10)
 		if err != nil {

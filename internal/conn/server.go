@@ -88,6 +88,9 @@ func New(cfg *config.Config, opt Options) *Server {
 			s.loops = append(s.loops, l)
 		}
 	}
+	if len(s.loops) > 0 {
+		s.Env.ScriptStarted = s.scriptStarted
+	}
 	go s.cron()
 	return s
 }
