@@ -61,9 +61,8 @@ type client struct {
 	// other goroutines.
 	ioMu   sync.Mutex
 	fdOpen bool
-	// inLoop is set while the loop serves the client; only the loop's
-	// goroutine reads and writes it (and handoff, kicked and buf
-	// while inLoop).
+	// inLoop is set while the loop serves the client; it, handoff, kicked
+	// and buf belong to the client's owner on the loop's side (doc.go).
 	inLoop    bool
 	handoff   handoffKind
 	kicked    bool
@@ -216,8 +215,9 @@ func connFD(conn net.Conn) int {
 	return fd
 }
 
-// close tears the client down once its goroutine is done: it leaves every
-// registry, its pushed output is written out (briefly), and the
+// close tears the client down once its owner is done with it (it runs
+// on the owner, or on a goroutine the owner starts): the client leaves
+// every registry, its pushed output is written out (briefly), and the
 // connection is closed.
 func (c *client) close() {
 	s := c.srv
@@ -258,9 +258,10 @@ func (c *client) close() {
 	s.wg.Done()
 }
 
-// kill closes the connection from another goroutine: the client's own
-// goroutine notices (its read fails, or Killed is set before its next
-// command) and tears down. Replies not yet written are lost, as in Redis.
+// kill closes the connection from another goroutine: the client's owner
+// (its goroutine, or the loop) notices (its read fails, or Killed is set
+// before its next command) and tears down. Replies not yet written are
+// lost, as in Redis.
 func (c *client) kill() {
 	c.sess.Killed.Store(true)
 	c.ioMu.Lock()
@@ -305,9 +306,10 @@ func (c *client) writeRest() {
 	c.endDirect()
 }
 
-// serve is the connection's goroutine: read, parse every complete command,
-// run them under the lock, write the replies; until the client leaves, a
-// protocol error, QUIT, CLIENT KILL or server shutdown.
+// serve is the client's own goroutine (a client the loop does not serve,
+// or hands off): read, parse every complete command, run them under the
+// lock, write the replies; until the client leaves, a protocol error,
+// QUIT, CLIENT KILL or server shutdown.
 func (c *client) serve() {
 	defer c.close()
 	defer func() {

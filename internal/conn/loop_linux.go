@@ -24,7 +24,9 @@ import (
 // clients the way Redis does: one goroutine waits on an epoll set of
 // their sockets, and for each one that is readable reads what arrived,
 // runs the complete commands under the server lock and writes the
-// replies, with non-blocking system calls.
+// replies, with non-blocking system calls. doc.go says who owns what, and
+// when a client moves to a goroutine of its own (handoff) or the busy
+// watcher answers for the loop while a script runs.
 //
 // Why: with a goroutine per connection, every request at pipeline 1 costs
 // a read that finds nothing, a park in Go's poller, and a wake-up that
@@ -32,19 +34,9 @@ import (
 // commands, made Abacus slower than Redis at pipeline 1. The loop owns
 // its sockets outright: their descriptors are taken out of Go's poller
 // (accepted by net.Listener, duplicated, the net.Conn closed), so the
-// runtime's poller never wakes for them.
-//
-// What a loop cannot do without holding up every other client moves the
-// client to a goroutine of its own for the rest of its life ("handoff"):
-// a blocking command that parks, CLIENT PAUSE holding a command, or a
-// reply the socket would not take whole. The client then gets a net.Conn
-// made from its descriptor and the goroutine-per-connection code in
-// client.go serves it, starting with what the loop had read.
-//
-// Scripts run on the loop. While one runs, the busy server (busyWatch)
-// takes over the epoll set and answers the other loop clients through
-// Env.ExecuteBusy (BUSY, SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE),
-// as Redis processes events while a script is busy.
+// runtime's poller never wakes for them. A handed-off client gets a
+// net.Conn made from its descriptor, and client.serve goes on from what
+// the loop had read.
 
 // errAgain is a non-blocking read or write that would block.
 var errAgain = syscall.EAGAIN
@@ -397,7 +389,7 @@ func (l *eventLoop) drop(c *client) {
 	c.close()
 }
 
-// handoffTo moves c to a goroutine of its own (see the top of the file).
+// handoffTo moves c to a goroutine of its own (doc.go, Ownership).
 // With quit the goroutine only finishes writing c.wrest and closes.
 func (l *eventLoop) handoffTo(c *client, quit bool) {
 	s := l.s

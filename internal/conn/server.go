@@ -1,7 +1,3 @@
-// Package server accepts connections and runs clients' commands: one
-// goroutine per connection reads and parses every command available, runs
-// the batch under the server lock in one acquisition, and flushes the
-// replies once, after the lock is released.
 package conn
 
 import (
