@@ -24,8 +24,8 @@ import (
 
 	"github.com/abacusdb/abacus/internal/aof"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/rdb"
-	"github.com/abacusdb/abacus/internal/server"
 )
 
 // version is Abacus's own version (INFO abacus_version, --version).
@@ -104,7 +104,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 		defer f.Close()
 		logOut = f
 	}
-	log := server.NewLogger(logOut, cfg)
+	log := conn.NewLogger(logOut, cfg)
 	log.Info("oO0OoO0OoO0Oo Abacus is starting oO0OoO0OoO0Oo")
 	log.Info(fmt.Sprintf("Abacus version=%s, redis_version=%s, bits=%d, pid=%d, just started",
 		version, config.RedisVersion, strconv.IntSize, os.Getpid()))
@@ -114,7 +114,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 		log.Info("Configuration loaded")
 	}
 
-	srv := server.New(cfg, server.Options{Logger: log})
+	srv := conn.New(cfg, conn.Options{Logger: log})
 	srv.Env.Version = version
 	if pidfile := cfg.Str(config.PidFile); pidfile != "" {
 		if err := os.WriteFile(pidfile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
@@ -188,7 +188,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 // shutdown stops the server gracefully: no new connections, the batches
 // in flight finish and their replies are written. A second signal while it
 // waits exits at once, as Redis does.
-func shutdown(srv *server.Server, log *slog.Logger, sigs <-chan os.Signal) int {
+func shutdown(srv *conn.Server, log *slog.Logger, sigs <-chan os.Signal) int {
 	done := make(chan struct{})
 	go func() {
 		srv.Close()

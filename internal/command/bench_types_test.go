@@ -15,10 +15,10 @@ import (
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/loadgen"
 	"github.com/abacusdb/abacus/internal/resp"
-	"github.com/abacusdb/abacus/internal/server"
 )
 
 // The rows of bench/sidebyside -suite types (issue 3), reproduced in
@@ -165,7 +165,7 @@ func typesServer(b *testing.B, row typesRow) string {
 	if addr, ok := loadServers[row.name]; ok {
 		return addr
 	}
-	srv := server.New(config.New(), server.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := conn.New(config.New(), conn.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -44,6 +44,11 @@ type Env struct {
 	Started time.Time
 	RunID   string
 	Version string // Abacus's own version
+	// ScriptStarted, when set, is called under the server lock as each
+	// script starts, so the connection layer can wake its busy-script
+	// watcher (ScriptBusyIn then says when the script is busy). It must
+	// be cheap and must not block.
+	ScriptStarted func()
 
 	Stats    Stats
 	cmdStats map[string]*CmdStat

@@ -31,15 +31,11 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 	}
 	var run *scriptRun
 	for {
-		run = e.scr.running.Load()
+		var left time.Duration
+		run, left = e.busyIn()
 		if run == nil {
 			return false
 		}
-		th := time.Duration(e.Cfg.Int(config.BusyReplyThreshold)) * time.Millisecond
-		if th <= 0 {
-			return false // Redis never serves other clients then
-		}
-		left := th - run.elapsed()
 		if left <= 0 {
 			break
 		}
@@ -105,6 +101,30 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 		return false // the other allow_busy commands wait for the lock
 	}
 	return true
+}
+
+// busyIn returns the running script and how long until it is busy (0 or
+// less: it is), or nil when no script runs or none is ever busy
+// (busy-reply-threshold 0: Redis never serves other clients then).
+func (e *Env) busyIn() (*scriptRun, time.Duration) {
+	run := e.scr.running.Load()
+	if run == nil {
+		return nil, 0
+	}
+	th := time.Duration(e.Cfg.Int(config.BusyReplyThreshold)) * time.Millisecond
+	if th <= 0 {
+		return nil, 0
+	}
+	return run, th - run.elapsed()
+}
+
+// ScriptBusyIn reports how long until the running script is busy (0 when
+// it is), and false when no script runs or none is ever busy. With
+// ScriptStarted it lets the connection layer wait for a busy script
+// without polling. Safe without the server lock.
+func (e *Env) ScriptBusyIn() (time.Duration, bool) {
+	run, left := e.busyIn()
+	return max(left, 0), run != nil
 }
 
 // busyText is the BUSY error for the kind of script running.

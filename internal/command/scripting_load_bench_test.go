@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/loadgen"
 	"github.com/abacusdb/abacus/internal/script"
-	"github.com/abacusdb/abacus/internal/server"
 )
 
 // bench/scriptbench in process, for profiling the server side of EVALSHA
@@ -66,7 +66,7 @@ func scriptLoadServer(b *testing.B, bodies ...string) string {
 			b.Fatal(err)
 		}
 	}
-	srv := server.New(cfg, server.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := conn.New(cfg, conn.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)

@@ -149,6 +149,9 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte) bool {
 	run.start = time.Since(monoBase)
 	run.undo = run.Transactional || e.Cfg.Bool(config.ScriptTransactional)
 	st.running.Store(run)
+	if e.ScriptStarted != nil {
+		e.ScriptStarted()
+	}
 	e.beginScript(run)
 	if len(keys) > 1 {
 		// The declared keys' cache misses overlap before the script's

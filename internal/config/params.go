@@ -293,7 +293,7 @@ var table = []*Param{
 	// Abacus's own: every script is all-or-nothing (docs/scripting.md).
 	ScriptTransactional: boolP("script-transactional", "no"),
 	// Abacus's own: serve TCP clients from one epoll event loop instead of
-	// a goroutine each (internal/server/loop_linux.go).
+	// a goroutine each (internal/conn/loop_linux.go).
 	EventLoop: boolP("io-event-loop", "yes").immutable(),
 	// Abacus's own: how long (µs) an event loop polls for more events
 	// before it sleeps.

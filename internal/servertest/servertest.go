@@ -21,12 +21,12 @@ import (
 
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
-	"github.com/abacusdb/abacus/internal/server"
+	"github.com/abacusdb/abacus/internal/conn"
 )
 
 // Instance is a running in-process server.
 type Instance struct {
-	Srv  *server.Server
+	Srv  *conn.Server
 	Addr string
 	// Clock is set when the instance was started with a manual clock.
 	Clock *clock.Manual
@@ -73,11 +73,11 @@ func Start(t testing.TB, opts ...Option) *Instance {
 		}
 	}
 	logs := &LogBuffer{}
-	sopts := server.Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	sopts := conn.Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	if so.clock != nil {
 		sopts.Clock = so.clock
 	}
-	srv := server.New(cfg, sopts)
+	srv := conn.New(cfg, sopts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

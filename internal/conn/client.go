@@ -1,4 +1,4 @@
-package server
+package conn
 
 import (
 	"context"
@@ -34,16 +34,16 @@ type client struct {
 	pendingAt   int
 	pendingBulk int64
 
-	// wmu is held while bytes are written to conn, by the direct flush or
-	// by the pushed-output writer, so that the two never interleave.
-	wmu sync.Mutex
+	// wown says who may write to the socket (the w* constants below): the
+	// client's owner, for its staged replies, or the pushed-output
+	// writer. It changes by compare-and-swap, never by a held lock.
+	wown atomic.Int32
 	// out is the pushed-output queue, created (under the server lock) the
 	// first time something is pushed to this client; from then on all its
-	// output goes through it, in the order it was produced.
+	// output goes through it, in the order it was produced. Set before
+	// wown leaves wDirect/wIdle, so a goroutine that sees wown at
+	// wQueueWaits or wQueue may read it without the lock.
 	out *outQueue
-	// outSet is set once out exists, for replies written outside the
-	// server lock while a script runs (busy.go).
-	outSet atomic.Bool
 	// blk is the wait of a blocking command in progress (blocking.go).
 	blk parkState
 	// pf is scratch for the keys of the commands prefetched together.
@@ -61,9 +61,8 @@ type client struct {
 	// other goroutines.
 	ioMu   sync.Mutex
 	fdOpen bool
-	// inLoop is set while the loop serves the client; only the loop's
-	// goroutine reads and writes it (and handoff, kicked and buf
-	// while inLoop).
+	// inLoop is set while the loop serves the client; it, handoff, kicked
+	// and buf belong to the client's owner on the loop's side (doc.go).
 	inLoop    bool
 	handoff   handoffKind
 	kicked    bool
@@ -72,19 +71,37 @@ type client struct {
 	// what a handoff passes to the client's goroutine.
 	buf []byte
 	// wrest is the part of the replies the socket did not take, written
-	// by the goroutine after a handoff (wmu held until then).
+	// by the goroutine after a handoff (wown stays wDirect until then).
 	wrest []byte
 	// wdl is the deadline (unix ns, 0 for none) of the pushed-output
 	// writer's waits on fd.
 	wdl atomic.Int64
 	// deferWrite is set while the loop runs the client's commands: their
-	// replies are not written at once but left in w.Buf (wpending, wmu
-	// held, the first wpendLen bytes), and the loop writes them all after
-	// the round of events, as Redis does in beforeSleep (loop_linux.go).
+	// replies are not written at once but left in w.Buf (wpending, wown
+	// at wDirect, the first wpendLen bytes), and the loop writes them all
+	// after the round of events, as Redis does in beforeSleep
+	// (loop_linux.go).
 	deferWrite bool
 	wpending   bool
 	wpendLen   int
 }
+
+// Who may write to a client's socket (client.wown). Only the client's
+// owner moves wIdle to wDirect and wDirect back (endDirect); only the
+// push that creates the queue leaves wIdle or wDirect for the queue.
+const (
+	// wIdle: no write in flight; the owner may stage its replies.
+	wIdle int32 = iota
+	// wDirect: the owner's staged replies are being written, or wait for
+	// the round's flush or for the goroutine a handoff starts.
+	wDirect
+	// wQueueWaits: a push made the queue while a direct write was in
+	// flight; the owner starts the queue's writer when it ends it.
+	wQueueWaits
+	// wQueue: the queue's writer alone writes, for the rest of the
+	// connection.
+	wQueue
+)
 
 const (
 	readChunk = 16 * 1024
@@ -198,8 +215,9 @@ func connFD(conn net.Conn) int {
 	return fd
 }
 
-// close tears the client down once its goroutine is done: it leaves every
-// registry, its pushed output is written out (briefly), and the
+// close tears the client down once its owner is done with it (it runs
+// on the owner, or on a goroutine the owner starts): the client leaves
+// every registry, its pushed output is written out (briefly), and the
 // connection is closed.
 func (c *client) close() {
 	s := c.srv
@@ -213,6 +231,9 @@ func (c *client) close() {
 		c.wdl.Store(time.Now().Add(10 * time.Second).UnixNano())
 		c.writeRest()
 	}
+	// No direct write is left in flight: the owner is done. A queue
+	// that was waiting for one gets its writer now.
+	c.endDirect()
 	if q != nil {
 		dl := time.Now().Add(10 * time.Second)
 		c.wdl.Store(dl.UnixNano())
@@ -237,9 +258,10 @@ func (c *client) close() {
 	s.wg.Done()
 }
 
-// kill closes the connection from another goroutine: the client's own
-// goroutine notices (its read fails, or Killed is set before its next
-// command) and tears down. Replies not yet written are lost, as in Redis.
+// kill closes the connection from another goroutine: the client's owner
+// (its goroutine, or the loop) notices (its read fails, or Killed is set
+// before its next command) and tears down. Replies not yet written are
+// lost, as in Redis.
 func (c *client) kill() {
 	c.sess.Killed.Store(true)
 	c.ioMu.Lock()
@@ -266,24 +288,28 @@ func (c *client) wakeForClose() {
 }
 
 // writeRest writes what a loop client's socket did not take (a handoff
-// with handoffWrite) and releases wmu.
+// with handoffWrite), waiting while the socket is full, and ends the
+// direct write.
 func (c *client) writeRest() {
-	if c.wrest == nil {
+	if c.handoff != handoffWrite {
 		return
 	}
-	n, err := c.outWrite(c.wrest)
-	c.srv.Env.Stats.NetOutputBytes.Add(int64(n))
-	c.wrest = nil
 	c.handoff = handoffNone
-	c.wmu.Unlock()
-	if err != nil {
-		c.sess.Killed.Store(true)
+	if len(c.wrest) > 0 {
+		n, err := c.outWrite(c.wrest)
+		c.srv.Env.Stats.NetOutputBytes.Add(int64(n))
+		if err != nil {
+			c.sess.Killed.Store(true)
+		}
 	}
+	c.wrest = nil
+	c.endDirect()
 }
 
-// serve is the connection's goroutine: read, parse every complete command,
-// run them under the lock, write the replies; until the client leaves, a
-// protocol error, QUIT, CLIENT KILL or server shutdown.
+// serve is the client's own goroutine (a client the loop does not serve,
+// or hands off): read, parse every complete command, run them under the
+// lock, write the replies; until the client leaves, a protocol error,
+// QUIT, CLIENT KILL or server shutdown.
 func (c *client) serve() {
 	defer c.close()
 	defer func() {
@@ -297,9 +323,7 @@ func (c *client) serve() {
 	s := c.srv
 	// A client the event loop handed over (loop_linux.go) first finishes
 	// what the loop could not.
-	if c.handoff == handoffWrite {
-		c.writeRest()
-	}
+	c.writeRest()
 	c.handoff = handoffNone
 	if c.blk.wait != nil && !c.waitBlocked() {
 		return
@@ -605,11 +629,13 @@ func (c *client) applyReplyMode(mark int) {
 	}
 }
 
-// stage is called with the server lock held once replies are in c.w. With
-// a pushed-output queue the replies join it now, so that whatever is
-// pushed later comes after them; otherwise the client takes its write
-// lock before the server lock is released, for the same reason, and
-// finish writes the replies directly.
+// stage is called once replies are in c.w, with the server lock held
+// (or, on the busy path, without it: see flushUnlocked). With a
+// pushed-output queue the replies join it now, so that whatever is pushed
+// later comes after them; otherwise the client claims the socket
+// (wIdle to wDirect) before the lock is released, for the same reason: a
+// push that then creates the queue leaves its writer to start when this
+// write ends. finish writes the staged replies.
 func (c *client) stage() (direct bool) {
 	if len(c.w.Buf) == 0 {
 		return false
@@ -618,13 +644,12 @@ func (c *client) stage() (direct bool) {
 		c.joinPending()
 		return false
 	}
-	if c.out != nil {
-		c.out.add(c, c.w.Buf)
-		c.resetOut()
-		return false
+	if c.wown.CompareAndSwap(wIdle, wDirect) {
+		return true
 	}
-	c.wmu.Lock()
-	return true
+	c.out.add(c, c.w.Buf) // wown is wQueue: out is set
+	c.resetOut()
+	return false
 }
 
 // finish writes the staged replies (after the server lock is released).
@@ -643,17 +668,13 @@ func (c *client) finish(direct bool) {
 	n, err := c.connWrite(c.w.Buf)
 	if err == errAgain && c.inLoop {
 		// The socket is full: the rest is written by the client's own
-		// goroutine, wmu held until then (loop_linux.go).
+		// goroutine, which ends the direct write (loop_linux.go).
 		c.wrest = append([]byte(nil), c.w.Buf[n:]...)
 		c.handoff = handoffWrite
-		s.Env.Stats.NetOutputBytes.Add(int64(n))
-		if n > 0 {
-			c.sess.LastIO.Store(now)
-		}
-		c.resetOut()
-		return
+		err = nil
+	} else {
+		c.endDirect()
 	}
-	c.wmu.Unlock()
 	s.Env.Stats.NetOutputBytes.Add(int64(n))
 	if n > 0 {
 		c.sess.LastIO.Store(now)
@@ -664,12 +685,28 @@ func (c *client) finish(direct bool) {
 	}
 }
 
+// endDirect ends the owner's direct write: the socket is free again, or,
+// when a push made the queue meanwhile, it passes to the queue's writer,
+// started here so that it writes only after these bytes. It does nothing
+// when no direct write is in flight.
+func (c *client) endDirect() {
+	if c.wown.CompareAndSwap(wDirect, wIdle) {
+		return
+	}
+	if c.wown.CompareAndSwap(wQueueWaits, wQueue) {
+		go c.writeLoop(c.out)
+	}
+}
+
+// queued reports whether the client has a pushed-output queue (safe
+// without the server lock).
+func (c *client) queued() bool { return c.wown.Load() >= wQueueWaits }
+
 // joinPending places the replies after a deferred write's bytes: in the
-// pushed-output queue when the client has one (its writer waits for wmu,
-// which the deferred write holds, so they follow it), else in the
-// deferred write.
+// pushed-output queue when the client has one (its writer starts when the
+// deferred write ends), else in the deferred write.
 func (c *client) joinPending() {
-	if c.outSet.Load() {
+	if c.queued() {
 		c.out.add(c, c.w.Buf[c.wpendLen:])
 		c.w.Buf = c.w.Buf[:c.wpendLen]
 		return
@@ -696,9 +733,19 @@ func (c *client) push(b []byte) {
 	}
 	if c.out == nil {
 		c.out = newOutQueue()
-		c.outSet.Store(true)
-		s.wg.Add(1)
-		go c.writeLoop(c.out)
+		s.wg.Add(1) // done by writeLoop
+		// The queue's writer starts now if the socket is free, else when
+		// the owner's direct write ends (endDirect). The owner may end it
+		// between the two tries, hence the loop.
+		for {
+			if c.wown.CompareAndSwap(wIdle, wQueue) {
+				go c.writeLoop(c.out)
+				break
+			}
+			if c.wown.CompareAndSwap(wDirect, wQueueWaits) {
+				break
+			}
+		}
 	}
 	c.out.add(c, b)
 }

@@ -1,4 +1,4 @@
-package server
+package conn
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -23,7 +24,9 @@ import (
 // clients the way Redis does: one goroutine waits on an epoll set of
 // their sockets, and for each one that is readable reads what arrived,
 // runs the complete commands under the server lock and writes the
-// replies, with non-blocking system calls.
+// replies, with non-blocking system calls. doc.go says who owns what, and
+// when a client moves to a goroutine of its own (handoff) or the busy
+// watcher answers for the loop while a script runs.
 //
 // Why: with a goroutine per connection, every request at pipeline 1 costs
 // a read that finds nothing, a park in Go's poller, and a wake-up that
@@ -31,19 +34,9 @@ import (
 // commands, made Abacus slower than Redis at pipeline 1. The loop owns
 // its sockets outright: their descriptors are taken out of Go's poller
 // (accepted by net.Listener, duplicated, the net.Conn closed), so the
-// runtime's poller never wakes for them.
-//
-// What a loop cannot do without holding up every other client moves the
-// client to a goroutine of its own for the rest of its life ("handoff"):
-// a blocking command that parks, CLIENT PAUSE holding a command, or a
-// reply the socket would not take whole. The client then gets a net.Conn
-// made from its descriptor and the goroutine-per-connection code in
-// client.go serves it, starting with what the loop had read.
-//
-// Scripts run on the loop. While one runs, the busy server (busyWatch)
-// takes over the epoll set and answers the other loop clients through
-// Env.ExecuteBusy (BUSY, SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE),
-// as Redis processes events while a script is busy.
+// runtime's poller never wakes for them. A handed-off client gets a
+// net.Conn made from its descriptor, and client.serve goes on from what
+// the loop had read.
 
 // errAgain is a non-blocking read or write that would block.
 var errAgain = syscall.EAGAIN
@@ -54,7 +47,7 @@ const (
 	handoffNone   handoffKind = iota
 	handoffParked             // a blocking command parked the client
 	handoffPaused             // CLIENT PAUSE holds the next command
-	handoffWrite              // c.wrest is left to write, with wmu held
+	handoffWrite              // c.wrest is left to write (wown still wDirect)
 )
 
 type eventLoop struct {
@@ -73,6 +66,11 @@ type eventLoop struct {
 	closed  bool      // evfd is closed (under inMu)
 	// want is set while the loop waits for mu: the busy server lets go.
 	want atomic.Bool
+	// busySig wakes busyWatch when a script starts. busyArmed is set by
+	// the start that sends it and cleared by the watcher once no script
+	// runs, so scripts that start while it is set cost one atomic load.
+	busySig   chan struct{}
+	busyArmed atomic.Bool
 }
 
 // newEventLoop makes the loop's epoll set, or returns nil (the server
@@ -99,7 +97,7 @@ func newEventLoop(s *Server) *eventLoop {
 		unix.Close(evfd)
 		return nil
 	}
-	l := &eventLoop{s: s, epfd: epfd, evfd: evfd}
+	l := &eventLoop{s: s, epfd: epfd, evfd: evfd, busySig: make(chan struct{}, 1)}
 	s.wg.Add(2)
 	go l.run()
 	go l.busyWatch()
@@ -380,9 +378,9 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 // drop closes a loop client.
 func (l *eventLoop) drop(c *client) {
 	l.remove(c)
-	// outSet, not out: another loop's client may be pushing to c (under
+	// queued, not out: another loop's client may be pushing to c (under
 	// the server lock, which the loop does not hold here).
-	if c.outSet.Load() || c.handoff == handoffWrite || l.s.Env.ScriptRunning() {
+	if c.queued() || c.handoff == handoffWrite || l.s.Env.ScriptRunning() {
 		// Writing out what is queued may take a while, and a script
 		// holds the lock close needs: not on the loop.
 		go c.close()
@@ -391,7 +389,7 @@ func (l *eventLoop) drop(c *client) {
 	c.close()
 }
 
-// handoffTo moves c to a goroutine of its own (see the top of the file).
+// handoffTo moves c to a goroutine of its own (doc.go, Ownership).
 // With quit the goroutine only finishes writing c.wrest and closes.
 func (l *eventLoop) handoffTo(c *client, quit bool) {
 	s := l.s
@@ -406,10 +404,7 @@ func (l *eventLoop) handoffTo(c *client, quit bool) {
 	if err != nil {
 		s.Log.Warn(fmt.Sprintf("io-event-loop: client id=%d to its own goroutine: %v", c.sess.ID, err))
 		c.sess.Killed.Store(true)
-		if c.handoff == handoffWrite {
-			c.wrest = nil
-			c.wmu.Unlock()
-		}
+		c.wrest = nil // close ends the direct write without writing
 		go c.close()
 		return
 	}
@@ -435,36 +430,86 @@ func (l *eventLoop) closeAll() {
 	}
 }
 
-// busyWatch gives the loop's clients the busy server while a script
-// runs and the loop is not polling (it runs the script itself, or waits
-// for the lock a script holds).
+// armBusy wakes busyWatch for a script that starts (Server.scriptStarted,
+// under the server lock): only the first start after a quiet spell sends.
+func (l *eventLoop) armBusy() {
+	if l.busyArmed.Load() || !l.busyArmed.CompareAndSwap(false, true) {
+		return
+	}
+	select {
+	case l.busySig <- struct{}{}:
+	default:
+	}
+}
+
+// busyWatch gives the loop's clients the busy server while a script is
+// busy and the loop is not polling (it runs the script itself, or waits
+// for the lock a script holds). It sleeps until a script starts
+// (armBusy), then until the command package says the script is busy
+// (Env.ScriptBusyIn), then takes the loop's epoll set when the loop lets
+// go of it, which it does only inside a batch.
 func (l *eventLoop) busyWatch() {
 	s := l.s
 	defer s.wg.Done()
-	t := time.NewTicker(25 * time.Millisecond)
-	defer t.Stop()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for {
 		select {
 		case <-s.done:
 			return
-		case <-t.C:
+		case <-l.busySig:
 		}
-		if !s.Env.ScriptRunning() || !l.mu.TryLock() {
-			continue
+		for !s.closing.Load() {
+			left, running := s.Env.ScriptBusyIn()
+			if !running {
+				l.busyArmed.Store(false)
+				// A script that started before the flag dropped found it
+				// set and sent nothing: look once more.
+				if _, running = s.Env.ScriptBusyIn(); running && l.busyArmed.CompareAndSwap(false, true) {
+					continue
+				}
+				break
+			}
+			if left > 0 {
+				timer.Reset(left)
+				select {
+				case <-s.done:
+					timer.Stop()
+					return
+				case <-timer.C:
+				}
+				continue
+			}
+			l.mu.Lock()
+			l.busyServe()
+			l.mu.Unlock()
+			// Let the loop take its set back before trying again.
+			for l.want.Load() && !s.closing.Load() {
+				runtime.Gosched()
+			}
 		}
-		l.busyServe()
-		l.mu.Unlock()
 	}
 }
 
-// busyServe answers the loop's clients while a script runs.
+// scriptBusy reports whether the running script is busy.
+func (s *Server) scriptBusy() bool {
+	left, running := s.Env.ScriptBusyIn()
+	return running && left == 0
+}
+
+// busyServe answers the loop's clients while a script is busy, until it
+// ends, the server closes or the loop wants its set back.
 func (l *eventLoop) busyServe() {
 	s := l.s
+	serving := func() bool { return s.scriptBusy() && !s.closing.Load() && !l.want.Load() }
+	if !serving() {
+		return // the loop may have closed the set
+	}
 	// The script may run for long: the replies of the clients served
 	// before it in this round go out now.
 	l.flushAll()
 	events := make([]unix.EpollEvent, 64)
-	for s.Env.ScriptRunning() && !s.closing.Load() && !l.want.Load() {
+	for serving() {
 		l.admit() // clients accepted since the loop last polled
 		n, err := unix.EpollWait(l.epfd, events, 10)
 		if err != nil {

@@ -1,4 +1,12 @@
-package server
+package conn
+
+// scriptStarted is Env.ScriptStarted: it wakes the loops' busy watchers
+// (loop_linux.go). It runs under the server lock as each script starts.
+func (s *Server) scriptStarted() {
+	for _, l := range s.loops {
+		l.armBusy()
+	}
+}
 
 // busyCommand answers command i of the batch without the server lock
 // while a script holds it: Env.ExecuteBusy waits until the script ends or
@@ -22,20 +30,6 @@ func (c *client) busyCommand(i int) (answered, quit bool) {
 
 // flushUnlocked writes the buffered replies without the server lock:
 // through the pushed-output queue when the client has one, directly
-// otherwise (wmu keeps the two from interleaving).
-func (c *client) flushUnlocked() {
-	if len(c.w.Buf) == 0 {
-		return
-	}
-	if c.wpending {
-		c.joinPending()
-		return
-	}
-	if c.outSet.Load() {
-		c.out.add(c, c.w.Buf)
-		c.resetOut()
-		return
-	}
-	c.wmu.Lock()
-	c.finish(true)
-}
+// otherwise. A push (the script's, under the lock) may create the queue
+// meanwhile; stage's compare-and-swap on wown orders the two.
+func (c *client) flushUnlocked() { c.finish(c.stage()) }

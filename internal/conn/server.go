@@ -1,8 +1,4 @@
-// Package server accepts connections and runs clients' commands: one
-// goroutine per connection reads and parses every command available, runs
-// the batch under the server lock in one acquisition, and flushes the
-// replies once, after the lock is released.
-package server
+package conn
 
 import (
 	"context"
@@ -87,6 +83,9 @@ func New(cfg *config.Config, opt Options) *Server {
 		if l := newEventLoop(s); l != nil {
 			s.loops = append(s.loops, l)
 		}
+	}
+	if len(s.loops) > 0 {
+		s.Env.ScriptStarted = s.scriptStarted
 	}
 	go s.cron()
 	return s

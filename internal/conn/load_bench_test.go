@@ -1,4 +1,4 @@
-package server
+package conn
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 // redis-benchmark -c 50 -P N -r 100000 sends them. Profile the server side
 // with
 //
-//	go test ./internal/server -run '^$' -bench 'Load/SET/P1$' -cpuprofile cpu.out
+//	go test ./internal/conn -run '^$' -bench 'Load/SET/P1$' -cpuprofile cpu.out
 //	go tool pprof -top -focus 'server\.\(\*client\)\.serve' cpu.out
 //
 // The client side runs in the same process (it is cheap: pre-encoded

@@ -1,4 +1,4 @@
-package server_test
+package conn_test
 
 import (
 	"bytes"
@@ -241,6 +241,43 @@ func TestLoopDeferredRepliesAndPushes(t *testing.T) {
 		}
 		if err := <-done; err != "" {
 			t.Fatal(err)
+		}
+	})
+}
+
+// A script that never ends, started by one client: the others, on the
+// script's loop and on the other (io-threads 2), get BUSY once the script
+// is busy, and one of them kills it; then everybody is served as before.
+// The busy server is woken by the script's start, not by a timer.
+func TestLoopBusyScript(t *testing.T) {
+	bothModes(t, func(t *testing.T, inst *servertest.Instance) {
+		if r := inst.Raw(t).Do("CONFIG", "SET", "busy-reply-threshold", "20"); r != "+OK\r\n" {
+			t.Fatalf("CONFIG SET: %q", r)
+		}
+		a := inst.Raw(t)
+		others := []*servertest.Conn{inst.Raw(t), inst.Raw(t), inst.Raw(t)}
+		for round := 0; round < 2; round++ {
+			a.Write(servertest.Encode("EVAL", "while true do end", "0"))
+			for !inst.Srv.Env.ScriptRunning() {
+				time.Sleep(time.Millisecond)
+			}
+			busy := "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
+			for i, b := range others {
+				if r := b.Do("GET", "x"); r != busy {
+					t.Fatalf("round %d, client %d: %q, want BUSY", round, i, r)
+				}
+			}
+			if r := others[round].Do("SCRIPT", "KILL"); r != "+OK\r\n" {
+				t.Fatalf("SCRIPT KILL: %q", r)
+			}
+			if r := a.Read(); !strings.HasPrefix(r, "-ERR Script killed by user with SCRIPT KILL...") {
+				t.Fatalf("the script's client got %q", r)
+			}
+			for i, b := range append(others, a) {
+				if r := b.Do("PING"); r != "+PONG\r\n" {
+					t.Fatalf("round %d, client %d after the kill: %q", round, i, r)
+				}
+			}
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package server
+package conn
 
 import (
 	"errors"
@@ -17,7 +17,8 @@ import (
 //
 // When a command parks its client, runLocked stops the batch there and
 // releases the lock, flushing the replies of the commands before it. The
-// goroutine then waits in waitBlocked, which goes on reading the socket:
+// client's goroutine (a loop client is handed off to one first) then
+// waits in waitBlocked, which goes on reading the socket:
 // a close is noticed at once (and the wait cancelled), and whatever else
 // the client sends is kept in stash, to be parsed once the wait is over.
 // The wait ends under the lock, by another goroutine (served, CLIENT

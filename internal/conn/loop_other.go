@@ -1,6 +1,6 @@
 //go:build !linux
 
-package server
+package conn
 
 import (
 	"errors"
@@ -26,6 +26,7 @@ func newEventLoop(*Server) *eventLoop  { return nil }
 func detach(net.Conn) (int, error)     { return -1, errors.New("no event loop") }
 func (l *eventLoop) add(*client)       {}
 func (l *eventLoop) wake()             {}
+func (l *eventLoop) armBusy()          {}
 func fdRead(int, []byte) (int, error)  { return 0, errAgain }
 func fdWrite(int, []byte) (int, error) { return 0, errAgain }
 func fdShutdown(int)                   {}

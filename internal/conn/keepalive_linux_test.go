@@ -1,4 +1,4 @@
-package server_test
+package conn_test
 
 import (
 	"regexp"

@@ -1,4 +1,4 @@
-package server
+package conn
 
 import (
 	"fmt"
@@ -13,8 +13,9 @@ import (
 const outLimit = 256 << 20
 
 // outQueue is the output of a client that receives pushed output: bytes
-// are appended under the server lock, in the order they are produced, and
-// a writer goroutine sends them.
+// are appended in the order they are produced (under the server lock, or
+// by the busy path without it), and a writer goroutine, the only one that
+// writes to the socket from then on, sends them.
 type outQueue struct {
 	mu      sync.Mutex
 	buf     []byte
@@ -28,8 +29,7 @@ func newOutQueue() *outQueue {
 	return &outQueue{wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// add queues b for c (called with the server lock held); a client over
-// the limit is closed.
+// add queues b for c; a client over the limit is closed.
 func (q *outQueue) add(c *client, b []byte) {
 	q.mu.Lock()
 	if q.failed || q.closing {
@@ -90,10 +90,8 @@ func (c *client) writeLoop(q *outQueue) {
 		b := q.buf
 		q.buf = spare[:0]
 		q.mu.Unlock()
-		c.wmu.Lock()
 		now := s.Env.Clock.NowMs()
-		n, err := c.outWrite(b)
-		c.wmu.Unlock()
+		n, err := c.outWrite(b) // wown is wQueue: this goroutine alone writes
 		s.Env.Stats.NetOutputBytes.Add(int64(n))
 		if n > 0 {
 			c.sess.LastIO.Store(now)

@@ -1,4 +1,4 @@
-package server_test
+package conn_test
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
-	"github.com/abacusdb/abacus/internal/server"
+	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/servertest"
 	"github.com/abacusdb/abacus/internal/testenv"
 )
@@ -205,7 +205,7 @@ func TestProtectedMode(t *testing.T) {
 	if ip == "" {
 		t.Skip("no non-loopback address on this machine (isLoopback and refusal are unit-tested)")
 	}
-	start := func(kv ...string) (*server.Server, string) {
+	start := func(kv ...string) (*conn.Server, string) {
 		cfg := config.New()
 		for i := 0; i < len(kv); i += 2 {
 			p, _ := config.Lookup(kv[i])
@@ -213,7 +213,7 @@ func TestProtectedMode(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		srv := server.New(cfg, server.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		srv := conn.New(cfg, conn.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 		if err != nil {
 			t.Skipf("cannot listen on %s: %v", ip, err)

@@ -1,0 +1,129 @@
+// Package conn serves Abacus's clients: it accepts connections, reads and
+// parses their requests, runs them through command.Env under one lock and
+// writes the replies. This comment is the package's concurrency contract;
+// the files hold the details.
+//
+// # Goroutines
+//
+//   - An accept goroutine per listener (Server.Serve) registers each new
+//     client and gives it to an event loop, or to a goroutine of its own.
+//   - An event loop (loop_linux.go; io-threads of them, io-event-loop yes,
+//     the default on Linux) waits on an epoll set of TCP clients. For a
+//     readable client it reads what arrived, runs every complete command
+//     in batches under the server lock, and leaves the replies staged;
+//     after the round of events it writes every staged reply (flushAll),
+//     as Redis does in beforeSleep.
+//   - A client goroutine (client.serve) serves a client the loop cannot:
+//     unix sockets, io-event-loop no, systems without epoll, and a loop
+//     client that must wait ("handoff": a blocking command parked it,
+//     CLIENT PAUSE holds its next command, or its socket would not take a
+//     reply whole). A handed-off client keeps its goroutine until it
+//     closes; the goroutine goes on exactly where the loop stopped.
+//   - A busy watcher per loop (eventLoop.busyWatch) serves the loop's
+//     clients while a script is busy and the loop is not polling: it
+//     sleeps until a script starts (command.Env.ScriptStarted), then until
+//     the command package says the script is busy (Env.ScriptBusyIn: it
+//     has run busy-reply-threshold), then takes the loop's epoll set when
+//     the loop lets go of it and answers through Env.ExecuteBusy (BUSY,
+//     SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE). It gives the set back
+//     when the script ends or the loop asks (eventLoop.want); what it
+//     cannot answer it leaves to the loop (kick).
+//   - A pushed-output writer (client.writeLoop) for each client that has
+//     been sent output by other clients (MONITOR).
+//   - The cron goroutine (Server.cron): Env.Cron, idle timeouts, active
+//     expiry, each step under the server lock.
+//   - Short-lived ones: a client's close when it must not run on the
+//     loop (loop_linux.go, drop), and Close's wait for the others.
+//
+// # Locks
+//
+// The package's mutexes, in lock order: a goroutine takes one only while
+// holding none that comes after it. No goroutine unlocks a mutex another
+// goroutine locked.
+//
+//  1. eventLoop.mu: the loop's epoll set and clients (byFD, cur, kick,
+//     pending) and the loop-side state of each client in it (see
+//     Ownership). The loop goroutine holds it except while it runs a
+//     client's batch; the busy watcher holds it while it serves. Under
+//     it: the server lock (a dropped client's close takes it, except
+//     while a script holds it: then the close runs on its own goroutine),
+//     ioMu (handoff), inMu (admitting new clients), outQueue.mu (replies
+//     joining a queue on the busy path). Nothing takes eventLoop.mu while
+//     holding the server lock, so a script never waits for a loop.
+//  2. Server.mu, the keyspace lock: every command runs under it, so
+//     commands are atomic and a script or EXEC runs with nothing
+//     interleaved. It also guards command.Env's unsynchronized state,
+//     Server.current, each client's out pointer and the session fields
+//     commands change. Under it: clientsMu (CLIENT LIST, idle timeouts),
+//     ioMu (waking a parked client, kill), outQueue.mu (pushes, staged
+//     replies). Tests take it through Server.Lock.
+//  3. Server.clientsMu: the clients map. Under it: ioMu (kill, Close).
+//  4. client.ioMu: a client's conn and fdOpen, against kill, Close and a
+//     parked client's waker, which run on other goroutines. A leaf.
+//  5. eventLoop.inMu: the loop's inbox of accepted clients, and the
+//     eventfd that wakes the loop (closed with the loop). A leaf.
+//  6. outQueue.mu: a pushed-output queue's bytes and its closing and
+//     failed flags. A leaf: add releases it before it logs or kills.
+//  7. Server.lnMu: the listeners and the port. A leaf.
+//  8. The log handler's mu: one line at a time. Innermost: anyone logs.
+//
+// The command package's own mutexes (statistics, a script's end channel)
+// are taken inside its calls and are leaves for this package.
+//
+// # Ownership of a client
+//
+// A client's parse state, input buffer and reply buffer (client.w) belong
+// to one goroutine at a time, its owner:
+//
+//   - A client on a loop is owned by the holder of eventLoop.mu (the loop
+//     goroutine, or the busy watcher while it serves), except while the
+//     loop goroutine runs its batch: the loop records it as eventLoop.cur
+//     before letting go of mu, owns it without mu, and the busy watcher
+//     skips cur.
+//   - A handoff passes ownership with a go statement: the loop takes the
+//     client out of its set, gives it a net.Conn (under ioMu) and starts
+//     its goroutine, which owns it from then on.
+//   - A client goroutine owns its client until close, which it runs
+//     itself; a loop that drops a client closes it, itself or on a
+//     goroutine it starts for that.
+//
+// Other goroutines never touch a client's reply buffer. Output another
+// client produces for it (Session.Push: MONITOR lines), under the server
+// lock, goes to its pushed-output queue, except when the client is the
+// one running commands now (Server.current), whose own goroutine then
+// appends it to its replies in order. kill sets Session.Killed and shuts
+// the socket down (under ioMu); the owner notices and closes.
+//
+// # Who writes to the socket
+//
+// client.wown names the one goroutine that may write to a client's socket
+// at each moment, and changes by compare-and-swap, never by a held lock:
+//
+//   - wIdle: nobody writes. The owner, having put replies in client.w,
+//     claims the socket in stage (wIdle to wDirect) before it releases
+//     the server lock, so that output pushed later cannot overtake them.
+//   - wDirect: the owner's staged replies are in flight. The owner writes
+//     them (finish) right after the lock is released, or, on a loop,
+//     after the round of events (client.wpending: the loop or the busy
+//     watcher writes them, holding eventLoop.mu, as the client's owner).
+//     When a loop's write finds the socket full, the rest (client.wrest)
+//     is written by the goroutine the handoff starts (writeRest). Whoever
+//     finishes ends the write (endDirect: back to wIdle).
+//   - wQueueWaits: a push created the queue while a write was in flight.
+//     endDirect then moves to wQueue and starts the queue's writer, so
+//     the pushed bytes follow the replies.
+//   - wQueue: the pushed-output writer alone writes, for the rest of the
+//     connection; the owner's replies join the queue in stage instead.
+//
+// So bytes reach a socket by three routes: the owner's write of its
+// staged replies (finish, finished by writeRest after a handoff), the
+// pushed-output writer (writeLoop), and the refusal line sent to a
+// connection turned away before it becomes a client (Server.accept). The
+// queue stays a route of its own because pushes come from other clients'
+// goroutines under the server lock and must not wait for the receiving
+// client, whose owner may be a loop busy with others or a goroutine
+// parked in a read. The busy path stages its replies the same way as the
+// normal one (flushUnlocked), without the server lock: the
+// compare-and-swap on wown orders it against a push made meanwhile by the
+// running script.
+package conn
