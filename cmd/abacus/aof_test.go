@@ -68,10 +68,10 @@ func writer(addr string, g int, a *acked) {
 	}
 }
 
-// durability runs writers against abacus with the given appendfsync,
+// killRestart runs writers against abacus with the given appendfsync,
 // SIGKILLs it at random moments, restarts it on the same directory and
 // checks what survived. It returns the most writes lost by one writer.
-func durability(t *testing.T, fsync string, rounds int) (lostMax int64, lostWindow time.Duration) {
+func killRestart(t *testing.T, fsync string, rounds int) (lostMax int64, lostWindow time.Duration) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(7, uint64(len(fsync))))
 	const writers = 3
@@ -146,11 +146,11 @@ func durability(t *testing.T, fsync string, rounds int) (lostMax int64, lostWind
 }
 
 func TestAOFDurabilityAlways(t *testing.T) {
-	durability(t, "always", 4)
+	killRestart(t, "always", 4)
 }
 
 func TestAOFDurabilityEverysec(t *testing.T) {
-	_, window := durability(t, "everysec", 3)
+	_, window := killRestart(t, "everysec", 3)
 	if window > 2*time.Second {
 		t.Fatalf("everysec lost %v of acknowledged writes", window)
 	}

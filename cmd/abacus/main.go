@@ -25,6 +25,7 @@ import (
 	"github.com/abacusdb/abacus/internal/aof"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
+	"github.com/abacusdb/abacus/internal/durability"
 	"github.com/abacusdb/abacus/internal/rdb"
 )
 
@@ -126,12 +127,13 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 	log.Info(fmt.Sprintf("Running mode=standalone, port=%d.", cfg.Int(config.Port)))
 	log.Info("Server initialized")
 	// The RDB file loads whole into a fresh keyspace or not at all: a bad
-	// file stops the start (command/persistence.go).
-	srv.Env.EnableAutoSave()
+	// file stops the start.
+	dur := durability.New(srv.Env, srv)
+	dur.EnableAutoSave()
 	srv.Lock()
-	err = srv.Env.LoadAtStartup() // the AOF when appendonly yes, else the RDB (command/propagate_aof.go)
+	err = dur.LoadAtStartup() // the AOF when appendonly yes, else the RDB
 	if err == nil {
-		err = srv.Env.StartAOF()
+		err = dur.StartAOF()
 	}
 	srv.Unlock()
 	if err != nil {
@@ -175,25 +177,25 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 			flags = " " + cfg.Str(config.ShutdownOnSigint) + " "
 		}
 		srv.Lock()
-		err := srv.Env.ShutdownSave(strings.Contains(flags, " save "), strings.Contains(flags, " nosave "), true)
+		err := dur.ShutdownSave(strings.Contains(flags, " save "), strings.Contains(flags, " nosave "), true)
 		srv.Unlock()
 		if err != nil {
 			log.Warn(err.Error())
 		}
 	case <-srv.ShutdownRequested:
 	}
-	return shutdown(srv, log, sigs)
+	return shutdown(srv, dur, log, sigs)
 }
 
 // shutdown stops the server gracefully: no new connections, the batches
 // in flight finish and their replies are written. A second signal while it
 // waits exits at once, as Redis does.
-func shutdown(srv *conn.Server, log *slog.Logger, sigs <-chan os.Signal) int {
+func shutdown(srv *conn.Server, dur *durability.Durability, log *slog.Logger, sigs <-chan os.Signal) int {
 	done := make(chan struct{})
 	go func() {
 		srv.Close()
 		srv.Lock()
-		srv.Env.CloseAOF()
+		dur.CloseAOF()
 		srv.Unlock()
 		close(done)
 	}()

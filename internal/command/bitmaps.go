@@ -30,7 +30,7 @@ func init() {
 		c.ACL, c.Group = acl, grp
 		return c
 	}
-	register(
+	Register(
 		one(&Command{Name: "setbit", Arity: 4, Flags: FlagWrite | FlagDenyOOM, KeyFlags: "RW access update",
 			Summary: "Sets or clears the bit at offset in the string value stored at key", Since: "2.2.0",
 			Complexity: "O(1)", Handler: cmdSetbit}),

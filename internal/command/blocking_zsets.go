@@ -15,7 +15,7 @@ func init() {
 		grp = "sorted-set"
 		blk = FlagWrite | FlagNoScript | FlagBlocking
 	)
-	register(
+	Register(
 		&Command{Name: "bzpopmin", Arity: -3, Flags: blk | FlagFast, First: 1, Last: -2, Step: 1, KeyFlags: "RW access delete",
 			ACL: acl, Group: grp, Since: "5.0.0", Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
 			Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available",

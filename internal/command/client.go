@@ -19,7 +19,7 @@ func init() {
 	sub := func(arity int, flags Flag, summary, since, complexity string, h func(*Ctx)) *Command {
 		return &Command{Arity: arity, Flags: flags, ACL: "@connection", Summary: summary, Since: since, Complexity: complexity, Handler: h}
 	}
-	register(&Command{Name: "client", Arity: -2, Group: "connection",
+	Register(&Command{Name: "client", Arity: -2, Group: "connection",
 		Summary: "A container for client connection commands.", Since: "2.4.0", Complexity: "Depends on subcommand.",
 		Subs: map[string]*Command{
 			"id":       sub(2, clientPlain, "Returns the unique client ID of the connection.", "5.0.0", "O(1)", cmdClientID),

@@ -26,7 +26,7 @@ func init() {
 		grp = "string"
 		str = "@string"
 	)
-	register(
+	Register(
 		&Command{Name: "digest", Arity: 2, Flags: FlagReadonly | FlagFast, First: 1, Last: 1, Step: 1,
 			KeyFlags: "RO access", ACL: str, Group: grp,
 			Summary: "Returns the hash digest of a string value as a hexadecimal string.", Since: "8.4.0",

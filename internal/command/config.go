@@ -12,7 +12,7 @@ import (
 
 func init() {
 	admin := FlagAdmin | FlagNoScript | FlagLoading | FlagStale
-	register(&Command{Name: "config", Arity: -2, Group: "server",
+	Register(&Command{Name: "config", Arity: -2, Group: "server",
 		Summary: "A container for server configuration commands.", Since: "2.0.0", Complexity: "Depends on subcommand.",
 		Subs: map[string]*Command{
 			"get": {Arity: -3, Flags: admin, Handler: cmdConfigGet,

@@ -24,7 +24,7 @@ var redactedArg = []byte(redactedArgText)
 const connFlags = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "ping", Arity: -1, Flags: FlagFast, ACL: "@connection", Group: "connection",
 			Summary: "Returns the server's liveliness response.", Since: "1.0.0", Complexity: "O(1)", Handler: cmdPing},
 		&Command{Name: "echo", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: "@connection", Group: "connection",

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	command.RegisterForTest(&command.Command{Name: "abacus-test-panic", Arity: -1, Flags: command.FlagFast,
+	command.Register(&command.Command{Name: "abacus-test-panic", Arity: -1, Flags: command.FlagFast,
 		Handler: func(c *command.Ctx) {
 			// Half a reply, then a crash: the client must get one
 			// well-formed error instead.

@@ -15,7 +15,7 @@ import (
 // allows it.
 
 func init() {
-	register(&Command{Name: "debug", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server",
+	Register(&Command{Name: "debug", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server",
 		Summary: "A container for debugging commands.", Since: "1.0.0", Complexity: "Depends on subcommand.",
 		Handler: cmdDebug})
 }

@@ -21,7 +21,7 @@ func init() {
 		ks  = "@keyspace"
 		gen = "generic"
 	)
-	register(
+	Register(
 		&Command{Name: "dump", Arity: 2, Flags: FlagReadonly, First: 1, Last: 1, Step: 1, KeyFlags: "RO access",
 			Tips: "nondeterministic_output", ACL: ks, Group: gen,
 			Summary: "Return a serialized version of the value stored at the specified key.", Since: "2.6.0",

@@ -69,8 +69,8 @@ type Env struct {
 	// scr is the scripting state: EVAL scripts, function libraries and
 	// the script running now (scripting_run.go).
 	scr scriptEnv
-	// persist is the RDB state: background save, save points (persistence.go).
-	persist persistState
+	// persist is the durability layer (persistence.go).
+	persist Persistence
 	// prop collects what write commands did for the AOF (propagate.go).
 	prop propState
 	// metrics is the state of the metrics commands (metrics_state.go).
@@ -225,7 +225,7 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 		s.LastCmd = cmd.Name // not the commands EXEC or a script runs
 	}
 	if cmd.Flags&FlagWrite != 0 || cmd.Name == "ping" {
-		if msg := e.diskRefusal(); msg != "" { // MISCONF (persistence.go, propagate_aof.go)
+		if msg := e.Persistence().Refusal(); msg != "" { // MISCONF
 			e.reject(s, w, cmd, args, msg)
 			return
 		}

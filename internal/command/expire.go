@@ -17,7 +17,7 @@ func init() {
 		return &Command{Name: name, Arity: 2, Flags: FlagReadonly | FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RO access",
 			Tips: tips, ACL: "@keyspace", Group: "generic", Summary: summary, Since: since, Complexity: "O(1)", Handler: cmdTTL}
 	}
-	register(
+	Register(
 		exp("expire", "Set a key's time to live in seconds", "1.0.0"),
 		exp("pexpire", "Set a key's time to live in milliseconds", "2.6.0"),
 		exp("expireat", "Set the expiration for a key as a UNIX timestamp", "1.2.0"),

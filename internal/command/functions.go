@@ -26,7 +26,7 @@ func init() {
 		return c
 	}
 	shards := "request_policy:all_shards response_policy:all_succeeded"
-	register(
+	Register(
 		fcall("fcall", false, "Invokes a function.", cmdFcall),
 		fcall("fcall_ro", true, "Invokes a read-only function.", cmdFcallRO),
 		&Command{Name: "function", Arity: -2, Group: "scripting",

@@ -42,7 +42,7 @@ func init() {
 		}
 		return c
 	}
-	register(
+	Register(
 		one(&Command{Name: "hset", Arity: -4, Flags: wdf, KeyFlags: "RW update",
 			Summary: "Set the string value of a hash field", Since: "2.0.0",
 			Complexity: "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.",

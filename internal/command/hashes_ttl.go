@@ -28,7 +28,7 @@ func registerHashTTLCommands(one func(*Command) *Command) {
 		return one(&Command{Name: name, Arity: -5, Flags: rf, KeyFlags: "RO access",
 			Summary: summary, Since: "7.4.0", Complexity: perN, Handler: h})
 	}
-	register(
+	Register(
 		exp("hexpire", "Set expiry for hash field using relative time to expire (seconds)", cmdHexpire),
 		exp("hpexpire", "Set expiry for hash field using relative time to expire (milliseconds)", cmdHexpire),
 		exp("hexpireat", "Set expiry for hash field using an absolute Unix timestamp (seconds)", cmdHexpire),

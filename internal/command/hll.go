@@ -19,7 +19,7 @@ func init() {
 		grp = "hyperloglog"
 		acl = "@hyperloglog"
 	)
-	register(
+	Register(
 		&Command{Name: "pfadd", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagFast, First: 1, Last: 1, Step: 1,
 			KeyFlags: "RW insert", ACL: acl, Group: grp,
 			Summary: "Adds the specified elements to the specified HyperLogLog.", Since: "2.8.9",

@@ -19,7 +19,7 @@ import (
 // separated by an empty line, fixed section order whatever the request.
 
 func init() {
-	register(&Command{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: "@dangerous", Group: "server",
+	Register(&Command{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: "@dangerous", Group: "server",
 		Tips:    "nondeterministic_output request_policy:all_shards response_policy:special",
 		Summary: "Returns information and statistics about the server.", Since: "1.0.0", Complexity: "O(1)",
 		Handler: cmdInfo})
@@ -30,7 +30,7 @@ func init() {
 var infoSections = []struct {
 	name, title string
 	inDefault   bool
-	gen         func(e *Env, b *infoBuilder)
+	gen         func(e *Env, b *InfoBuilder)
 }{
 	{"server", "Server", true, infoServer},
 	{"clients", "Clients", true, infoClients},
@@ -39,11 +39,11 @@ var infoSections = []struct {
 	{"stats", "Stats", true, infoStats},
 	{"replication", "Replication", true, infoReplication},
 	{"cpu", "CPU", true, infoCPU},
-	{"modules", "Modules", true, func(*Env, *infoBuilder) {}},
+	{"modules", "Modules", true, func(*Env, *InfoBuilder) {}},
 	{"commandstats", "Commandstats", false, infoCommandStats},
 	{"errorstats", "Errorstats", true, infoErrorStats},
-	{"latencystats", "Latencystats", false, func(*Env, *infoBuilder) {}},
-	{"cluster", "Cluster", true, func(_ *Env, b *infoBuilder) { b.kv("cluster_enabled", "0") }},
+	{"latencystats", "Latencystats", false, func(*Env, *InfoBuilder) {}},
+	{"cluster", "Cluster", true, func(_ *Env, b *InfoBuilder) { b.KV("cluster_enabled", "0") }},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 }
 
@@ -67,7 +67,7 @@ func (e *Env) InfoString(sections ...string) string {
 		want[strings.ToLower(s)] = true
 	}
 	all := want["all"] || want["everything"]
-	var b infoBuilder
+	var b InfoBuilder
 	n := 0
 	for _, s := range infoSections {
 		if !all && !want[s.name] && !(want["default"] && s.inDefault) {
@@ -83,51 +83,55 @@ func (e *Env) InfoString(sections ...string) string {
 	return b.String()
 }
 
-type infoBuilder struct{ strings.Builder }
+// InfoBuilder collects an INFO section's "field:value" lines.
+type InfoBuilder struct{ strings.Builder }
 
-func (b *infoBuilder) kv(k, v string) {
+// KV writes one field.
+func (b *InfoBuilder) KV(k, v string) {
 	b.WriteString(k)
 	b.WriteByte(':')
 	b.WriteString(v)
 	b.WriteString("\r\n")
 }
 
-func (b *infoBuilder) kvi(k string, v int64) { b.kv(k, strconv.FormatInt(v, 10)) }
+// Int writes an integer field.
+func (b *InfoBuilder) Int(k string, v int64) { b.KV(k, strconv.FormatInt(v, 10)) }
 
-func (b *infoBuilder) kvf(k string, v float64) { b.kv(k, strconv.FormatFloat(v, 'f', 2, 64)) }
+// Float writes a field with two decimals, as Redis's %.2f.
+func (b *InfoBuilder) Float(k string, v float64) { b.KV(k, strconv.FormatFloat(v, 'f', 2, 64)) }
 
-func infoServer(e *Env, b *infoBuilder) {
+func infoServer(e *Env, b *InfoBuilder) {
 	now := e.Clock.NowUs()
 	uptime := int64(time.Since(e.Started) / time.Second)
 	exe, _ := os.Executable()
-	b.kv("redis_version", config.RedisVersion)
-	b.kv("abacus_version", e.Version)
-	b.kv("redis_git_sha1", "00000000")
-	b.kv("redis_git_dirty", "0")
-	b.kv("redis_build_id", "0")
-	b.kv("redis_mode", "standalone")
-	b.kv("os", osName())
-	b.kvi("arch_bits", strconv.IntSize)
-	b.kv("monotonic_clock", "Go runtime monotonic clock")
-	b.kv("multiplexing_api", pollerName())
-	b.kv("go_version", runtime.Version())
-	b.kvi("process_id", int64(os.Getpid()))
-	b.kv("process_supervised", "no")
-	b.kv("run_id", e.RunID)
+	b.KV("redis_version", config.RedisVersion)
+	b.KV("abacus_version", e.Version)
+	b.KV("redis_git_sha1", "00000000")
+	b.KV("redis_git_dirty", "0")
+	b.KV("redis_build_id", "0")
+	b.KV("redis_mode", "standalone")
+	b.KV("os", osName())
+	b.Int("arch_bits", strconv.IntSize)
+	b.KV("monotonic_clock", "Go runtime monotonic clock")
+	b.KV("multiplexing_api", pollerName())
+	b.KV("go_version", runtime.Version())
+	b.Int("process_id", int64(os.Getpid()))
+	b.KV("process_supervised", "no")
+	b.KV("run_id", e.RunID)
 	if e.Host != nil {
-		b.kvi("tcp_port", int64(e.Host.Port()))
+		b.Int("tcp_port", int64(e.Host.Port()))
 	} else {
-		b.kvi("tcp_port", e.Cfg.Int(config.Port))
+		b.Int("tcp_port", e.Cfg.Int(config.Port))
 	}
-	b.kvi("server_time_usec", now)
-	b.kvi("uptime_in_seconds", uptime)
-	b.kvi("uptime_in_days", uptime/86400)
-	b.kvi("hz", e.Cfg.Int(config.Hz))
-	b.kvi("configured_hz", e.Cfg.Int(config.Hz))
-	b.kvi("lru_clock", (now/1e6)&(1<<24-1))
-	b.kv("executable", exe)
-	b.kv("config_file", e.Cfg.File)
-	b.kv("io_threads_active", "0")
+	b.Int("server_time_usec", now)
+	b.Int("uptime_in_seconds", uptime)
+	b.Int("uptime_in_days", uptime/86400)
+	b.Int("hz", e.Cfg.Int(config.Hz))
+	b.Int("configured_hz", e.Cfg.Int(config.Hz))
+	b.Int("lru_clock", (now/1e6)&(1<<24-1))
+	b.KV("executable", exe)
+	b.KV("config_file", e.Cfg.File)
+	b.KV("io_threads_active", "0")
 }
 
 func osName() string {
@@ -157,7 +161,7 @@ func pollerName() string {
 	return "go netpoller"
 }
 
-func infoClients(e *Env, b *infoBuilder) {
+func infoClients(e *Env, b *InfoBuilder) {
 	var clients []*Session
 	if e.Host != nil {
 		clients = e.Host.Clients()
@@ -170,17 +174,17 @@ func infoClients(e *Env, b *infoBuilder) {
 			blocked++
 		}
 	}
-	b.kvi("connected_clients", int64(len(clients)))
-	b.kv("cluster_connections", "0")
-	b.kvi("maxclients", e.Cfg.Int(config.MaxClients))
-	b.kvi("client_recent_max_input_buffer", maxIn)
-	b.kvi("client_recent_max_output_buffer", maxOut)
-	b.kvi("blocked_clients", blocked)
-	b.kv("tracking_clients", "0")
-	b.kvi("clients_in_timeout_table", int64(e.blockedWithTimeout())) // blocking.go
+	b.Int("connected_clients", int64(len(clients)))
+	b.KV("cluster_connections", "0")
+	b.Int("maxclients", e.Cfg.Int(config.MaxClients))
+	b.Int("client_recent_max_input_buffer", maxIn)
+	b.Int("client_recent_max_output_buffer", maxOut)
+	b.Int("blocked_clients", blocked)
+	b.KV("tracking_clients", "0")
+	b.Int("clients_in_timeout_table", int64(e.blockedWithTimeout())) // blocking.go
 }
 
-func infoMemory(e *Env, b *infoBuilder) {
+func infoMemory(e *Env, b *InfoBuilder) {
 	m := readMemStats()
 	st := &e.Stats.info
 	st.notePeak(m.heap)
@@ -196,33 +200,33 @@ func infoMemory(e *Env, b *infoBuilder) {
 	}
 	sysMem := systemMemory()
 	maxmem, _ := strconv.ParseUint(e.Cfg.Str(config.MaxMemory), 10, 64)
-	b.kv("used_memory", strconv.FormatUint(m.heap, 10))
-	b.kv("used_memory_human", bytesToHuman(m.heap))
-	b.kv("used_memory_rss", strconv.FormatUint(rss, 10))
-	b.kv("used_memory_rss_human", bytesToHuman(rss))
-	b.kv("used_memory_peak", strconv.FormatUint(peak, 10))
-	b.kv("used_memory_peak_human", bytesToHuman(peak))
-	b.kv("used_memory_peak_perc", percent(m.heap, peak))
-	b.kv("used_memory_startup", strconv.FormatUint(startup, 10))
-	b.kv("used_memory_dataset", strconv.FormatUint(dataset, 10))
-	b.kv("total_system_memory", strconv.FormatUint(sysMem, 10))
-	b.kv("total_system_memory_human", bytesToHuman(sysMem))
+	b.KV("used_memory", strconv.FormatUint(m.heap, 10))
+	b.KV("used_memory_human", bytesToHuman(m.heap))
+	b.KV("used_memory_rss", strconv.FormatUint(rss, 10))
+	b.KV("used_memory_rss_human", bytesToHuman(rss))
+	b.KV("used_memory_peak", strconv.FormatUint(peak, 10))
+	b.KV("used_memory_peak_human", bytesToHuman(peak))
+	b.KV("used_memory_peak_perc", percent(m.heap, peak))
+	b.KV("used_memory_startup", strconv.FormatUint(startup, 10))
+	b.KV("used_memory_dataset", strconv.FormatUint(dataset, 10))
+	b.KV("total_system_memory", strconv.FormatUint(sysMem, 10))
+	b.KV("total_system_memory_human", bytesToHuman(sysMem))
 	e.infoScriptMemory(b) // scripting_info.go
-	b.kv("maxmemory", strconv.FormatUint(maxmem, 10))
-	b.kv("maxmemory_human", bytesToHuman(maxmem))
-	b.kv("maxmemory_policy", e.Cfg.Str(config.MaxMemoryPolicy))
+	b.KV("maxmemory", strconv.FormatUint(maxmem, 10))
+	b.KV("maxmemory_human", bytesToHuman(maxmem))
+	b.KV("maxmemory_policy", e.Cfg.Str(config.MaxMemoryPolicy))
 	ratio := 0.0
 	if m.heap > 0 {
 		ratio = float64(rss) / float64(m.heap)
 	}
-	b.kvf("mem_fragmentation_ratio", ratio)
-	b.kvi("mem_fragmentation_bytes", int64(rss)-int64(m.heap))
-	b.kv("mem_allocator", "go")
-	b.kv("go_heap_objects", strconv.FormatUint(m.objects, 10))
-	b.kv("go_memory_total", strconv.FormatUint(m.total, 10))
-	b.kv("go_gc_cycles", strconv.FormatUint(m.gcCycles, 10))
-	b.kv("go_memory_limit", strconv.FormatUint(m.limit, 10))
-	b.kv("lazyfree_pending_objects", "0")
+	b.Float("mem_fragmentation_ratio", ratio)
+	b.Int("mem_fragmentation_bytes", int64(rss)-int64(m.heap))
+	b.KV("mem_allocator", "go")
+	b.KV("go_heap_objects", strconv.FormatUint(m.objects, 10))
+	b.KV("go_memory_total", strconv.FormatUint(m.total, 10))
+	b.KV("go_gc_cycles", strconv.FormatUint(m.gcCycles, 10))
+	b.KV("go_memory_limit", strconv.FormatUint(m.limit, 10))
+	b.KV("lazyfree_pending_objects", "0")
 }
 
 func percent(part, whole uint64) string {
@@ -248,86 +252,85 @@ func bytesToHuman(n uint64) string {
 	return ""
 }
 
-func infoPersistence(e *Env, b *infoBuilder) {
-	b.kv("loading", "0")
-	b.kv("async_loading", "0")
-	b.kv("current_cow_peak", "0")
-	b.kv("current_cow_size", "0")
-	b.kv("current_cow_size_age", "0")
-	b.kv("current_fork_perc", "0.00")
-	infoPersistenceRDB(e, b) // persistence.go
-	infoPersistenceAOF(e, b) // propagate_aof.go
+func infoPersistence(e *Env, b *InfoBuilder) {
+	b.KV("loading", "0")
+	b.KV("async_loading", "0")
+	b.KV("current_cow_peak", "0")
+	b.KV("current_cow_size", "0")
+	b.KV("current_cow_size_age", "0")
+	b.KV("current_fork_perc", "0.00")
+	e.Persistence().Info(b)
 }
 
-func infoStats(e *Env, b *infoBuilder) {
+func infoStats(e *Env, b *InfoBuilder) {
 	st := &e.Stats
 	ks := &e.KS.Stats
 	ops, in, out := st.info.rates()
-	b.kvi("total_connections_received", st.TotalConnections.Load())
-	b.kvi("total_commands_processed", st.TotalCommands.Load())
-	b.kvi("instantaneous_ops_per_sec", ops)
-	b.kvi("total_net_input_bytes", st.NetInputBytes.Load())
-	b.kvi("total_net_output_bytes", st.NetOutputBytes.Load())
-	b.kv("total_net_repl_input_bytes", "0")
-	b.kv("total_net_repl_output_bytes", "0")
-	b.kvf("instantaneous_input_kbps", float64(in)/1024)
-	b.kvf("instantaneous_output_kbps", float64(out)/1024)
-	b.kv("instantaneous_input_repl_kbps", "0.00")
-	b.kv("instantaneous_output_repl_kbps", "0.00")
-	b.kvi("rejected_connections", st.RejectedConns.Load())
-	b.kv("sync_full", "0")
-	b.kv("sync_partial_ok", "0")
-	b.kv("sync_partial_err", "0")
-	b.kvi("expired_keys", ks.ExpiredKeys)
-	b.kvf("expired_stale_perc", ks.ExpiredStalePerc*100)
-	b.kv("expired_time_cap_reached_count", "0")
-	b.kvi("expire_cycle_cpu_milliseconds", ks.ExpireCycleCPUMicros/1000)
-	b.kvi("evicted_keys", ks.EvictedKeys)
-	b.kv("evicted_clients", "0")
-	b.kv("total_eviction_exceeded_time", "0")
-	b.kv("current_eviction_exceeded_time", "0")
-	b.kvi("keyspace_hits", ks.Hits)
-	b.kvi("keyspace_misses", ks.Misses)
-	b.kv("pubsub_channels", "0")
-	b.kv("pubsub_patterns", "0")
-	b.kv("pubsubshard_channels", "0")
-	b.kv("latest_fork_usec", "0")
-	b.kv("total_forks", "0")
-	b.kv("migrate_cached_sockets", "0")
-	b.kv("slave_expires_tracked_keys", "0")
-	b.kv("active_defrag_hits", "0")
-	b.kv("active_defrag_misses", "0")
-	b.kv("active_defrag_key_hits", "0")
-	b.kv("active_defrag_key_misses", "0")
-	b.kv("tracking_total_keys", "0")
-	b.kv("tracking_total_items", "0")
-	b.kv("tracking_total_prefixes", "0")
-	b.kvi("unexpected_error_replies", st.UnexpectedErrors.Load())
-	b.kvi("total_error_replies", st.TotalErrorReplies.Load())
-	b.kv("dump_payload_sanitizations", "0")
-	b.kvi("panics_recovered", st.PanicsRecovered.Load())
+	b.Int("total_connections_received", st.TotalConnections.Load())
+	b.Int("total_commands_processed", st.TotalCommands.Load())
+	b.Int("instantaneous_ops_per_sec", ops)
+	b.Int("total_net_input_bytes", st.NetInputBytes.Load())
+	b.Int("total_net_output_bytes", st.NetOutputBytes.Load())
+	b.KV("total_net_repl_input_bytes", "0")
+	b.KV("total_net_repl_output_bytes", "0")
+	b.Float("instantaneous_input_kbps", float64(in)/1024)
+	b.Float("instantaneous_output_kbps", float64(out)/1024)
+	b.KV("instantaneous_input_repl_kbps", "0.00")
+	b.KV("instantaneous_output_repl_kbps", "0.00")
+	b.Int("rejected_connections", st.RejectedConns.Load())
+	b.KV("sync_full", "0")
+	b.KV("sync_partial_ok", "0")
+	b.KV("sync_partial_err", "0")
+	b.Int("expired_keys", ks.ExpiredKeys)
+	b.Float("expired_stale_perc", ks.ExpiredStalePerc*100)
+	b.KV("expired_time_cap_reached_count", "0")
+	b.Int("expire_cycle_cpu_milliseconds", ks.ExpireCycleCPUMicros/1000)
+	b.Int("evicted_keys", ks.EvictedKeys)
+	b.KV("evicted_clients", "0")
+	b.KV("total_eviction_exceeded_time", "0")
+	b.KV("current_eviction_exceeded_time", "0")
+	b.Int("keyspace_hits", ks.Hits)
+	b.Int("keyspace_misses", ks.Misses)
+	b.KV("pubsub_channels", "0")
+	b.KV("pubsub_patterns", "0")
+	b.KV("pubsubshard_channels", "0")
+	b.KV("latest_fork_usec", "0")
+	b.KV("total_forks", "0")
+	b.KV("migrate_cached_sockets", "0")
+	b.KV("slave_expires_tracked_keys", "0")
+	b.KV("active_defrag_hits", "0")
+	b.KV("active_defrag_misses", "0")
+	b.KV("active_defrag_key_hits", "0")
+	b.KV("active_defrag_key_misses", "0")
+	b.KV("tracking_total_keys", "0")
+	b.KV("tracking_total_items", "0")
+	b.KV("tracking_total_prefixes", "0")
+	b.Int("unexpected_error_replies", st.UnexpectedErrors.Load())
+	b.Int("total_error_replies", st.TotalErrorReplies.Load())
+	b.KV("dump_payload_sanitizations", "0")
+	b.Int("panics_recovered", st.PanicsRecovered.Load())
 }
 
-func infoReplication(e *Env, b *infoBuilder) {
-	b.kv("role", "master")
-	b.kv("connected_slaves", "0")
-	b.kv("master_failover_state", "no-failover")
-	b.kv("master_replid", e.Stats.info.replID())
-	b.kv("master_replid2", strings.Repeat("0", 40))
-	b.kv("master_repl_offset", "0")
-	b.kv("second_repl_offset", "-1")
-	b.kv("repl_backlog_active", "0")
-	b.kvi("repl_backlog_size", e.Cfg.Int(config.ReplBacklogSize))
-	b.kv("repl_backlog_first_byte_offset", "0")
-	b.kv("repl_backlog_histlen", "0")
+func infoReplication(e *Env, b *InfoBuilder) {
+	b.KV("role", "master")
+	b.KV("connected_slaves", "0")
+	b.KV("master_failover_state", "no-failover")
+	b.KV("master_replid", e.Stats.info.replID())
+	b.KV("master_replid2", strings.Repeat("0", 40))
+	b.KV("master_repl_offset", "0")
+	b.KV("second_repl_offset", "-1")
+	b.KV("repl_backlog_active", "0")
+	b.Int("repl_backlog_size", e.Cfg.Int(config.ReplBacklogSize))
+	b.KV("repl_backlog_first_byte_offset", "0")
+	b.KV("repl_backlog_histlen", "0")
 }
 
-func infoCPU(_ *Env, b *infoBuilder) {
+func infoCPU(_ *Env, b *InfoBuilder) {
 	sys, user := cpuTimes()
-	b.kv("used_cpu_sys", fmtSeconds(sys))
-	b.kv("used_cpu_user", fmtSeconds(user))
-	b.kv("used_cpu_sys_children", "0.000000")
-	b.kv("used_cpu_user_children", "0.000000")
+	b.KV("used_cpu_sys", fmtSeconds(sys))
+	b.KV("used_cpu_user", fmtSeconds(user))
+	b.KV("used_cpu_sys_children", "0.000000")
+	b.KV("used_cpu_user_children", "0.000000")
 }
 
 func fmtSeconds(d time.Duration) string {
@@ -335,7 +338,7 @@ func fmtSeconds(d time.Duration) string {
 	return fmt.Sprintf("%d.%06d", us/1e6, us%1e6)
 }
 
-func infoCommandStats(e *Env, b *infoBuilder) {
+func infoCommandStats(e *Env, b *InfoBuilder) {
 	e.mu.Lock()
 	names := make([]string, 0, len(e.cmdStats))
 	for n, st := range e.cmdStats {
@@ -350,13 +353,13 @@ func infoCommandStats(e *Env, b *infoBuilder) {
 		if st.Calls > 0 {
 			per = float64(st.Usec) / float64(st.Calls)
 		}
-		b.kv("cmdstat_"+n, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
+		b.KV("cmdstat_"+n, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
 			st.Calls, st.Usec, per, st.Rejected, st.Failed))
 	}
 	e.mu.Unlock()
 }
 
-func infoErrorStats(e *Env, b *infoBuilder) {
+func infoErrorStats(e *Env, b *InfoBuilder) {
 	e.mu.Lock()
 	names := make([]string, 0, len(e.errStats))
 	for n := range e.errStats {
@@ -364,15 +367,15 @@ func infoErrorStats(e *Env, b *infoBuilder) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		b.kv("errorstat_"+n, "count="+strconv.FormatInt(e.errStats[n], 10))
+		b.KV("errorstat_"+n, "count="+strconv.FormatInt(e.errStats[n], 10))
 	}
 	e.mu.Unlock()
 }
 
-func infoKeyspace(e *Env, b *infoBuilder) {
+func infoKeyspace(e *Env, b *InfoBuilder) {
 	for _, db := range e.KS.DBs {
 		if n := db.Len(); n > 0 {
-			b.kv("db"+strconv.Itoa(db.ID), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d", n, db.ExpiresLen(), db.AvgTTL()))
+			b.KV("db"+strconv.Itoa(db.ID), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d", n, db.ExpiresLen(), db.AvgTTL()))
 		}
 	}
 }
@@ -477,8 +480,7 @@ func (e *Env) Cron() {
 	heap := readMemStats().heap
 	st.info.startupOnce.Do(func() { st.info.startup.Store(int64(heap)) })
 	st.info.notePeak(heap)
-	e.PersistCron() // save points, scheduled BGSAVE (persistence.go)
-	e.aofCron()     // appendonly at run time, rewrites (propagate_aof.go)
+	e.Persistence().Cron()
 }
 
 type memStats struct {

@@ -15,7 +15,7 @@ func init() {
 		return &Command{Arity: arity, Flags: FlagLoading | FlagStale, ACL: "@connection",
 			Summary: summary, Since: since, Complexity: complexity, Handler: h}
 	}
-	register(&Command{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, ACL: "@connection", Group: "server",
+	Register(&Command{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, ACL: "@connection", Group: "server",
 		Tips:    "nondeterministic_output_order",
 		Summary: "Returns detailed information about all commands.", Since: "2.8.13", Complexity: "O(N) where N is the total number of Redis commands",
 		Handler: cmdCommand,

@@ -20,7 +20,7 @@ func init() {
 		srv = "server"
 		o1  = "O(1)"
 	)
-	register(
+	Register(
 		&Command{Name: "del", Arity: -2, Flags: FlagWrite, First: 1, Last: -1, Step: 1, KeyFlags: "RM delete",
 			Tips: "request_policy:multi_shard response_policy:agg_sum", ACL: ks, Group: gen,
 			Summary: "Delete a key", Since: "1.0.0",
@@ -419,7 +419,7 @@ func cmdFlush(c *Ctx) {
 	// also saves the emptied dataset, which leaves no change unsaved.
 	c.Dirty(n)
 	if c.Cmd.Name == "flushall" {
-		c.Env.flushallSave() // persistence.go
+		c.Env.Persistence().FlushAll()
 	}
 	c.W.OK()
 }

@@ -47,7 +47,7 @@ func init() {
 		c.Complexity = o1
 		return c
 	}
-	register(
+	Register(
 		one(&Command{Name: "lpush", Arity: -3, Flags: wd | FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
 			Summary: "Prepend one or multiple elements to a list", Since: "1.0.0", Handler: cmdLpush}),
 		one(&Command{Name: "rpush", Arity: -3, Flags: wd | FlagFast, KeyFlags: "RW insert", Complexity: pushCx,

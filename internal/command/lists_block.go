@@ -17,7 +17,7 @@ func init() {
 		blk = FlagWrite | FlagNoScript | FlagBlocking
 	)
 	popCx := "O(N) where N is the number of provided keys."
-	register(
+	Register(
 		&Command{Name: "blpop", Arity: -3, Flags: blk, First: 1, Last: -2, Step: 1, KeyFlags: "RW access delete",
 			ACL: lst, Group: grp, Complexity: popCx, Since: "2.0.0",
 			Summary: "Remove and get the first element in a list, or block until one is available", Handler: cmdBlpop},

@@ -16,7 +16,7 @@ func init() {
 		return &Command{Arity: 2, Handler: h, Summary: summary, Since: "4.0.0", Complexity: "O(1)",
 			Tips: "nondeterministic_output request_policy:all_shards response_policy:special"}
 	}
-	register(&Command{Name: "memory", Arity: -2, Group: "server",
+	Register(&Command{Name: "memory", Arity: -2, Group: "server",
 		Summary: "A container for memory diagnostics commands.", Since: "4.0.0", Complexity: "Depends on subcommand.",
 		Subs: map[string]*Command{
 			"usage": {Arity: -3, Flags: FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Handler: cmdMemoryUsage,

@@ -1,14 +1,10 @@
 package command
 
 import (
-	"io"
-	"log/slog"
 	"runtime"
 	"testing"
 	"weak"
 
-	"github.com/abacusdb/abacus/internal/clock"
-	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
@@ -81,50 +77,4 @@ func TestMetricsStateDroppedWithEnv(t *testing.T) {
 	if ks.Value() != nil || st.Value() != nil {
 		t.Fatal("a dropped Env's keyspace or metrics state is still reachable")
 	}
-}
-
-// Series loaded at startup, before any time-series command hooked the
-// keyspace, are indexed: from an RDB file, and from an AOF whose RDB base
-// holds some and whose incremental file creates others.
-func TestMetricsStateIndexAfterStartupLoad(t *testing.T) {
-	for _, aof := range []string{"no", "yes"} {
-		t.Run("appendonly "+aof, func(t *testing.T) {
-			cfg := config.New()
-			for _, kv := range [][2]string{{"dir", t.TempDir()}, {"appendonly", aof}} {
-				p, _ := config.Lookup(kv[0])
-				if err := cfg.Set(p, kv[1]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			e1, s1 := cfgEnv(cfg)
-			bkRun(e1, s1, "TS.CREATE", "base", "LABELS", "l", "v")
-			if aof == "yes" {
-				if err := e1.StartAOF(); err != nil {
-					t.Fatal(err)
-				}
-				bkRun(e1, s1, "TS.CREATE", "incr", "LABELS", "l", "v")
-				e1.AOFFlush(true)
-				e1.CloseAOF()
-			} else {
-				bkRun(e1, s1, "TS.CREATE", "incr", "LABELS", "l", "v")
-				if got := bkRun(e1, s1, "SAVE"); got != "+OK\r\n" {
-					t.Fatalf("SAVE %q", got)
-				}
-			}
-			e2, s2 := cfgEnv(cfg)
-			if err := e2.LoadAtStartup(); err != nil {
-				t.Fatal(err)
-			}
-			if got := bkRun(e2, s2, "TS.QUERYINDEX", "l=v"); got != "*2\r\n$4\r\nbase\r\n$4\r\nincr\r\n" {
-				t.Fatalf("TS.QUERYINDEX after loading %q", got)
-			}
-		})
-	}
-}
-
-// cfgEnv is bkEnv with a configuration.
-func cfgEnv(cfg *config.Config) (*Env, *Session) {
-	e := NewEnv(keyspace.New(16), cfg, clock.NewManual(1_700_000_000_000),
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return e, &Session{ID: 7, Proto: 2, Authed: true, User: "default"}
 }

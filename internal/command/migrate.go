@@ -21,7 +21,7 @@ import (
 // sent and migrate_cached_sockets stays 0.
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "migrate", Arity: -6, Flags: FlagWrite | FlagMovableKeys, Keys: migrateKeys,
 			KeyFlags: "RW access delete", Tips: "nondeterministic_output",
 			ACL: "@keyspace @dangerous", Group: "generic",

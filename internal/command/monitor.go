@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(
+	Register(
 		&Command{Name: "monitor", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server",
 			Summary: "Listens for all requests received by the server in real-time.", Since: "1.0.0", Handler: cmdMonitor},
 	)

@@ -46,7 +46,6 @@ type propState struct {
 	// scriptMark is len(pending) when the running script began: a
 	// transactional script that rolls back drops what it queued.
 	scriptMark int
-	aof        aofState // the append-only file (propagate_aof.go)
 }
 
 // SetPropSink installs (or, with nil, removes) the propagation target.

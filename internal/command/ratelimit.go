@@ -26,7 +26,7 @@ func init() {
 		grp = "rate_limit"
 		acl = "@rate_limit"
 	)
-	register(
+	Register(
 		// redis-cell registers its command with module arity -1 and checks
 		// the count itself, replying with its usage text.
 		&Command{Name: "cl.throttle", Arity: -1, Flags: FlagWrite, First: 1, Last: 1, Step: 1,

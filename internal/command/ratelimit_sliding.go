@@ -38,7 +38,7 @@ import (
 // and the tests hold the two to the same replies and hashes.
 
 func init() {
-	register(&Command{Name: "ratelimit.sliding", Arity: -8, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys,
+	Register(&Command{Name: "ratelimit.sliding", Arity: -8, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys,
 		Keys: numkeysKeys(1), KeyFlags: "RW access update", ACL: "@rate_limit @hash", Group: "rate_limit",
 		Summary:    "Check and count a request against several sliding-window limits on several keys",
 		Since:      "Abacus 0.1.0",

@@ -24,7 +24,7 @@ func init() {
 		}
 		return c
 	}
-	register(
+	Register(
 		eval("eval", false, "Executes a server-side Lua script.", cmdEval),
 		eval("evalsha", false, "Executes a server-side Lua script by SHA1 digest.", cmdEvalsha),
 		eval("eval_ro", true, "Executes a read-only server-side Lua script.", cmdEvalRO),

@@ -4,7 +4,7 @@ package command
 // order. gopher-lua's memory is Go heap that cannot be told apart from the
 // rest, so the VM figures are estimates: a fixed cost per VM created plus
 // the source of what it holds; the script and library counts are exact.
-func (e *Env) infoScriptMemory(b *infoBuilder) {
+func (e *Env) infoScriptMemory(b *InfoBuilder) {
 	const vmBase = 64 << 10 // the globals, libraries and stacks of one VM
 	var vmEval, vmFunc, scriptsEval, functions, nscripts, nfuncs, nlibs int64
 	if eng := e.scr.engine; eng != nil {
@@ -23,17 +23,17 @@ func (e *Env) infoScriptMemory(b *infoBuilder) {
 			vmFunc = vmBase + functions
 		}
 	}
-	b.kvi("used_memory_lua", vmEval)
-	b.kvi("used_memory_vm_eval", vmEval)
-	b.kv("used_memory_lua_human", bytesToHuman(uint64(vmEval)))
-	b.kvi("used_memory_scripts_eval", scriptsEval)
-	b.kvi("number_of_cached_scripts", nscripts)
-	b.kvi("number_of_functions", nfuncs)
-	b.kvi("number_of_libraries", nlibs)
-	b.kvi("used_memory_vm_functions", vmFunc)
-	b.kvi("used_memory_vm_total", vmEval+vmFunc)
-	b.kv("used_memory_vm_total_human", bytesToHuman(uint64(vmEval+vmFunc)))
-	b.kvi("used_memory_functions", functions)
-	b.kvi("used_memory_scripts", scriptsEval+functions)
-	b.kv("used_memory_scripts_human", bytesToHuman(uint64(scriptsEval+functions)))
+	b.Int("used_memory_lua", vmEval)
+	b.Int("used_memory_vm_eval", vmEval)
+	b.KV("used_memory_lua_human", bytesToHuman(uint64(vmEval)))
+	b.Int("used_memory_scripts_eval", scriptsEval)
+	b.Int("number_of_cached_scripts", nscripts)
+	b.Int("number_of_functions", nfuncs)
+	b.Int("number_of_libraries", nlibs)
+	b.Int("used_memory_vm_functions", vmFunc)
+	b.Int("used_memory_vm_total", vmEval+vmFunc)
+	b.KV("used_memory_vm_total_human", bytesToHuman(uint64(vmEval+vmFunc)))
+	b.Int("used_memory_functions", functions)
+	b.Int("used_memory_scripts", scriptsEval+functions)
+	b.KV("used_memory_scripts_human", bytesToHuman(uint64(scriptsEval+functions)))
 }

@@ -15,13 +15,10 @@ import (
 
 func init() {
 	admin := FlagAdmin | FlagLoading | FlagStale
-	register(
+	Register(
 		&Command{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server",
 			Tips:    "nondeterministic_output",
 			Summary: "Returns the server time.", Since: "2.6.0", Complexity: "O(1)", Handler: cmdTime},
-		&Command{Name: "lastsave", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, ACL: "@admin @dangerous", Group: "server",
-			Tips:    "nondeterministic_output",
-			Summary: "Returns the Unix timestamp of the last successful save to disk.", Since: "1.0.0", Complexity: "O(1)", Handler: cmdLastSave},
 		&Command{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, Group: "server",
 			Summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.", Since: "1.0.0",
 			Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
@@ -69,10 +66,6 @@ func cmdTime(c *Ctx) {
 	c.W.BulkString(strconv.FormatInt(us/1e6, 10))
 	c.W.BulkString(strconv.FormatInt(us%1e6, 10))
 }
-
-// cmdLastSave answers the time of the last successful save (the start
-// time before any; persistence.go).
-func cmdLastSave(c *Ctx) { c.W.Int(c.Env.ps().lastSave) }
 
 func cmdShutdown(c *Ctx) {
 	var save, nosave, now, force, abort bool

@@ -55,7 +55,7 @@ func init() {
 		c.ACL, c.Group = acl, grp
 		return c
 	}
-	register(
+	Register(
 		one(&Command{Name: "sadd", Arity: -3, Flags: wd | FlagFast, KeyFlags: "RW insert",
 			Summary: "Add one or more members to a set", Since: "1.0.0",
 			Complexity: "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",

@@ -26,7 +26,7 @@ func init() {
 		acl        = "@set @sortedset @list @dangerous"
 		complexity = "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N)."
 	)
-	register(
+	Register(
 		&Command{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys,
 			First: 1, Last: 1, Step: 1, Keys: sortKeys, KeyFlags: "RO access",
 			ACL: acl, Group: "generic", Since: "1.0.0", Complexity: complexity,

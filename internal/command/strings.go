@@ -37,7 +37,7 @@ func init() {
 		}
 		return c
 	}
-	register(
+	Register(
 		one(&Command{Name: "get", Arity: 2, Flags: r | FlagFast, KeyFlags: "RO access",
 			Summary: "Get the value of a key", Since: "1.0.0", Handler: cmdGet}),
 		one(&Command{Name: "set", Arity: -3, Flags: wd, KeyFlags: "RW access update variable_flags",

@@ -81,9 +81,10 @@ type Command struct {
 // table is the command table: the one place commands are listed.
 var table = map[string]*Command{}
 
-// register adds commands to the table; each family file calls it from init.
+// Register adds commands to the table; each family calls it from init,
+// before any server runs (the table is read without a lock afterwards).
 // Subcommands are registered through their parent's Subs.
-func register(cmds ...*Command) {
+func Register(cmds ...*Command) {
 	for _, c := range cmds {
 		if _, dup := table[c.Name]; dup {
 			panic("command registered twice: " + c.Name)

@@ -39,7 +39,7 @@ func init() {
 		acl = "@timeseries"
 	)
 	w := FlagWrite | FlagDenyOOM
-	register(
+	Register(
 		&Command{Name: "ts.create", Arity: -2, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW insert", ACL: acl, Group: grp,
 			Summary: "Create a new time series", Since: "1.0.0", Complexity: "O(1)", Handler: cmdTSCreate},
 		&Command{Name: "ts.alter", Arity: -2, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,

@@ -19,7 +19,7 @@ func init() {
 		acl = "@timeseries"
 	)
 	ro := FlagReadonly
-	register(
+	Register(
 		&Command{Name: "ts.range", Arity: -4, Flags: ro, First: 1, Last: 1, Step: 1, KeyFlags: "RO access", ACL: acl, Group: grp,
 			Summary: "Query a range in forward direction", Since: "1.0.0", Complexity: "O(n/m+k) where n = Number of data points, m = Chunk size (data points per chunk), k = Number of data points that are in the requested range",
 			Handler: cmdTSRange},

@@ -44,7 +44,7 @@ func init() {
 	}
 	watch := cmd("watch", -2, txFlags, "Monitors changes to keys to determine the execution of a transaction.", "2.2.0", "O(1) for every key.", cmdWatch)
 	watch.First, watch.Last, watch.Step, watch.KeyFlags = 1, -1, 1, "RO"
-	register(
+	Register(
 		cmd("multi", 1, txFlags, "Starts a transaction.", "1.2.0", "O(1)", cmdMulti),
 		cmd("exec", 1, FlagNoScript|FlagLoading|FlagStale|FlagSkipSlowlog, "Executes all commands in a transaction.", "1.2.0",
 			"Depends on commands in the transaction", cmdExec),

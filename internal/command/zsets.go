@@ -47,7 +47,7 @@ func init() {
 	rangeCx := "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned."
 	limitCx := "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N))."
 	remCx := "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation."
-	register(
+	Register(
 		one(&Command{Name: "zadd", Arity: -4, Flags: wd | f, KeyFlags: "RW update",
 			Summary: "Add one or more members to a sorted set, or update its score if it already exists", Since: "1.2.0",
 			Complexity: "O(log(N)) for each item added, where N is the number of elements in the sorted set.", Handler: cmdZadd}),

@@ -107,10 +107,10 @@ func (c *client) waitBlocked() bool {
 	mark := len(c.w.Buf)
 	c.w.Buf = append(c.w.Buf, w.Reply()...)
 	c.applyReplyMode(mark)
-	aofOff := s.Env.AOFFlush(c.out != nil) // see runLocked
+	aofOff := s.Env.Persistence().Flush(c.out != nil) // see runLocked
 	direct := c.stage()
 	s.mu.Unlock()
-	s.Env.AOFWait(aofOff)
+	s.Env.Persistence().Wait(aofOff)
 	c.finish(direct)
 	return !c.sess.Killed.Load()
 }

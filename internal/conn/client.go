@@ -568,10 +568,10 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s.mu.Lock()
 	defer func() {
 		s.current = nil
-		aofOff := s.Env.AOFFlush(c.out != nil) // the batch's AOF bytes (command/propagate_aof.go)
+		aofOff := s.Env.Persistence().Flush(c.out != nil) // the batch's AOF bytes (the effect stream on disk)
 		direct := c.stage()
 		s.mu.Unlock()
-		s.Env.AOFWait(aofOff) // appendfsync always: on disk before the replies
+		s.Env.Persistence().Wait(aofOff) // appendfsync always: on disk before the replies
 		c.finish(direct)
 	}()
 	s.current = c

@@ -280,11 +280,11 @@ func (s *Server) NumClients() int {
 }
 
 // Shutdown implements command.Host: it saves the RDB file when asked or
-// when save points are configured (command.Env.ShutdownSave), and refuses
+// when save points are configured (command.Persistence.ShutdownSave), and refuses
 // to stop when that save fails.
 func (s *Server) Shutdown(save, nosave, now, force bool) error {
 	s.Log.Warn("User requested shutdown...")
-	if err := s.Env.ShutdownSave(save, nosave, force); err != nil {
+	if err := s.Env.Persistence().ShutdownSave(save, nosave, force); err != nil {
 		return err
 	}
 	select {

@@ -27,6 +27,6 @@ BGSAVE
 EXEC
 `)
 	// The scheduled save runs at the next cron tick on both.
-	inst.Srv.Env.PersistCron()
-	inst.Srv.Env.WaitBgsave(inst.Srv)
+	inst.Dur.PersistCron()
+	inst.Dur.WaitBgsave()
 }

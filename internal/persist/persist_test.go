@@ -156,7 +156,7 @@ func TestSaveThenRestartGetsEverythingBack(t *testing.T) {
 	}
 	b := start(t, dir)
 	b.Srv.Lock()
-	err := b.Srv.Env.LoadRDB()
+	err := b.Dur.LoadRDB()
 	b.Srv.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -259,13 +259,13 @@ func bgsaveUnderWrites(t *testing.T, seed uint64) {
 	inst.Srv.Lock()
 	now := inst.Clock.NowMs()
 	want := modelOf(inst.Srv.Env.KS, now)
-	if err := inst.Srv.Env.BGSave(); err != nil {
+	if err := inst.Dur.BGSave(); err != nil {
 		inst.Srv.Unlock()
 		t.Fatal(err)
 	}
 	before := ops.Load()
 	inst.Srv.Unlock()
-	inst.Srv.Env.WaitBgsave(inst.Srv)
+	inst.Dur.WaitBgsave()
 	during := ops.Load() - before
 	stop.Store(true)
 	wg.Wait()
@@ -318,7 +318,7 @@ func TestBgsaveDoesNotSeeRolledBackScript(t *testing.T) {
 	inst.Srv.Lock()
 	now := inst.Clock.NowMs()
 	want := modelOf(inst.Srv.Env.KS, now)
-	if err := inst.Srv.Env.BGSave(); err != nil {
+	if err := inst.Dur.BGSave(); err != nil {
 		t.Fatal(err)
 	}
 	inst.Srv.Unlock()
@@ -339,7 +339,7 @@ error('boom')`
 			t.Fatalf("script: %v", err)
 		}
 	}
-	inst.Srv.Env.WaitBgsave(inst.Srv)
+	inst.Dur.WaitBgsave()
 	if d := want.diff(loadFile(t, filepath.Join(dir, "dump.rdb"), now)); d != "" {
 		t.Fatalf("rolled-back script leaked into the snapshot:\n%s", d)
 	}
@@ -373,7 +373,7 @@ func TestCorruptOrTruncatedFileIsRefused(t *testing.T) {
 			cl := inst.Client(t)
 			cl.Set(ctx, "before", "1", 0)
 			inst.Srv.Lock()
-			err := inst.Srv.Env.LoadRDB()
+			err := inst.Dur.LoadRDB()
 			inst.Srv.Unlock()
 			if err == nil || !strings.Contains(err.Error(), "at offset ") {
 				t.Fatalf("load: %v", err)
@@ -416,7 +416,7 @@ func TestBgsaveRepliesAndInfo(t *testing.T) {
 	}
 	second, third := raw.Read(), raw.Read()
 	inProgress := raw.Read()
-	inst.Srv.Env.WaitBgsave(inst.Srv)
+	inst.Dur.WaitBgsave()
 	if second != "-ERR Background save already in progress\r\n" && second != "+Background saving started\r\n" {
 		t.Fatalf("second BGSAVE: %q", second)
 	}
@@ -430,8 +430,8 @@ func TestBgsaveRepliesAndInfo(t *testing.T) {
 	if err != nil || res[0].(*redis.Cmd).Val() != "Background saving scheduled" {
 		t.Fatalf("BGSAVE in EXEC: %v %v", res, err)
 	}
-	inst.Srv.Env.PersistCron()
-	inst.Srv.Env.WaitBgsave(inst.Srv)
+	inst.Dur.PersistCron()
+	inst.Dur.WaitBgsave()
 	info = c.Info(ctx, "persistence").Val()
 	for _, want := range []string{"rdb_changes_since_last_save:0\r\n", "rdb_bgsave_in_progress:0\r\n", "rdb_last_bgsave_status:ok\r\n", "rdb_last_save_time:1800000000\r\n"} {
 		if !strings.Contains(info, want) {
@@ -456,7 +456,7 @@ func TestMisconfAfterFailedBgsave(t *testing.T) {
 	if err := c.Do(ctx, "BGSAVE").Err(); err != nil {
 		t.Fatal(err)
 	}
-	inst.Srv.Env.WaitBgsave(inst.Srv)
+	inst.Dur.WaitBgsave()
 	if !strings.Contains(c.Info(ctx, "persistence").Val(), "rdb_last_bgsave_status:err") {
 		t.Fatal("status not err")
 	}
@@ -476,7 +476,7 @@ func TestMisconfAfterFailedBgsave(t *testing.T) {
 	if err := c.Do(ctx, "BGSAVE").Err(); err != nil {
 		t.Fatal(err)
 	}
-	inst.Srv.Env.WaitBgsave(inst.Srv)
+	inst.Dur.WaitBgsave()
 	if err := c.Set(ctx, "k", "x", 0).Err(); err != nil {
 		t.Fatalf("after a good save: %v", err)
 	}
@@ -486,19 +486,19 @@ func TestMisconfAfterFailedBgsave(t *testing.T) {
 func TestSavePointsTrigger(t *testing.T) {
 	dir := t.TempDir()
 	inst := start(t, dir, "save", "100 3 10 1000")
-	inst.Srv.Env.EnableAutoSave()
+	inst.Dur.EnableAutoSave()
 	c := inst.Client(t)
 	c.Set(ctx, "a", "1", 0)
 	c.Set(ctx, "b", "1", 0)
 	inst.Clock.Advance(200 * time.Second)
-	inst.Srv.Env.PersistCron()
-	inst.Srv.Env.WaitBgsave(inst.Srv)
+	inst.Dur.PersistCron()
+	inst.Dur.WaitBgsave()
 	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err == nil {
 		t.Fatal("saved after 2 changes (point needs 3)")
 	}
 	c.Set(ctx, "c", "1", 0)
-	inst.Srv.Env.PersistCron()
-	inst.Srv.Env.WaitBgsave(inst.Srv)
+	inst.Dur.PersistCron()
+	inst.Dur.WaitBgsave()
 	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err != nil {
 		t.Fatalf("3 changes in 200 s did not save: %v", err)
 	}
@@ -510,8 +510,8 @@ func TestSavePointsTrigger(t *testing.T) {
 	c.Set(ctx, "e", "1", 0)
 	c.Set(ctx, "f", "1", 0)
 	inst.Clock.Advance(50 * time.Second)
-	inst.Srv.Env.PersistCron()
-	inst.Srv.Env.WaitBgsave(inst.Srv)
+	inst.Dur.PersistCron()
+	inst.Dur.WaitBgsave()
 	if !strings.Contains(c.Info(ctx, "persistence").Val(), "rdb_saves:1\r\n") {
 		t.Fatal("saved again too soon")
 	}
@@ -524,7 +524,7 @@ func TestShutdownSaveAndNosave(t *testing.T) {
 	}{{[]any{"SHUTDOWN", "NOSAVE"}, false}, {[]any{"SHUTDOWN", "SAVE"}, true}, {[]any{"SHUTDOWN"}, true}} {
 		dir := t.TempDir()
 		inst := start(t, dir, "save", "3600 1")
-		inst.Srv.Env.EnableAutoSave()
+		inst.Dur.EnableAutoSave()
 		c := inst.Client(t)
 		c.Set(ctx, "k", "v", 0)
 		c.Do(ctx, tc.args...)
@@ -552,7 +552,7 @@ func TestDebugReloadAndFlushallSave(t *testing.T) {
 	if d := want.diff(liveModel(inst)); d != "" {
 		t.Fatalf("after DEBUG RELOAD:\n%s", d)
 	}
-	inst.Srv.Env.EnableAutoSave()
+	inst.Dur.EnableAutoSave()
 	c.FlushAll(ctx)
 	if got := loadFile(t, filepath.Join(dir, "dump.rdb"), t0); len(got) != 0 {
 		t.Fatalf("FLUSHALL with save points left %v", got)

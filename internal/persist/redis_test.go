@@ -65,7 +65,7 @@ func TestRedisLoadsAbacusFile(t *testing.T) {
 			if err := c.Do(ctx, how).Err(); err != nil {
 				t.Fatal(err)
 			}
-			inst.Srv.Env.WaitBgsave(inst.Srv)
+			inst.Dur.WaitBgsave()
 			path := filepath.Join(dir, "dump.rdb")
 			if chk := testenv.Have(t, "redis-check-rdb"); chk != "" {
 				out, err := exec.Command(chk, path).CombinedOutput()

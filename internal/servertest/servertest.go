@@ -22,11 +22,13 @@ import (
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
+	"github.com/abacusdb/abacus/internal/durability"
 )
 
 // Instance is a running in-process server.
 type Instance struct {
 	Srv  *conn.Server
+	Dur  *durability.Durability // the AOF and snapshots, wired as main wires them
 	Addr string
 	// Clock is set when the instance was started with a manual clock.
 	Clock *clock.Manual
@@ -78,13 +80,14 @@ func Start(t testing.TB, opts ...Option) *Instance {
 		sopts.Clock = so.clock
 	}
 	srv := conn.New(cfg, sopts)
+	dur := durability.New(srv.Env, srv)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
 	t.Cleanup(srv.Close)
-	return &Instance{Srv: srv, Addr: ln.Addr().String(), Clock: so.clock, Logs: logs}
+	return &Instance{Srv: srv, Dur: dur, Addr: ln.Addr().String(), Clock: so.clock, Logs: logs}
 }
 
 // LogBuffer collects a server's log lines; safe for concurrent use.
