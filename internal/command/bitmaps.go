@@ -1,6 +1,7 @@
 package command
 
 import (
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/ds/bitmap"
 	"github.com/abacusdb/abacus/internal/keyspace"
@@ -72,7 +73,7 @@ const (
 // strcasecmp compares them: ASCII case folding, and arg ends at its first
 // NUL byte, as the C string does.
 func bitWord(arg []byte, word string) bool {
-	arg = cstr(arg)
+	arg = ascii.CStr(arg)
 	if len(arg) != len(word) {
 		return false
 	}

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/bitmap"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
@@ -44,7 +45,7 @@ func cmdBitfieldRO(c *Ctx) { bitfieldGeneric(c, true) }
 // I8 and U8); the width is read up to the first NUL byte, as C's strlen
 // sees it.
 func bitfieldType(c *Ctx, arg []byte) (signed bool, bits int, ok bool) {
-	arg = cstr(arg)
+	arg = ascii.CStr(arg)
 	if len(arg) == 0 {
 		c.Error(errBitfieldType)
 		return false, 0, false

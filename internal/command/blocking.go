@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/resp"
@@ -25,7 +26,7 @@ import (
 //     on a key whose value has the type they wait for run their command
 //     again, in the order they blocked, under the lock, on behalf of
 //     themselves, writing into the Waiter's own buffer. While serving,
-//     Ctx.servingKey names the ready key and the handler looks at that key
+//     Ctx.ServingKey names the ready key and the handler looks at that key
 //     only (Redis 7.0 serves a client from the key that became ready). A
 //     handler that still finds nothing calls block again, which then only
 //     means "keep my place".
@@ -122,9 +123,9 @@ func (e *Env) BlockedOn(db int, key string) int {
 // BlockedClients is the number of clients parked by blocking commands.
 func (e *Env) BlockedClients() int { return len(e.blk.byID) }
 
-// servingKey returns the key a parked client is being served from, when
+// ServingKey returns the key a parked client is being served from, when
 // c is such a re-run.
-func (c *Ctx) servingKey() (string, bool) {
+func (c *Ctx) ServingKey() (string, bool) {
 	b := &c.Env.blk
 	if b.serving != nil && b.serving.S == c.S {
 		return b.servingKey, true
@@ -132,22 +133,22 @@ func (c *Ctx) servingKey() (string, bool) {
 	return "", false
 }
 
-// blockKeys returns the keys a blocking command looks at: all of keys on
+// BlockKeys returns the keys a blocking command looks at: all of keys on
 // its first run, only the ready key when it runs again to be served.
-func (c *Ctx) blockKeys(keys [][]byte) [][]byte {
-	if k, ok := c.servingKey(); ok {
+func (c *Ctx) BlockKeys(keys [][]byte) [][]byte {
+	if k, ok := c.ServingKey(); ok {
 		return [][]byte{[]byte(k)}
 	}
 	return keys
 }
 
-// block parks the client on keys until a value of type kind can serve it,
+// Block parks the client on keys until a value of type kind can serve it,
 // or until deadline (unix ms, 0 for never). It reports false, registering
 // nothing, when the client may not block (inside MULTI/EXEC or a script:
 // Session.DenyBlocking); the handler then replies as on a timeout.
 // When the command is running again to be served, block only tells the
 // registry that the client keeps its place.
-func (c *Ctx) block(kind keyspace.Type, keys [][]byte, deadline int64) bool {
+func (c *Ctx) Block(kind keyspace.Type, keys [][]byte, deadline int64) bool {
 	e := c.Env
 	b := &e.blk
 	if b.serving != nil && b.serving.S == c.S {
@@ -339,12 +340,12 @@ func (e *Env) CancelWait(w *Waiter) {
 	}
 }
 
-// blockDeadline parses the timeout argument of a blocking command (seconds
+// BlockDeadline parses the timeout argument of a blocking command (seconds
 // as a long double) into a deadline in unix ms, 0 for none. It computes as
 // Redis's getTimeoutFromObjectOrReply does on x86-64: the seconds times
 // 1000 rounded up in 64-bit-mantissa arithmetic, and a value that does not
 // fit in a long long becomes LLONG_MIN, hence "timeout is negative".
-func (c *Ctx) blockDeadline(i int) (int64, bool) {
+func (c *Ctx) BlockDeadline(i int) (int64, bool) {
 	ms, ok := timeoutMs(c.Args[i])
 	if !ok {
 		c.Error(ErrTimeout)
@@ -385,10 +386,10 @@ func timeoutMs(b []byte) (int64, bool) {
 	return z.Int64(), true
 }
 
-// cmdClientUnblock is CLIENT UNBLOCK id [TIMEOUT|ERROR]: it ends the wait
+// ClientUnblock is CLIENT UNBLOCK id [TIMEOUT|ERROR]: it ends the wait
 // of a client parked by a blocking command as if it had timed out, or with
 // an UNBLOCKED error, and replies 1; 0 when no such client waits.
-func cmdClientUnblock(c *Ctx) {
+func ClientUnblock(c *Ctx) {
 	if len(c.Args) > 4 {
 		c.Error("ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP.")
 		return
@@ -396,8 +397,8 @@ func cmdClientUnblock(c *Ctx) {
 	withError := false
 	if len(c.Args) == 4 {
 		switch {
-		case optIs(c.Args[3], "timeout"):
-		case optIs(c.Args[3], "error"):
+		case ascii.OptIs(c.Args[3], "timeout"):
+		case ascii.OptIs(c.Args[3], "error"):
 			withError = true
 		default:
 			c.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
@@ -415,7 +416,7 @@ func cmdClientUnblock(c *Ctx) {
 	}
 	if withError {
 		const msg = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
-		c.Env.countError(msg)
+		c.Env.CountError(msg)
 		w.out.Error(msg)
 		c.Env.cmdStat(w.cmd.Name).Failed++
 	} else {
@@ -425,9 +426,9 @@ func cmdClientUnblock(c *Ctx) {
 	c.W.Int(1)
 }
 
-// blockedWithTimeout counts the waits that have a deadline (INFO's
+// BlockedWithTimeout counts the waits that have a deadline (INFO's
 // clients_in_timeout_table).
-func (e *Env) blockedWithTimeout() int {
+func (e *Env) BlockedWithTimeout() int {
 	n := 0
 	for _, w := range e.blk.byID {
 		if w.deadline != 0 {

@@ -24,7 +24,7 @@ func init() {
 			ACL: acl, Group: grp, Since: "5.0.0", Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
 			Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
 			Handler: cmdBzpopmax},
-		&Command{Name: "bzmpop", Arity: -5, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, Keys: numkeysKeys(2), KeyFlags: "RW access delete",
+		&Command{Name: "bzmpop", Arity: -5, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, Keys: NumkeysKeys(2), KeyFlags: "RW access delete",
 			ACL: acl, Group: grp, Since: "7.0.0",
 			Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
 			Summary:    "Remove and return members with scores in a sorted set or block until one is available",
@@ -50,11 +50,11 @@ func cmdBzmpop(c *Ctx) {
 // key of another type is WRONGTYPE); none found parks the client. BZPOP*
 // reply [key, member, score]; BZMPOP (nested) [key, [[member, score]...]].
 func blockingZpop(c *Ctx, keys [][]byte, max bool, timeoutIdx int, count int64, nested bool) {
-	deadline, ok := c.blockDeadline(timeoutIdx)
+	deadline, ok := c.BlockDeadline(timeoutIdx)
 	if !ok {
 		return
 	}
-	keys = c.blockKeys(keys)
+	keys = c.BlockKeys(keys)
 	for i, k := range keys {
 		o := c.DB.Lookup(string(k))
 		if o == nil {
@@ -67,7 +67,7 @@ func blockingZpop(c *Ctx, keys [][]byte, max bool, timeoutIdx int, count int64, 
 		zpopGeneric(c, keys[i:i+1], max, count, true, nested, nested)
 		return
 	}
-	if !c.block(keyspace.TypeZSet, keys, deadline) {
+	if !c.Block(keyspace.TypeZSet, keys, deadline) {
 		c.W.NullArray()
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/num"
 )
 
 // The CLIENT family (CLIENT UNBLOCK lives with the blocking commands, in
@@ -35,7 +38,7 @@ func init() {
 			"unpause":  sub(2, clientAdmin, "Resumes processing commands from paused clients.", "6.2.0", "O(N) Where N is the number of paused clients", cmdClientUnpause),
 			"reply":    sub(3, clientPlain, "Instructs the server whether to reply to commands.", "3.2.0", "O(1)", cmdClientReply),
 			"help":     sub(2, FlagLoading|FlagStale, "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", cmdClientHelp),
-			"unblock":  sub(-3, clientAdmin, "Unblock a client blocked in a blocking command from a different connection", "5.0.0", "O(log N) where N is the number of client connections", cmdClientUnblock), // blocking.go
+			"unblock":  sub(-3, clientAdmin, "Unblock a client blocked in a blocking command from a different connection", "5.0.0", "O(log N) where N is the number of client connections", ClientUnblock), // blocking.go
 		}})
 }
 
@@ -74,7 +77,7 @@ func (c *Ctx) clientLine(b []byte, s *Session) []byte {
 		b = append(b, 'O')
 	}
 	b = append(b, s.Flags...) // letters other families set (P...)
-	inMulti, dirty, queued, multiMem := txClientInfo(s)
+	inMulti, dirty, queued, multiMem := TxClientInfo(s)
 	if inMulti {
 		b = append(b, 'x')
 	}
@@ -137,13 +140,13 @@ func clientType(s *Session) string { return "normal" }
 // parseClientType maps a TYPE argument to a type name, or "".
 func parseClientType(b []byte) string {
 	switch {
-	case asciiEqualFold(b, "normal"):
+	case ascii.EqualFold(b, "normal"):
 		return "normal"
-	case asciiEqualFold(b, "slave"), asciiEqualFold(b, "replica"):
+	case ascii.EqualFold(b, "slave"), ascii.EqualFold(b, "replica"):
 		return "replica"
-	case asciiEqualFold(b, "pubsub"):
+	case ascii.EqualFold(b, "pubsub"):
 		return "pubsub"
-	case asciiEqualFold(b, "master"):
+	case ascii.EqualFold(b, "master"):
 		return "master"
 	}
 	return ""
@@ -168,10 +171,10 @@ func cmdClientList(c *Ctx) {
 		for _, s := range c.sessionsByID() {
 			out = c.clientLine(out, s)
 		}
-	case len(c.Args) == 4 && asciiEqualFold(c.Args[2], "type"):
+	case len(c.Args) == 4 && ascii.EqualFold(c.Args[2], "type"):
 		t := parseClientType(c.Args[3])
 		if t == "" {
-			c.Errorf("ERR Unknown client type '%s'", cstr(c.Args[3]))
+			c.Errorf("ERR Unknown client type '%s'", ascii.CStr(c.Args[3]))
 			return
 		}
 		for _, s := range c.sessionsByID() {
@@ -179,14 +182,14 @@ func cmdClientList(c *Ctx) {
 				out = c.clientLine(out, s)
 			}
 		}
-	case len(c.Args) > 3 && asciiEqualFold(c.Args[2], "id"):
+	case len(c.Args) > 3 && ascii.EqualFold(c.Args[2], "id"):
 		all := c.sessionsByID()
 		byID := make(map[int64]*Session, len(all))
 		for _, s := range all {
 			byID[s.ID] = s
 		}
 		for _, a := range c.Args[3:] {
-			id, ok := parseInt(a)
+			id, ok := num.ParseInt(a)
 			if !ok {
 				c.Error("ERR Invalid client ID")
 				return
@@ -242,15 +245,15 @@ func cmdClientKill(c *Ctx) {
 			}
 			val := c.Args[i+1]
 			switch {
-			case asciiEqualFold(opt, "id"):
-				id, ok := parseInt(val)
+			case ascii.EqualFold(opt, "id"):
+				id, ok := num.ParseInt(val)
 				if !ok || id <= 0 {
 					c.Error("ERR client-id should be greater than 0")
 					return
 				}
 				f.id = id
-			case asciiEqualFold(opt, "maxage"):
-				age, ok := parseInt(val)
+			case ascii.EqualFold(opt, "maxage"):
+				age, ok := num.ParseInt(val)
 				if !ok {
 					c.Error("ERR maxage is not an integer or out of range")
 					return
@@ -260,27 +263,27 @@ func cmdClientKill(c *Ctx) {
 					return
 				}
 				f.maxAge = age
-			case asciiEqualFold(opt, "type"):
+			case ascii.EqualFold(opt, "type"):
 				if f.typ = parseClientType(val); f.typ == "" {
-					c.Errorf("ERR Unknown client type '%s'", cstr(val))
+					c.Errorf("ERR Unknown client type '%s'", ascii.CStr(val))
 					return
 				}
-			case asciiEqualFold(opt, "addr"):
+			case ascii.EqualFold(opt, "addr"):
 				f.addr = string(val)
-			case asciiEqualFold(opt, "laddr"):
+			case ascii.EqualFold(opt, "laddr"):
 				f.laddr = string(val)
-			case asciiEqualFold(opt, "user"):
+			case ascii.EqualFold(opt, "user"):
 				// Only the default user exists until ACLs do.
 				if string(val) != "default" {
-					c.Errorf("ERR No such user '%s'", cstr(val))
+					c.Errorf("ERR No such user '%s'", ascii.CStr(val))
 					return
 				}
 				f.user, f.hasUser = string(val), true
-			case asciiEqualFold(opt, "skipme"):
+			case ascii.EqualFold(opt, "skipme"):
 				switch {
-				case asciiEqualFold(val, "yes"):
+				case ascii.EqualFold(val, "yes"):
 					f.skipMe = true
-				case asciiEqualFold(val, "no"):
+				case ascii.EqualFold(val, "no"):
 					f.skipMe = false
 				default:
 					c.Error(ErrSyntax)
@@ -341,16 +344,16 @@ func cmdClientSetInfo(c *Ctx) {
 	attr, val := c.Args[2], c.Args[3]
 	var dst *string
 	switch {
-	case asciiEqualFold(attr, "lib-name"):
+	case ascii.EqualFold(attr, "lib-name"):
 		dst = &c.S.LibName
-	case asciiEqualFold(attr, "lib-ver"):
+	case ascii.EqualFold(attr, "lib-ver"):
 		dst = &c.S.LibVer
 	default:
-		c.Errorf("ERR Unrecognized option '%s'", cstr(attr))
+		c.Errorf("ERR Unrecognized option '%s'", ascii.CStr(attr))
 		return
 	}
 	if !validName(val) {
-		c.Errorf("ERR %s cannot contain spaces, newlines or special characters.", cstr(attr))
+		c.Errorf("ERR %s cannot contain spaces, newlines or special characters.", ascii.CStr(attr))
 		return
 	}
 	*dst = string(val)
@@ -360,9 +363,9 @@ func cmdClientSetInfo(c *Ctx) {
 // onOff parses ON|OFF (any case), replying with a syntax error otherwise.
 func (c *Ctx) onOff(i int) (on, ok bool) {
 	switch {
-	case asciiEqualFold(c.Args[i], "on"):
+	case ascii.EqualFold(c.Args[i], "on"):
 		return true, true
-	case asciiEqualFold(c.Args[i], "off"):
+	case ascii.EqualFold(c.Args[i], "off"):
 		return false, true
 	}
 	c.Error(ErrSyntax)
@@ -386,21 +389,21 @@ func cmdClientNoTouch(c *Ctx) {
 // CLIENT PAUSE <timeout-ms> [WRITE|ALL]
 func cmdClientPause(c *Ctx) {
 	if len(c.Args) > 4 {
-		c.Errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", trunc(cstr(c.Args[1]), 128))
+		c.Errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", ascii.Trunc(ascii.CStr(c.Args[1]), 128))
 		return
 	}
 	writeOnly := false
 	if len(c.Args) == 4 {
 		switch {
-		case asciiEqualFold(c.Args[3], "write"):
+		case ascii.EqualFold(c.Args[3], "write"):
 			writeOnly = true
-		case asciiEqualFold(c.Args[3], "all"):
+		case ascii.EqualFold(c.Args[3], "all"):
 		default:
 			c.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
 			return
 		}
 	}
-	ms, ok := parseInt(c.Args[2])
+	ms, ok := num.ParseInt(c.Args[2])
 	if !ok {
 		c.Error("ERR timeout is not an integer or out of range")
 		return
@@ -427,12 +430,12 @@ func cmdClientUnpause(c *Ctx) {
 // CLIENT REPLY ON|OFF|SKIP. OFF and SKIP have no reply of their own.
 func cmdClientReply(c *Ctx) {
 	switch {
-	case asciiEqualFold(c.Args[2], "on"):
+	case ascii.EqualFold(c.Args[2], "on"):
 		c.S.Reply = ReplyOn
 		c.W.OK()
-	case asciiEqualFold(c.Args[2], "off"):
+	case ascii.EqualFold(c.Args[2], "off"):
 		c.S.Reply = ReplyOff
-	case asciiEqualFold(c.Args[2], "skip"):
+	case ascii.EqualFold(c.Args[2], "skip"):
 		if c.S.Reply != ReplyOff {
 			c.S.Reply = ReplySkip
 		}
@@ -492,16 +495,4 @@ var clientHelp = []string{
 	"    Will not touch LRU/LFU stats when this mode is on.",
 }
 
-func cmdClientHelp(c *Ctx) { c.ReplyHelp("CLIENT", clientHelp) }
-
-// ReplyHelp writes a HELP reply as Redis's addReplyHelp does: a header
-// line, the lines given, and the HELP entry, each as a status reply.
-func (c *Ctx) ReplyHelp(name string, lines []string) {
-	c.W.Array(len(lines) + 3)
-	c.W.Simple(name + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
-	for _, l := range lines {
-		c.W.Simple(l)
-	}
-	c.W.Simple("HELP")
-	c.W.Simple("    Print this help.")
-}
+func cmdClientHelp(c *Ctx) { c.ReplyHelp("CLIENT", clientHelp...) }

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/xxh3"
@@ -72,13 +73,13 @@ const (
 
 func condOf(opt []byte) condKind {
 	switch {
-	case optIs(opt, "ifeq"):
+	case ascii.OptIs(opt, "ifeq"):
 		return condEQ
-	case optIs(opt, "ifne"):
+	case ascii.OptIs(opt, "ifne"):
 		return condNE
-	case optIs(opt, "ifdeq"):
+	case ascii.OptIs(opt, "ifdeq"):
 		return condDEQ
-	case optIs(opt, "ifdne"):
+	case ascii.OptIs(opt, "ifdne"):
 		return condDNE
 	}
 	return condNone
@@ -199,17 +200,17 @@ func cmdDelifeq(c *Ctx) { condDelete(c, cond{kind: condEQ, val: c.Args[2]}) }
 // isExpireOpt reports whether opt is one of the expire options that take
 // an argument.
 func isExpireOpt(opt []byte) bool {
-	return optIs(opt, "ex") || optIs(opt, "px") || optIs(opt, "exat") || optIs(opt, "pxat")
+	return ascii.OptIs(opt, "ex") || ascii.OptIs(opt, "px") || ascii.OptIs(opt, "exat") || ascii.OptIs(opt, "pxat")
 }
 
 // expireFlag is the SET flag of an expire option (isExpireOpt).
 func expireFlag(opt []byte) int {
 	switch {
-	case optIs(opt, "ex"):
+	case ascii.OptIs(opt, "ex"):
 		return setEX
-	case optIs(opt, "px"):
+	case ascii.OptIs(opt, "px"):
 		return setPX
-	case optIs(opt, "exat"):
+	case ascii.OptIs(opt, "exat"):
 		return setEXAT
 	}
 	return setPXAT
@@ -309,7 +310,7 @@ func msetexKeys(args [][]byte) []int {
 	if len(args) < 2 {
 		return nil
 	}
-	n, ok := parseInt(args[1])
+	n, ok := num.ParseInt(args[1])
 	if !ok || n <= 0 || n > int64(len(args)-2)/2 {
 		return nil
 	}
@@ -323,7 +324,7 @@ func msetexKeys(args [][]byte) []int {
 // cmdMsetex is MSETEX numkeys key value [key value ...] [NX | XX]
 // [EX s | PX ms | EXAT s | PXAT ms | KEEPTTL], options in any order.
 func cmdMsetex(c *Ctx) {
-	n, ok := parseInt(c.Args[1])
+	n, ok := num.ParseInt(c.Args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -342,11 +343,11 @@ func cmdMsetex(c *Ctx) {
 	for j := end; j < len(c.Args); j++ {
 		opt := c.Args[j]
 		switch {
-		case optIs(opt, "nx") && flags&setXX == 0:
+		case ascii.OptIs(opt, "nx") && flags&setXX == 0:
 			flags |= setNX
-		case optIs(opt, "xx") && flags&setNX == 0:
+		case ascii.OptIs(opt, "xx") && flags&setNX == 0:
 			flags |= setXX
-		case optIs(opt, "keepttl") && flags&setExpireAny == 0:
+		case ascii.OptIs(opt, "keepttl") && flags&setExpireAny == 0:
 			flags |= setKeepTTL
 		case isExpireOpt(opt) && j+1 < len(c.Args) && flags&setKeepTTL == 0:
 			f := expireFlag(opt)
@@ -398,9 +399,9 @@ func parseIncrex(c *Ctx) (o increxOpts, ok bool) {
 		opt := args[j]
 		next := j+1 < len(args)
 		switch {
-		case (optIs(opt, "byint") || optIs(opt, "byfloat")) && next:
+		case (ascii.OptIs(opt, "byint") || ascii.OptIs(opt, "byfloat")) && next:
 			m := 1
-			if optIs(opt, "byfloat") {
+			if ascii.OptIs(opt, "byfloat") {
 				m = 2
 			}
 			if mode != 0 && mode != m {
@@ -409,17 +410,17 @@ func parseIncrex(c *Ctx) (o increxOpts, ok bool) {
 			}
 			mode, o.by = m, args[j+1]
 			j++
-		case optIs(opt, "lbound") && next:
+		case ascii.OptIs(opt, "lbound") && next:
 			o.lb = args[j+1]
 			j++
-		case optIs(opt, "ubound") && next:
+		case ascii.OptIs(opt, "ubound") && next:
 			o.ub = args[j+1]
 			j++
-		case optIs(opt, "saturate"):
+		case ascii.OptIs(opt, "saturate"):
 			o.saturate = true
-		case optIs(opt, "enx"):
+		case ascii.OptIs(opt, "enx"):
 			o.enx = true
-		case optIs(opt, "persist") && o.expFlags == 0:
+		case ascii.OptIs(opt, "persist") && o.expFlags == 0:
 			o.persist = true
 		case isExpireOpt(opt) && next && !o.persist:
 			f := expireFlag(opt)
@@ -463,7 +464,7 @@ func cmdIncrex(c *Ctx) {
 		v   *int64
 	}{{opts.by, &incr}, {opts.lb, &lb}, {opts.ub, &ub}} {
 		if p.arg != nil {
-			if *p.v, ok = parseInt(p.arg); !ok {
+			if *p.v, ok = num.ParseInt(p.arg); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
@@ -485,7 +486,7 @@ func cmdIncrex(c *Ctx) {
 			return
 		}
 		var tmp [24]byte
-		if cur, ok = parseInt(strBytes(o, tmp[:0])); !ok {
+		if cur, ok = num.ParseInt(strBytes(o, tmp[:0])); !ok {
 			c.Error(ErrNotInt)
 			return
 		}

@@ -5,7 +5,6 @@ import (
 	"net"
 
 	"github.com/abacusdb/abacus/internal/config"
-	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
 // CONFIG GET / SET / RESETSTAT / REWRITE / HELP.
@@ -77,25 +76,6 @@ func cmdConfigResetStat(c *Ctx) {
 	c.W.OK()
 }
 
-// ResetStats clears what CONFIG RESETSTAT clears: the counters of INFO
-// stats, commandstats and errorstats, keyspace hits and misses, and the
-// memory peak. rdb_changes_since_last_save is kept.
-func (e *Env) ResetStats() {
-	st := &e.Stats
-	for _, a := range []interface{ Store(int64) }{
-		&st.TotalConnections, &st.RejectedConns, &st.TotalCommands, &st.NetInputBytes,
-		&st.NetOutputBytes, &st.PanicsRecovered, &st.UnexpectedErrors, &st.TotalErrorReplies,
-	} {
-		a.Store(0)
-	}
-	e.KS.Stats = keyspace.Stats{}
-	e.mu.Lock()
-	e.cmdStats = map[string]*CmdStat{}
-	e.errStats = map[string]int64{}
-	e.mu.Unlock()
-	e.Stats.info.reset()
-}
-
 func cmdConfigRewrite(c *Ctx) {
 	err := c.Env.Cfg.Rewrite()
 	switch {
@@ -111,7 +91,7 @@ func cmdConfigRewrite(c *Ctx) {
 }
 
 func cmdConfigHelp(c *Ctx) {
-	writeHelp(c, "CONFIG",
+	c.ReplyHelp("CONFIG",
 		"GET <pattern> [<pattern> ...]",
 		"    Return the parameters matching the glob-like patterns, with their values.",
 		"SET <directive> <value> [<directive> <value> ...]",

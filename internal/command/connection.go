@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/num"
 )
 
 // RedisVersion is the Redis version Abacus answers as (HELLO, INFO).
@@ -62,7 +64,7 @@ func cmdQuit(c *Ctx) {
 }
 
 func cmdSelect(c *Ctx) {
-	id, ok := parseInt(c.Args[1])
+	id, ok := num.ParseInt(c.Args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -75,10 +77,6 @@ func cmdSelect(c *Ctx) {
 	c.DB = c.Env.KS.DBs[id]
 	c.W.OK()
 }
-
-// CountError records an error reply sent outside a command (a protocol
-// error) in the error statistics, as Redis counts every error reply.
-func (e *Env) CountError(msg string) { e.countError(msg) }
 
 // Redact replaces argument i by "(redacted)" for what looks at the
 // arguments after the handler: MONITOR and the slow log.
@@ -119,7 +117,7 @@ func cmdAuth(c *Ctx) {
 	c.Redact(2)
 	// The one-argument form authenticates the default user, and makes no
 	// sense when it has no password.
-	if len(c.Args) == 2 && !c.Env.authRequired() {
+	if len(c.Args) == 2 && !c.Env.AuthRequired() {
 		c.Error(ErrAuthNoPass)
 		return
 	}
@@ -153,7 +151,7 @@ func cmdHello(c *Ctx) {
 	ver := int64(0)
 	next := 1
 	if len(c.Args) >= 2 {
-		v, ok := parseInt(c.Args[1])
+		v, ok := num.ParseInt(c.Args[1])
 		if !ok {
 			c.Error(errProtoNotInt)
 			return
@@ -167,7 +165,7 @@ func cmdHello(c *Ctx) {
 	for j := next; j < len(c.Args); j++ {
 		more := len(c.Args) - 1 - j
 		switch {
-		case asciiEqualFold(c.Args[j], "auth") && more >= 2:
+		case ascii.EqualFold(c.Args[j], "auth") && more >= 2:
 			user, pass := c.Args[j+1], c.Args[j+2]
 			c.Redact(j + 1)
 			c.Redact(j + 2)
@@ -178,7 +176,7 @@ func cmdHello(c *Ctx) {
 			c.S.Authed = true
 			c.S.User = "default"
 			j += 2
-		case asciiEqualFold(c.Args[j], "setname") && more >= 1:
+		case ascii.EqualFold(c.Args[j], "setname") && more >= 1:
 			if !validName(c.Args[j+1]) {
 				c.Error(errBadName)
 				return
@@ -186,11 +184,11 @@ func cmdHello(c *Ctx) {
 			c.S.Name = string(c.Args[j+1])
 			j++
 		default:
-			c.Errorf("ERR Syntax error in HELLO option '%s'", cstr(c.Args[j]))
+			c.Errorf("ERR Syntax error in HELLO option '%s'", ascii.CStr(c.Args[j]))
 			return
 		}
 	}
-	if !c.S.Authed && c.Env.authRequired() {
+	if !c.S.Authed && c.Env.AuthRequired() {
 		c.Error(errHelloNoAuth)
 		return
 	}
@@ -215,19 +213,10 @@ func cmdHello(c *Ctx) {
 	c.W.Array(0)
 }
 
-// resetHooks are what other families clear on RESET (MULTI state, WATCHed
-// keys, subscriptions...); each appends its hook from init.
-var resetHooks []func(c *Ctx)
-
 // RESET: back to a fresh connection's state. The library name and version
 // stay, as in Redis.
 func cmdReset(c *Ctx) {
-	for _, h := range resetHooks {
-		h(c)
-	}
-	if c.S.Monitor {
-		c.Env.removeMonitor(c.S)
-	}
+	c.Env.ResetSession(c.S)
 	c.S.DB = 0
 	c.DB = c.Env.KS.DBs[0]
 	c.S.Proto = 2
@@ -240,7 +229,7 @@ func cmdReset(c *Ctx) {
 	if c.S.Reply != ReplySkipNext {
 		c.S.Reply = ReplyOn
 	}
-	c.S.Authed = !c.Env.authRequired()
+	c.S.Authed = !c.Env.AuthRequired()
 	c.S.User = "default"
 	c.W.Simple("RESET")
 }

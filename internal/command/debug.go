@@ -3,8 +3,10 @@ package command
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
@@ -50,7 +52,7 @@ func cmdDebug(c *Ctx) {
 		c.Error(ErrDebugNotAllowed)
 		return
 	}
-	sub, ok := debugSubs[lower(c.Args[1])]
+	sub, ok := debugSubs[ascii.Lower(c.Args[1])]
 	if !ok || (sub.argc > 0 && len(c.Args) != sub.argc) || (sub.argc < 0 && len(c.Args) < -sub.argc) {
 		c.Errorf("ERR unknown subcommand or wrong number of arguments for '%.128s'. Try DEBUG HELP.", c.Args[1])
 		return
@@ -59,7 +61,7 @@ func cmdDebug(c *Ctx) {
 }
 
 func cmdDebugHelp(c *Ctx) {
-	writeHelp(c, "DEBUG",
+	c.ReplyHelp("DEBUG",
 		"CHANGE-REPL-ID",
 		"    Give the server a new replication id.",
 		"ERROR <string>",
@@ -122,7 +124,7 @@ func cmdDebugLog(c *Ctx) {
 }
 
 func cmdDebugChangeReplID(c *Ctx) {
-	c.Env.Stats.info.newReplID()
+	c.Env.Stats.Info.NewReplID()
 	c.W.OK()
 }
 
@@ -187,7 +189,7 @@ func rdbLenSize(n int) int {
 
 func cmdDebugProtocol(c *Ctx) {
 	w := c.W
-	switch lower(c.Args[2]) {
+	switch ascii.Lower(c.Args[2]) {
 	case "string":
 		w.BulkString("Hello World")
 	case "integer":
@@ -241,4 +243,27 @@ func cmdDebugProtocol(c *Ctx) {
 	default:
 		c.Error("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false")
 	}
+}
+
+// cmdDebugReload is DEBUG RELOAD [NOSAVE]: save, then load the file back
+// in place of the data.
+func cmdDebugReload(c *Ctx) {
+	save := true
+	for i := 2; i < len(c.Args); i++ {
+		switch {
+		case c.ArgIs(i, "nosave"):
+			save = false
+		case c.ArgIs(i, "noflush"), c.ArgIs(i, "merge"):
+			c.Error("ERR DEBUG RELOAD " + strings.ToUpper(c.Arg(i)) + " is not supported")
+			return
+		default:
+			c.Error(ErrSyntax)
+			return
+		}
+	}
+	if err := c.Env.Persistence().Reload(save); err != nil {
+		c.Error(err.Error())
+		return
+	}
+	c.W.OK()
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 
-	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/rdb"
 )
@@ -43,35 +42,13 @@ func init() {
 }
 
 const (
-	errBusyKey     = "BUSYKEY Target key name already exists."
-	errBadPayload  = "ERR DUMP payload version or checksum are wrong"
-	errBadFormat   = "ERR Bad data format"
-	errNegTTL      = "ERR Invalid TTL value, must be >= 0"
-	errNegIdle     = "ERR Invalid IDLETIME value, must be >= 0"
-	errFreqRange   = "ERR Invalid FREQ value, must be >= 0 and <= 255"
-	listNodeKiB    = 4 << 10
-	maxListNodeExp = 5
+	errBusyKey    = "BUSYKEY Target key name already exists."
+	errBadPayload = "ERR DUMP payload version or checksum are wrong"
+	errBadFormat  = "ERR Bad data format"
+	errNegTTL     = "ERR Invalid TTL value, must be >= 0"
+	errNegIdle    = "ERR Invalid IDLETIME value, must be >= 0"
+	errFreqRange  = "ERR Invalid FREQ value, must be >= 0 and <= 255"
 )
-
-// dumpEncodeOptions are the settings DUMP writes with.
-func dumpEncodeOptions(c *Ctx) rdb.EncodeOptions {
-	opt := rdb.EncodeOptions{Compress: c.Env.Cfg.Bool(config.RDBCompression), Now: c.Now}
-	if fill := c.Env.Cfg.Int(config.ListMaxListpackSize); fill < 0 {
-		opt.ListNodeBytes = listNodeKiB << min(-fill-1, maxListNodeExp-1)
-	}
-	return opt
-}
-
-// restoreOptions are the thresholds a restored value is built with.
-func restoreOptions(c *Ctx) rdb.Options {
-	return rdb.Options{
-		Hash:     hashLimits(c),
-		Set:      setLimits(c),
-		ZSet:     zsLimits(c),
-		ListFill: int(max(min(c.Env.Cfg.Int(config.ListMaxListpackSize), math.MaxInt32), math.MinInt32)),
-		Now:      c.Now,
-	}
-}
 
 func cmdDump(c *Ctx) {
 	o := c.DB.LookupRead(c.Key(1))
@@ -79,7 +56,7 @@ func cmdDump(c *Ctx) {
 		c.W.Null()
 		return
 	}
-	p, err := rdb.Dump(o, dumpEncodeOptions(c))
+	p, err := rdb.Dump(o, DumpOptions(c))
 	if err != nil {
 		c.Error("ERR " + err.Error())
 		return
@@ -144,7 +121,7 @@ func cmdRestore(c *Ctx) {
 		c.Error(errBadPayload)
 		return
 	}
-	o, err := rdb.DecodePayload(payload, restoreOptions(c))
+	o, err := rdb.DecodePayload(payload, LoadOptions(c))
 	expiredFields := errors.Is(err, rdb.ErrAllExpired)
 	if err != nil && !expiredFields {
 		c.Error(errBadFormat)
@@ -183,7 +160,7 @@ func cmdRestore(c *Ctx) {
 	if ttl > 0 && !absTTL {
 		// The TTL replays as the absolute time it became.
 		rw := append([][]byte{}, c.Args...)
-		rw[2] = msBytes(ttl)
+		rw[2] = MsArg(ttl)
 		c.Propagate(append(rw, []byte("ABSTTL"))...)
 	}
 	c.W.OK()

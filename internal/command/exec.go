@@ -9,9 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
@@ -73,8 +75,11 @@ type Env struct {
 	persist Persistence
 	// prop collects what write commands did for the AOF (propagate.go).
 	prop propState
-	// metrics is the state of the metrics commands (metrics_state.go).
-	metrics *metricsState
+	// exts holds the per-engine state of packages above the engine, one
+	// value per slot declared with NewExt (ext.go).
+	exts []any
+	// flushHooks run after FLUSHDB and FLUSHALL (ext.go).
+	flushHooks []func(dbs []*keyspace.DB)
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.
@@ -95,7 +100,7 @@ type Stats struct {
 	UnexpectedErrors  atomic.Int64
 	TotalErrorReplies atomic.Int64
 	Dirty             atomic.Int64 // changes since the last save
-	info              infoState    // instantaneous_* samples, memory peak (info.go)
+	Info              InfoState    // instantaneous_* samples, memory peak (info.go)
 }
 
 // CmdStat is one command's INFO commandstats line.
@@ -109,8 +114,8 @@ func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slo
 		KS: ks, Cfg: cfg, Clock: clk, Log: log, Started: time.Now(),
 		cmdStats: map[string]*CmdStat{}, errStats: map[string]int64{},
 		RunID: newRunID(), Version: "0.1.0",
-		metrics: newMetricsState(),
 	}
+	e.makeExts()
 	return e
 }
 
@@ -199,7 +204,7 @@ type Ctx struct {
 // lookupFor is Lookup, answered from the session's last lookup when name
 // is that command's (ASCII case-insensitively).
 func (s *Session) lookupFor(name []byte) *Command {
-	if c := s.lookedUp; c != nil && asciiEqualFold(name, c.Name) {
+	if c := s.lookedUp; c != nil && ascii.EqualFold(name, c.Name) {
 		return c
 	}
 	c := Lookup(name)
@@ -247,12 +252,12 @@ func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Comm
 	}
 	cmd = resolve(found, args)
 	if cmd == nil {
-		return nil, nil, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(args[1]), 128), strings.ToUpper(found.Name))
+		return nil, nil, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", ascii.Trunc(ascii.CStr(args[1]), 128), strings.ToUpper(found.Name))
 	}
 	if !cmd.ArityOK(len(args)) {
 		return nil, cmd, fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name)
 	}
-	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.authRequired() {
+	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.AuthRequired() {
 		return nil, cmd, ErrNoAuth
 	}
 	return cmd, cmd, ""
@@ -305,7 +310,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	e.slowlogPush(cmd, s, args, dur)
 	e.latencySample("command", dur)
 	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
-		e.feedMonitors(s, cmd, args)
+		e.FeedMonitors(s, cmd, args)
 	}
 	if e.depth == 0 && len(e.prop.pending) > 0 {
 		e.propFlush() // before the reply can leave (propagate.go)
@@ -365,8 +370,8 @@ func (e *Env) call(ctx *Ctx, mark int) {
 	e.propAfter(ctx, dirty)
 }
 
-// authRequired reports whether the default user has a password.
-func (e *Env) authRequired() bool { return e.Cfg.Str(config.RequirePass) != "" }
+// AuthRequired reports whether the default user has a password.
+func (e *Env) AuthRequired() bool { return e.Cfg.Str(config.RequirePass) != "" }
 
 func (e *Env) cmdStat(name string) *CmdStat {
 	st := e.cmdStats[name]
@@ -386,11 +391,15 @@ func (e *Env) reject(s *Session, w *resp.Writer, cmd *Command, args [][]byte, ms
 		e.cmdStat(cmd.Name).Rejected++
 	}
 	msg = e.txRejected(s, cmd, args, msg)
-	e.countError(msg)
+	e.CountError(msg)
 	w.Error(msg)
 }
 
-func (e *Env) countError(msg string) {
+// CountError records an error reply in INFO's errorstats and
+// total_error_replies: every error a command sends goes through it, and
+// the connection layer calls it for errors sent outside a command
+// (protocol errors).
+func (e *Env) CountError(msg string) {
 	e.Stats.TotalErrorReplies.Add(1)
 	code := msg
 	if i := strings.IndexByte(msg, ' '); i >= 0 {
@@ -411,41 +420,23 @@ func unknownCommand(args [][]byte) string {
 			break
 		}
 		rest := 128 - b.Len()
-		a = cstr(a)
+		a = ascii.CStr(a)
 		if len(a) > rest {
 			a = a[:rest]
 		}
 		fmt.Fprintf(&b, "'%s' ", a)
 	}
-	name := cstr(args[0])
+	name := ascii.CStr(args[0])
 	if len(name) > 128 {
 		name = name[:128]
 	}
 	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", name, b.String())
 }
 
-// cstr cuts b at its first NUL byte, as Redis's %s of a C string does.
-func cstr(b []byte) []byte {
-	for i, c := range b {
-		if c == 0 {
-			return b[:i]
-		}
-	}
-	return b
-}
-
-// trunc cuts b to at most n bytes (C's %.<n>s; Go's counts runes).
-func trunc(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
-	}
-	return b
-}
-
 // Error writes an error reply (msg carries its code) and records it.
 func (c *Ctx) Error(msg string) {
 	c.err = true
-	c.Env.countError(msg)
+	c.Env.CountError(msg)
 	c.W.Error(msg)
 }
 
@@ -464,7 +455,7 @@ func (c *Ctx) ArgIs(i int, word string) bool { return strings.EqualFold(string(c
 // Int parses argument i as an integer, replying with Redis's error and
 // returning false when it is not one.
 func (c *Ctx) Int(i int) (int64, bool) {
-	v, ok := parseInt(c.Args[i])
+	v, ok := num.ParseInt(c.Args[i])
 	if !ok {
 		c.Error(ErrNotInt)
 	}
@@ -497,4 +488,20 @@ func (c *Ctx) LookupWrite(key string, want keyspace.Type) (o *keyspace.Object, o
 		return nil, false
 	}
 	return o, true
+}
+
+// TouchLRU records an access to o as Redis's lookupKey does for writes too
+// (DB.LookupRead does it for reads).
+func TouchLRU(c *Ctx, o *keyspace.Object) { o.LRU = uint32(c.Now / 1000) }
+
+// ReplyHelp writes a HELP reply as Redis's addReplyHelp does: a header
+// line, the lines given, and the HELP entry, each as a status reply.
+func (c *Ctx) ReplyHelp(name string, lines ...string) {
+	c.W.Array(len(lines) + 3)
+	c.W.Simple(name + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		c.W.Simple(l)
+	}
+	c.W.Simple("HELP")
+	c.W.Simple("    Print this help.")
 }

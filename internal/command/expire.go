@@ -2,6 +2,8 @@ package command
 
 import (
 	"math"
+
+	"github.com/abacusdb/abacus/internal/ascii"
 )
 
 // Key expiry (expire.c): setting, reading and removing TTLs. Expired keys
@@ -44,16 +46,16 @@ func parseExpireOpts(c *Ctx) (int, bool) {
 	flags := 0
 	for _, opt := range c.Args[3:] {
 		switch {
-		case optIs(opt, "nx"):
+		case ascii.OptIs(opt, "nx"):
 			flags |= expireNX
-		case optIs(opt, "xx"):
+		case ascii.OptIs(opt, "xx"):
 			flags |= expireXX
-		case optIs(opt, "gt"):
+		case ascii.OptIs(opt, "gt"):
 			flags |= expireGT
-		case optIs(opt, "lt"):
+		case ascii.OptIs(opt, "lt"):
 			flags |= expireLT
 		default:
-			c.Errorf("ERR Unsupported option %s", cstr(opt))
+			c.Errorf("ERR Unsupported option %s", ascii.CStr(opt))
 			return 0, false
 		}
 	}
@@ -107,7 +109,7 @@ func cmdExpire(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	touchLRU(c, o)
+	TouchLRU(c, o)
 	if flags != 0 {
 		cur := o.Expire // 0: no TTL, which GT and LT treat as infinite
 		if (flags&expireNX != 0 && cur != 0) ||
@@ -129,7 +131,7 @@ func cmdExpire(c *Ctx) {
 	if c.Cmd.Name != "pexpireat" {
 		// PEXPIREAT with the absolute time; the options stay.
 		rw := append([][]byte{}, c.Args...)
-		rw[0], rw[2] = []byte("PEXPIREAT"), msBytes(when)
+		rw[0], rw[2] = []byte("PEXPIREAT"), MsArg(when)
 		c.Propagate(rw...)
 	}
 }
@@ -163,7 +165,7 @@ func cmdPersist(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	touchLRU(c, o)
+	TouchLRU(c, o)
 	if o.Expire == 0 {
 		c.W.Int(0)
 		return

@@ -3,8 +3,8 @@ package command
 import (
 	"strings"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/glob"
-	"github.com/abacusdb/abacus/internal/resp"
 	"github.com/abacusdb/abacus/internal/script"
 )
 
@@ -17,7 +17,7 @@ func init() {
 	const scr = "@scripting"
 	fcall := func(name string, ro bool, summary string, h func(*Ctx)) *Command {
 		c := &Command{Name: name, Arity: -3, Flags: FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys,
-			Keys: numkeysKeys(2), KeyFlags: "RW access update", ACL: scr, Group: "scripting", Summary: summary,
+			Keys: NumkeysKeys(2), KeyFlags: "RW access update", ACL: scr, Group: "scripting", Summary: summary,
 			Since: "7.0.0", Complexity: "Depends on the function that is executed.", Handler: h}
 		if ro {
 			c.Flags |= FlagReadonly
@@ -65,7 +65,7 @@ func cmdFunctionKill(c *Ctx) { c.Error(ErrNotBusy) } // nothing runs while this 
 func fcallGeneric(c *Ctx, ro bool) {
 	c.PreventPropagation() // the commands it runs propagate their own effects
 	feedScriptMonitors(c)
-	eng := c.Env.scripting()
+	eng := c.Env.Scripting()
 	f := eng.Function(string(c.Args[1]))
 	if f == nil {
 		c.Error("ERR Function not found")
@@ -75,23 +75,15 @@ func fcallGeneric(c *Ctx, ro bool) {
 	if !ok {
 		return
 	}
-	run := &scriptRun{name: f.Name, flags: f.Flags, function: f}
+	run := &ScriptRun{Name: f.Name, Flags: f.Flags, Function: f}
 	if !scriptAllowed(c, f.Flags, ro, run) {
 		return
 	}
-	run.argv = make([]string, len(c.Args))
+	run.Argv = make([]string, len(c.Args))
 	for i, a := range c.Args {
-		run.argv[i] = string(a)
+		run.Argv[i] = string(a)
 	}
-	c.Env.runScript(c, run, c.Args[3:3+nkeys], c.Args[3+nkeys:])
-}
-
-// syncFunctionCounts publishes the library and function counts for
-// FUNCTION STATS while a function runs.
-func (e *Env) syncFunctionCounts() {
-	eng := e.scripting()
-	e.scr.nlibs.Store(int64(len(eng.Libraries())))
-	e.scr.nfuncs.Store(int64(eng.NumFunctions()))
+	c.Env.RunScript(c, run, c.Args[3:3+nkeys], c.Args[3+nkeys:])
 }
 
 // FUNCTION LOAD [REPLACE] code
@@ -105,23 +97,23 @@ func cmdFunctionLoad(c *Ctx) {
 		}
 		replace = true
 	}
-	name, err := c.Env.scripting().LoadLibrary(string(c.Args[i]), replace)
+	name, err := c.Env.Scripting().LoadLibrary(string(c.Args[i]), replace)
 	if err != nil {
 		c.Error(err.Error())
 		return
 	}
-	c.Env.syncFunctionCounts()
+	c.Env.SyncFunctionCounts()
 	c.Dirty(1)
 	c.W.BulkString(name)
 }
 
 // FUNCTION DELETE library
 func cmdFunctionDelete(c *Ctx) {
-	if !c.Env.scripting().DeleteLibrary(string(c.Args[2])) {
+	if !c.Env.Scripting().DeleteLibrary(string(c.Args[2])) {
 		c.Error("ERR Library not found")
 		return
 	}
-	c.Env.syncFunctionCounts()
+	c.Env.SyncFunctionCounts()
 	c.Dirty(1)
 	c.W.OK()
 }
@@ -136,8 +128,8 @@ func cmdFunctionFlush(c *Ctx) {
 		c.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
 		return
 	}
-	c.Env.scripting().FlushFunctions()
-	c.Env.syncFunctionCounts()
+	c.Env.Scripting().FlushFunctions()
+	c.Env.SyncFunctionCounts()
 	c.Dirty(1)
 	c.W.OK()
 }
@@ -164,7 +156,7 @@ func cmdFunctionList(c *Ctx) {
 		}
 	}
 	var libs []*script.Library
-	for _, l := range c.Env.scripting().Libraries() {
+	for _, l := range c.Env.Scripting().Libraries() {
 		if !havePattern || glob.Match(pattern, l.Name, true) {
 			libs = append(libs, l)
 		}
@@ -210,42 +202,8 @@ func cmdFunctionList(c *Ctx) {
 
 // FUNCTION STATS under the lock: no function is running then.
 func cmdFunctionStats(c *Ctx) {
-	c.Env.syncFunctionCounts()
-	writeFunctionStats(c.W, nil, c.Env.scr.nlibs.Load(), c.Env.scr.nfuncs.Load())
-}
-
-// functionStatsBusy is FUNCTION STATS while a script runs (no lock).
-func (e *Env) functionStatsBusy(w *resp.Writer, run *scriptRun) {
-	if run.eval {
-		e.countError(ErrBusy)
-		w.Error(ErrBusy)
-		return
-	}
-	writeFunctionStats(w, run, e.scr.nlibs.Load(), e.scr.nfuncs.Load())
-}
-
-func writeFunctionStats(w *resp.Writer, run *scriptRun, nlibs, nfuncs int64) {
-	w.Map(2)
-	w.BulkString("running_script")
-	if run == nil {
-		w.Null()
-	} else {
-		w.Map(3)
-		w.BulkString("name")
-		w.BulkString(run.name)
-		w.BulkString("command")
-		w.StringArray(run.argv)
-		w.BulkString("duration_ms")
-		w.Int(run.elapsed().Milliseconds())
-	}
-	w.BulkString("engines")
-	w.Map(1)
-	w.BulkString("LUA")
-	w.Map(2)
-	w.BulkString("libraries_count")
-	w.Int(nlibs)
-	w.BulkString("functions_count")
-	w.Int(nfuncs)
+	c.Env.SyncFunctionCounts()
+	c.Env.WriteFunctionStats(c.W)
 }
 
 var functionHelp = []string{
@@ -296,5 +254,5 @@ func cmdFunctionHelp(c *Ctx) { statusLines(c, functionHelp) }
 // subcommandSyntaxError is Redis's addReplySubcommandSyntaxError.
 func subcommandSyntaxError(c *Ctx) {
 	c.Errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP.",
-		trunc(cstr(c.Args[1]), 128), strings.ToUpper(string(c.Args[0])))
+		ascii.Trunc(ascii.CStr(c.Args[1]), 128), strings.ToUpper(string(c.Args[0])))
 }

@@ -33,7 +33,7 @@ func crc64Jones(crc uint64, p []byte) uint64 { return ^crc64.Update(^crc, crcJon
 // FUNCTION DUMP
 func cmdFunctionDump(c *Ctx) {
 	var b []byte
-	for _, l := range c.Env.scripting().Libraries() {
+	for _, l := range c.Env.Scripting().Libraries() {
 		b = append(b, rdbOpcodeFunction2)
 		b = appendRDBString(b, l.Code)
 	}
@@ -89,11 +89,11 @@ func cmdFunctionRestore(c *Ctx) {
 		c.Error("ERR " + msg)
 		return
 	}
-	if err := c.Env.scripting().RestoreLibraries(codes, policy); err != nil {
+	if err := c.Env.Scripting().RestoreLibraries(codes, policy); err != nil {
 		c.Error(err.Error())
 		return
 	}
-	c.Env.syncFunctionCounts()
+	c.Env.SyncFunctionCounts()
 	c.Dirty(1)
 	c.W.OK()
 }

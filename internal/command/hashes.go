@@ -3,7 +3,7 @@ package command
 import (
 	"math"
 
-	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/hash"
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/keyspace"
@@ -21,7 +21,7 @@ import (
 // keyspace's field-expiry index), and a hash left without fields is deleted
 // there, so that no command ever sees an empty hash. The fields nobody
 // touches are reclaimed by the active expiry cycle through the same index,
-// which DB.Set keeps for new keys and hashDone (UpdateFieldExpiry) for
+// which DB.Set keeps for new keys and HashDone (UpdateFieldExpiry) for
 // changes made in place.
 
 func init() {
@@ -92,26 +92,10 @@ func init() {
 
 // Error texts of this family that no other family uses.
 const (
-	errHashNotInt   = "ERR hash value is not an integer"
+	ErrHashNotInt   = "ERR hash value is not an integer"
 	errHashNotFloat = "ERR hash value is not a float"
 	errIncrNaNInf   = "ERR value is NaN or Infinity"
 )
-
-// hashLimits are the current hash-max-listpack-* settings; passed to every
-// insert, so CONFIG SET applies from the next write on.
-func hashLimits(c *Ctx) hash.Limits {
-	return hash.Limits{
-		MaxListpackEntries: clampInt(c.Env.Cfg.Int(config.HashMaxListpackEntries)),
-		MaxListpackValue:   clampInt(c.Env.Cfg.Int(config.HashMaxListpackValue)),
-	}
-}
-
-func clampInt(v int64) int {
-	if v > math.MaxInt32 {
-		return math.MaxInt32
-	}
-	return int(v)
-}
 
 // hashRead looks key up for a read command (lookupKeyRead): it counts a
 // keyspace hit or miss and replies WRONGTYPE (ok false) for another type.
@@ -131,14 +115,14 @@ func hashWrite(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, ok bool) {
 	if !ok || o == nil {
 		return nil, nil, ok
 	}
-	touchLRU(c, o)
+	TouchLRU(c, o)
 	return o, o.Val().(*hash.Hash), true
 }
 
-// hashWriteOrCreate is hashWrite that makes a new hash object for a
+// HashWriteOrCreate is hashWrite that makes a new hash object for a
 // missing key (hashTypeLookupWriteOrCreate), reported by fresh: it is not
-// stored until hashDone, so a command that fails leaves no empty hash.
-func hashWriteOrCreate(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, fresh, ok bool) {
+// stored until HashDone, so a command that fails leaves no empty hash.
+func HashWriteOrCreate(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, fresh, ok bool) {
 	o, h, ok = hashWrite(c, key)
 	if ok && o == nil {
 		o, h = keyspace.NewHash()
@@ -147,10 +131,10 @@ func hashWriteOrCreate(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, fr
 	return o, h, fresh, ok
 }
 
-// hashDone finishes a write that changed the hash at o: a fresh object is
+// HashDone finishes a write that changed the hash at o: a fresh object is
 // stored, an existing one signalled (WATCH, blocked clients) and its place
 // in the field-expiry index updated, and a hash left empty is deleted.
-func hashDone(c *Ctx, key string, o *keyspace.Object, fresh bool) {
+func HashDone(c *Ctx, key string, o *keyspace.Object, fresh bool) {
 	h := o.Val().(*hash.Hash)
 	switch {
 	case h.Len(c.Now) == 0:
@@ -171,11 +155,11 @@ func cmdHset(c *Ctx) {
 		return
 	}
 	key := c.Key(1)
-	o, h, fresh, ok := hashWriteOrCreate(c, key)
+	o, h, fresh, ok := HashWriteOrCreate(c, key)
 	if !ok {
 		return
 	}
-	lim := hashLimits(c)
+	lim := HashLimits(c)
 	h.ReservePairs(c.Args[2:], lim)
 	created := 0
 	for i := 2; i < len(c.Args); i += 2 {
@@ -183,7 +167,7 @@ func cmdHset(c *Ctx) {
 			created++
 		}
 	}
-	hashDone(c, key, o, fresh)
+	HashDone(c, key, o, fresh)
 	c.Dirty(int64(len(c.Args)-2) / 2)
 	if c.Cmd.Name == "hmset" {
 		c.W.OK()
@@ -194,17 +178,17 @@ func cmdHset(c *Ctx) {
 
 func cmdHsetnx(c *Ctx) {
 	key := c.Key(1)
-	o, h, fresh, ok := hashWriteOrCreate(c, key)
+	o, h, fresh, ok := HashWriteOrCreate(c, key)
 	if !ok {
 		return
 	}
 	// An existing field leaves the hash alone, even its encoding: Redis 7.0
 	// checks the field before it converts for long arguments.
-	if !h.SetNX(c.Now, c.Args[2], c.Args[3], hashLimits(c)) {
+	if !h.SetNX(c.Now, c.Args[2], c.Args[3], HashLimits(c)) {
 		c.W.Int(0)
 		return
 	}
-	hashDone(c, key, o, fresh)
+	HashDone(c, key, o, fresh)
 	c.Dirty(1)
 	c.W.Int(1)
 }
@@ -292,7 +276,7 @@ func cmdHdel(c *Ctx) {
 		}
 	}
 	if deleted > 0 {
-		hashDone(c, key, o, false)
+		HashDone(c, key, o, false)
 		c.Dirty(int64(deleted))
 	}
 	c.W.Int(int64(deleted))
@@ -340,14 +324,14 @@ func cmdHincrby(c *Ctx) {
 		return
 	}
 	key := c.Key(1)
-	o, h, fresh, ok := hashWriteOrCreate(c, key)
+	o, h, fresh, ok := HashWriteOrCreate(c, key)
 	if !ok {
 		return
 	}
 	var cur int64
 	if v, found := h.Get(c.Now, c.Args[2]); found {
 		if cur, ok = num.ParseInt(v); !ok {
-			c.Error(errHashNotInt)
+			c.Error(ErrHashNotInt)
 			return
 		}
 	}
@@ -358,8 +342,8 @@ func cmdHincrby(c *Ctx) {
 	cur += incr
 	var buf [24]byte
 	// A field gets or keeps its TTL: an increment changes the value only.
-	h.SetKeepTTL(c.Now, c.Args[2], num.AppendInt(buf[:0], cur), hashLimits(c))
-	hashDone(c, key, o, fresh)
+	h.SetKeepTTL(c.Now, c.Args[2], num.AppendInt(buf[:0], cur), HashLimits(c))
+	HashDone(c, key, o, fresh)
 	c.Dirty(1)
 	c.W.Int(cur)
 }
@@ -375,7 +359,7 @@ func cmdHincrbyfloat(c *Ctx) {
 		return
 	}
 	key := c.Key(1)
-	o, h, fresh, ok := hashWriteOrCreate(c, key)
+	o, h, fresh, ok := HashWriteOrCreate(c, key)
 	if !ok {
 		return
 	}
@@ -396,8 +380,8 @@ func cmdHincrbyfloat(c *Ctx) {
 		return
 	}
 	s := num.FormatLongDouble(sum)
-	h.SetKeepTTL(c.Now, c.Args[2], []byte(s), hashLimits(c))
-	hashDone(c, key, o, fresh)
+	h.SetKeepTTL(c.Now, c.Args[2], []byte(s), HashLimits(c))
+	HashDone(c, key, o, fresh)
 	c.Dirty(1)
 	// The result, so that float formatting is not replayed.
 	c.Propagate([]byte("HSET"), c.Args[1], c.Args[2], []byte(s))
@@ -428,7 +412,7 @@ func cmdHrandfield(c *Ctx) {
 		return
 	}
 	withValues := false
-	if len(c.Args) > 4 || len(c.Args) == 4 && !optIs(c.Args[3], "withvalues") {
+	if len(c.Args) > 4 || len(c.Args) == 4 && !ascii.OptIs(c.Args[3], "withvalues") {
 		c.Error(ErrSyntax)
 		return
 	}
@@ -498,7 +482,7 @@ func cmdHscan(c *Ctx) {
 	for i := 3; i < len(c.Args); {
 		more := len(c.Args) - i
 		switch {
-		case optIs(c.Args[i], "count") && more >= 2:
+		case ascii.OptIs(c.Args[i], "count") && more >= 2:
 			n, ok := c.Int(i + 1)
 			if !ok {
 				return
@@ -509,11 +493,11 @@ func cmdHscan(c *Ctx) {
 			}
 			count = n
 			i += 2
-		case optIs(c.Args[i], "match") && more >= 2:
+		case ascii.OptIs(c.Args[i], "match") && more >= 2:
 			pattern = c.Args[i+1]
 			match = !(len(pattern) == 1 && pattern[0] == '*')
 			i += 2
-		case optIs(c.Args[i], "novalues"):
+		case ascii.OptIs(c.Args[i], "novalues"):
 			noValues = true
 			i++
 		default:

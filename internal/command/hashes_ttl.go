@@ -3,7 +3,9 @@ package command
 import (
 	"fmt"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/hash"
+	"github.com/abacusdb/abacus/internal/num"
 )
 
 // Hash-field expiration: HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT, HTTL,
@@ -105,11 +107,11 @@ func numFieldsArg(c *Ctx, i int, msg string) (fields [][]byte, ok bool) {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 		return nil, false
 	}
-	if !optIs(c.Args[i-1], "fields") {
+	if !ascii.OptIs(c.Args[i-1], "fields") {
 		c.Error(errFieldsMissing)
 		return nil, false
 	}
-	n, isInt := parseInt(c.Args[i])
+	n, isInt := num.ParseInt(c.Args[i])
 	if !isInt || n < 1 {
 		c.Error(msg)
 		return nil, false
@@ -142,13 +144,13 @@ func cmdHexpire(c *Ctx) {
 	}
 	cond, countAt := hash.CondNone, 4
 	switch {
-	case optIs(c.Args[3], "nx"):
+	case ascii.OptIs(c.Args[3], "nx"):
 		cond = hash.CondNX
-	case optIs(c.Args[3], "xx"):
+	case ascii.OptIs(c.Args[3], "xx"):
 		cond = hash.CondXX
-	case optIs(c.Args[3], "gt"):
+	case ascii.OptIs(c.Args[3], "gt"):
 		cond = hash.CondGT
-	case optIs(c.Args[3], "lt"):
+	case ascii.OptIs(c.Args[3], "lt"):
 		cond = hash.CondLT
 	}
 	if cond != hash.CondNone {
@@ -175,11 +177,11 @@ func cmdHexpire(c *Ctx) {
 	}
 	if changed > 0 {
 		c.Dirty(int64(changed))
-		hashDone(c, key, o, false)
+		HashDone(c, key, o, false)
 		if base != 0 || seconds {
 			// HPEXPIREAT with the absolute time; the condition and fields stay.
 			rw := append([][]byte{}, c.Args...)
-			rw[0], rw[2] = []byte("HPEXPIREAT"), msBytes(at)
+			rw[0], rw[2] = []byte("HPEXPIREAT"), MsArg(at)
 			c.Propagate(rw...)
 		}
 	}
@@ -189,7 +191,7 @@ func cmdHexpire(c *Ctx) {
 // (EX or PX at argument i, its value at i+1) as PXAT at.
 func propagateAbsTTL(c *Ctx, i int, at int64) {
 	rw := append([][]byte{}, c.Args...)
-	rw[i], rw[i+1] = []byte("PXAT"), msBytes(at)
+	rw[i], rw[i+1] = []byte("PXAT"), MsArg(at)
 	c.Propagate(rw...)
 }
 
@@ -256,7 +258,7 @@ func cmdHpersist(c *Ctx) {
 	}
 	if changed {
 		c.Dirty(1)
-		hashDone(c, key, o, false)
+		HashDone(c, key, o, false)
 	}
 }
 
@@ -277,17 +279,17 @@ func cmdHgetex(c *Ctx) {
 	opt, countAt := optNone, 3
 	var at int64
 	a := c.Args[2]
-	if optIs(a, "ex") || optIs(a, "px") || optIs(a, "exat") || optIs(a, "pxat") {
-		seconds := optIs(a, "ex") || optIs(a, "exat")
+	if ascii.OptIs(a, "ex") || ascii.OptIs(a, "px") || ascii.OptIs(a, "exat") || ascii.OptIs(a, "pxat") {
+		seconds := ascii.OptIs(a, "ex") || ascii.OptIs(a, "exat")
 		var base int64
-		if optIs(a, "ex") || optIs(a, "px") {
+		if ascii.OptIs(a, "ex") || ascii.OptIs(a, "px") {
 			base = c.Now
 		}
 		if at, ok = hashExpireArg(c, 3, seconds, base); !ok {
 			return
 		}
 		opt, countAt = optSet, 5
-	} else if optIs(a, "persist") {
+	} else if ascii.OptIs(a, "persist") {
 		opt, countAt = optPersist, 4
 	}
 	fields, ok := numFieldsArg(c, countAt, errNumFields)
@@ -322,8 +324,8 @@ func cmdHgetex(c *Ctx) {
 	}
 	if changed > 0 {
 		c.Dirty(int64(changed))
-		hashDone(c, key, o, false)
-		if optIs(a, "ex") || optIs(a, "px") {
+		HashDone(c, key, o, false)
+		if ascii.OptIs(a, "ex") || ascii.OptIs(a, "px") {
 			propagateAbsTTL(c, 2, at)
 		}
 	}
@@ -345,12 +347,12 @@ func cmdHsetex(c *Ctx) {
 	for i := 2; i < len(c.Args) && first < 0; i++ {
 		a := c.Args[i]
 		switch {
-		case optIs(a, "fields"):
+		case ascii.OptIs(a, "fields"):
 			if i >= len(c.Args)-3 {
 				c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 				return
 			}
-			n, isInt := parseInt(c.Args[i+1])
+			n, isInt := num.ParseInt(c.Args[i+1])
 			if !isInt || n < 1 || n > 1<<31-1 {
 				c.Error(errHsetexNumFields)
 				return
@@ -361,7 +363,7 @@ func cmdHsetex(c *Ctx) {
 				return
 			}
 			first = i + 2
-		case optIs(a, "ex") || optIs(a, "px") || optIs(a, "exat") || optIs(a, "pxat"):
+		case ascii.OptIs(a, "ex") || ascii.OptIs(a, "px") || ascii.OptIs(a, "exat") || ascii.OptIs(a, "pxat"):
 			if flags&(setTTL|keepTTL) != 0 {
 				c.Error(errHsetexTTLOpts)
 				return
@@ -371,33 +373,33 @@ func cmdHsetex(c *Ctx) {
 				return
 			}
 			var base int64
-			if optIs(a, "ex") || optIs(a, "px") {
+			if ascii.OptIs(a, "ex") || ascii.OptIs(a, "px") {
 				base, relTTL = c.Now, i
 			}
 			var ok bool
-			if at, ok = hashExpireArg(c, i+1, optIs(a, "ex") || optIs(a, "exat"), base); !ok {
+			if at, ok = hashExpireArg(c, i+1, ascii.OptIs(a, "ex") || ascii.OptIs(a, "exat"), base); !ok {
 				return
 			}
 			flags |= setTTL
 			i++
-		case optIs(a, "keepttl"):
+		case ascii.OptIs(a, "keepttl"):
 			if flags&(setTTL|keepTTL) != 0 {
 				c.Error(errHsetexTTLOpts)
 				return
 			}
 			flags |= keepTTL
-		case optIs(a, "fxx") || optIs(a, "fnx"):
+		case ascii.OptIs(a, "fxx") || ascii.OptIs(a, "fnx"):
 			if flags&(fnx|fxx) != 0 {
 				c.Error(errHsetexCondOpts)
 				return
 			}
-			if optIs(a, "fxx") {
+			if ascii.OptIs(a, "fxx") {
 				flags |= fxx
 			} else {
 				flags |= fnx
 			}
 		default:
-			c.Errorf("ERR unknown argument: %s", cstr(a))
+			c.Errorf("ERR unknown argument: %s", ascii.CStr(a))
 			return
 		}
 	}
@@ -408,7 +410,7 @@ func cmdHsetex(c *Ctx) {
 		return
 	}
 	key := c.Key(1)
-	o, h, fresh, ok := hashWriteOrCreate(c, key)
+	o, h, fresh, ok := HashWriteOrCreate(c, key)
 	if !ok {
 		return
 	}
@@ -426,7 +428,7 @@ func cmdHsetex(c *Ctx) {
 			}
 		}
 	}
-	lim := hashLimits(c)
+	lim := HashLimits(c)
 	for i := 0; i < len(pairs); i += 2 {
 		f, v := pairs[i], pairs[i+1]
 		switch {
@@ -443,7 +445,7 @@ func cmdHsetex(c *Ctx) {
 			h.Set(c.Now, f, v, lim)
 		}
 	}
-	hashDone(c, key, o, fresh)
+	HashDone(c, key, o, fresh)
 	c.Dirty(int64(len(pairs) / 2))
 	if relTTL > 0 {
 		propagateAbsTTL(c, relTTL, at)
@@ -481,6 +483,6 @@ func cmdHgetdel(c *Ctx) {
 	}
 	if deleted > 0 {
 		c.Dirty(int64(deleted))
-		hashDone(c, key, o, false)
+		HashDone(c, key, o, false)
 	}
 }

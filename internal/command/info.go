@@ -4,12 +4,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/metrics"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
@@ -40,8 +36,8 @@ var infoSections = []struct {
 	{"replication", "Replication", true, infoReplication},
 	{"cpu", "CPU", true, infoCPU},
 	{"modules", "Modules", true, func(*Env, *InfoBuilder) {}},
-	{"commandstats", "Commandstats", false, infoCommandStats},
-	{"errorstats", "Errorstats", true, infoErrorStats},
+	{"commandstats", "Commandstats", false, InfoCommandStats},
+	{"errorstats", "Errorstats", true, InfoErrorStats},
 	{"latencystats", "Latencystats", false, func(*Env, *InfoBuilder) {}},
 	{"cluster", "Cluster", true, func(_ *Env, b *InfoBuilder) { b.KV("cluster_enabled", "0") }},
 	{"keyspace", "Keyspace", true, infoKeyspace},
@@ -82,23 +78,6 @@ func (e *Env) InfoString(sections ...string) string {
 	}
 	return b.String()
 }
-
-// InfoBuilder collects an INFO section's "field:value" lines.
-type InfoBuilder struct{ strings.Builder }
-
-// KV writes one field.
-func (b *InfoBuilder) KV(k, v string) {
-	b.WriteString(k)
-	b.WriteByte(':')
-	b.WriteString(v)
-	b.WriteString("\r\n")
-}
-
-// Int writes an integer field.
-func (b *InfoBuilder) Int(k string, v int64) { b.KV(k, strconv.FormatInt(v, 10)) }
-
-// Float writes a field with two decimals, as Redis's %.2f.
-func (b *InfoBuilder) Float(k string, v float64) { b.KV(k, strconv.FormatFloat(v, 'f', 2, 64)) }
 
 func infoServer(e *Env, b *InfoBuilder) {
 	now := e.Clock.NowUs()
@@ -181,51 +160,51 @@ func infoClients(e *Env, b *InfoBuilder) {
 	b.Int("client_recent_max_output_buffer", maxOut)
 	b.Int("blocked_clients", blocked)
 	b.KV("tracking_clients", "0")
-	b.Int("clients_in_timeout_table", int64(e.blockedWithTimeout())) // blocking.go
+	b.Int("clients_in_timeout_table", int64(e.BlockedWithTimeout())) // blocking.go
 }
 
 func infoMemory(e *Env, b *InfoBuilder) {
-	m := readMemStats()
-	st := &e.Stats.info
-	st.notePeak(m.heap)
-	peak := uint64(st.peak.Load())
+	m := ReadMemStats()
+	st := &e.Stats.Info
+	st.NotePeak(m.Heap)
+	peak := uint64(st.Peak.Load())
 	rss := processRSS()
 	if rss == 0 {
-		rss = m.total
+		rss = m.Total
 	}
-	startup := uint64(st.startup.Load())
+	startup := uint64(st.Startup.Load())
 	dataset := uint64(0)
-	if m.heap > startup {
-		dataset = m.heap - startup
+	if m.Heap > startup {
+		dataset = m.Heap - startup
 	}
 	sysMem := systemMemory()
 	maxmem, _ := strconv.ParseUint(e.Cfg.Str(config.MaxMemory), 10, 64)
-	b.KV("used_memory", strconv.FormatUint(m.heap, 10))
-	b.KV("used_memory_human", bytesToHuman(m.heap))
+	b.KV("used_memory", strconv.FormatUint(m.Heap, 10))
+	b.KV("used_memory_human", bytesToHuman(m.Heap))
 	b.KV("used_memory_rss", strconv.FormatUint(rss, 10))
 	b.KV("used_memory_rss_human", bytesToHuman(rss))
 	b.KV("used_memory_peak", strconv.FormatUint(peak, 10))
 	b.KV("used_memory_peak_human", bytesToHuman(peak))
-	b.KV("used_memory_peak_perc", percent(m.heap, peak))
+	b.KV("used_memory_peak_perc", percent(m.Heap, peak))
 	b.KV("used_memory_startup", strconv.FormatUint(startup, 10))
 	b.KV("used_memory_dataset", strconv.FormatUint(dataset, 10))
 	b.KV("total_system_memory", strconv.FormatUint(sysMem, 10))
 	b.KV("total_system_memory_human", bytesToHuman(sysMem))
-	e.infoScriptMemory(b) // scripting_info.go
+	infoScriptMemory(e, b) // scripting_info.go
 	b.KV("maxmemory", strconv.FormatUint(maxmem, 10))
 	b.KV("maxmemory_human", bytesToHuman(maxmem))
 	b.KV("maxmemory_policy", e.Cfg.Str(config.MaxMemoryPolicy))
 	ratio := 0.0
-	if m.heap > 0 {
-		ratio = float64(rss) / float64(m.heap)
+	if m.Heap > 0 {
+		ratio = float64(rss) / float64(m.Heap)
 	}
 	b.Float("mem_fragmentation_ratio", ratio)
-	b.Int("mem_fragmentation_bytes", int64(rss)-int64(m.heap))
+	b.Int("mem_fragmentation_bytes", int64(rss)-int64(m.Heap))
 	b.KV("mem_allocator", "go")
-	b.KV("go_heap_objects", strconv.FormatUint(m.objects, 10))
-	b.KV("go_memory_total", strconv.FormatUint(m.total, 10))
-	b.KV("go_gc_cycles", strconv.FormatUint(m.gcCycles, 10))
-	b.KV("go_memory_limit", strconv.FormatUint(m.limit, 10))
+	b.KV("go_heap_objects", strconv.FormatUint(m.Objects, 10))
+	b.KV("go_memory_total", strconv.FormatUint(m.Total, 10))
+	b.KV("go_gc_cycles", strconv.FormatUint(m.GCCycles, 10))
+	b.KV("go_memory_limit", strconv.FormatUint(m.Limit, 10))
 	b.KV("lazyfree_pending_objects", "0")
 }
 
@@ -265,7 +244,7 @@ func infoPersistence(e *Env, b *InfoBuilder) {
 func infoStats(e *Env, b *InfoBuilder) {
 	st := &e.Stats
 	ks := &e.KS.Stats
-	ops, in, out := st.info.rates()
+	ops, in, out := st.Info.Rates()
 	b.Int("total_connections_received", st.TotalConnections.Load())
 	b.Int("total_commands_processed", st.TotalCommands.Load())
 	b.Int("instantaneous_ops_per_sec", ops)
@@ -315,7 +294,7 @@ func infoReplication(e *Env, b *InfoBuilder) {
 	b.KV("role", "master")
 	b.KV("connected_slaves", "0")
 	b.KV("master_failover_state", "no-failover")
-	b.KV("master_replid", e.Stats.info.replID())
+	b.KV("master_replid", e.Stats.Info.ReplID())
 	b.KV("master_replid2", strings.Repeat("0", 40))
 	b.KV("master_repl_offset", "0")
 	b.KV("second_repl_offset", "-1")
@@ -338,179 +317,12 @@ func fmtSeconds(d time.Duration) string {
 	return fmt.Sprintf("%d.%06d", us/1e6, us%1e6)
 }
 
-func infoCommandStats(e *Env, b *InfoBuilder) {
-	e.mu.Lock()
-	names := make([]string, 0, len(e.cmdStats))
-	for n, st := range e.cmdStats {
-		if st.Calls > 0 || st.Failed > 0 || st.Rejected > 0 {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		st := e.cmdStats[n]
-		per := 0.0
-		if st.Calls > 0 {
-			per = float64(st.Usec) / float64(st.Calls)
-		}
-		b.KV("cmdstat_"+n, fmt.Sprintf("calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d",
-			st.Calls, st.Usec, per, st.Rejected, st.Failed))
-	}
-	e.mu.Unlock()
-}
-
-func infoErrorStats(e *Env, b *InfoBuilder) {
-	e.mu.Lock()
-	names := make([]string, 0, len(e.errStats))
-	for n := range e.errStats {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		b.KV("errorstat_"+n, "count="+strconv.FormatInt(e.errStats[n], 10))
-	}
-	e.mu.Unlock()
-}
-
 func infoKeyspace(e *Env, b *InfoBuilder) {
 	for _, db := range e.KS.DBs {
 		if n := db.Len(); n > 0 {
 			b.KV("db"+strconv.Itoa(db.ID), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d", n, db.ExpiresLen(), db.AvgTTL()))
 		}
 	}
-}
-
-// infoState is what INFO samples between calls: Redis's instantaneous
-// metrics (a 16-sample average of per-second rates, sampled every 100 ms by
-// the server's cron), the memory peak and the replication id.
-type infoState struct {
-	mu           sync.Mutex
-	lastSample   int64 // unix ms; 0 before the first sample
-	ops, in, out metricRing
-	peak         atomic.Int64
-	startup      atomic.Int64
-	startupOnce  sync.Once
-	replid       string // master_replid, drawn on first use
-}
-
-type metricRing struct {
-	samples   [16]int64
-	idx       int
-	lastCount int64
-}
-
-func (r *metricRing) add(count, elapsedMs int64) {
-	r.samples[r.idx] = (count - r.lastCount) * 1000 / elapsedMs
-	r.idx = (r.idx + 1) % len(r.samples)
-	r.lastCount = count
-}
-
-func (r *metricRing) avg() int64 {
-	var sum int64
-	for _, v := range r.samples {
-		sum += v
-	}
-	return sum / int64(len(r.samples))
-}
-
-// instSamplePeriod is how often the instantaneous metrics are sampled.
-const instSamplePeriod = 100 // ms
-
-func (s *infoState) sample(now, ops, in, out int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.lastSample != 0 && now-s.lastSample < instSamplePeriod {
-		return
-	}
-	if s.lastSample == 0 {
-		s.ops.lastCount, s.in.lastCount, s.out.lastCount = ops, in, out
-	} else {
-		el := now - s.lastSample
-		s.ops.add(ops, el)
-		s.in.add(in, el)
-		s.out.add(out, el)
-	}
-	s.lastSample = now
-}
-
-func (s *infoState) rates() (ops, in, out int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ops.avg(), s.in.avg(), s.out.avg()
-}
-
-func (s *infoState) reset() {
-	s.mu.Lock()
-	s.lastSample = 0
-	s.ops, s.in, s.out = metricRing{}, metricRing{}, metricRing{}
-	s.mu.Unlock()
-	s.peak.Store(0)
-}
-
-func (s *infoState) notePeak(heap uint64) {
-	for {
-		p := s.peak.Load()
-		if int64(heap) <= p || s.peak.CompareAndSwap(p, int64(heap)) {
-			return
-		}
-	}
-}
-
-func (s *infoState) replID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.replid == "" {
-		s.replid = newRunID()
-	}
-	return s.replid
-}
-
-func (s *infoState) newReplID() {
-	s.mu.Lock()
-	s.replid = newRunID()
-	s.mu.Unlock()
-}
-
-// Cron is the server's periodic hook (hz times a second, without the
-// server lock): it samples the instantaneous metrics every 100 ms and
-// tracks the memory peak.
-func (e *Env) Cron() {
-	st := &e.Stats
-	st.info.sample(time.Now().UnixMilli(), st.TotalCommands.Load(), st.NetInputBytes.Load(), st.NetOutputBytes.Load())
-	heap := readMemStats().heap
-	st.info.startupOnce.Do(func() { st.info.startup.Store(int64(heap)) })
-	st.info.notePeak(heap)
-	e.Persistence().Cron()
-}
-
-type memStats struct {
-	heap, total, objects, gcCycles, limit uint64
-}
-
-var (
-	memMu      sync.Mutex
-	memSamples = []metrics.Sample{
-		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/gc/heap/objects:objects"},
-		{Name: "/gc/cycles/total:gc-cycles"},
-		{Name: "/gc/gomemlimit:bytes"},
-	}
-)
-
-// readMemStats reads the Go runtime's memory figures without stopping the
-// world (runtime/metrics): used_memory is the heap held by objects.
-func readMemStats() memStats {
-	memMu.Lock()
-	defer memMu.Unlock()
-	metrics.Read(memSamples)
-	v := func(i int) uint64 {
-		if memSamples[i].Value.Kind() == metrics.KindUint64 {
-			return memSamples[i].Value.Uint64()
-		}
-		return 0
-	}
-	return memStats{heap: v(0), total: v(1), objects: v(2), gcCycles: v(3), limit: v(4)}
 }
 
 // processRSS reads the resident set size from /proc/self/statm (0 where

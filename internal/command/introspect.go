@@ -215,7 +215,7 @@ func sortedSubs(c *Command) []*Command {
 // lookupFullName finds "get" or "config|get" (any case).
 func lookupFullName(name string) *Command {
 	base, sub, isSub := strings.Cut(strings.ToLower(name), "|")
-	c := table[base]
+	c := Lookup([]byte(base))
 	if c == nil || !isSub {
 		return c
 	}
@@ -229,7 +229,7 @@ func lookupArgs(args [][]byte) *Command {
 	if c == nil || len(c.Subs) == 0 || len(args) == 1 {
 		return c
 	}
-	return c.subFor(args)
+	return c.SubFor(args)
 }
 
 func cmdCommand(c *Ctx) {
@@ -248,7 +248,7 @@ func writeAllCommandInfo(w *resp.Writer) {
 	}
 }
 
-func cmdCommandCount(c *Ctx) { c.W.Int(int64(len(table))) }
+func cmdCommandCount(c *Ctx) { c.W.Int(int64(NumCommands())) }
 
 func cmdCommandInfo(c *Ctx) {
 	if len(c.Args) == 2 {
@@ -389,7 +389,7 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 }
 
 func cmdCommandHelp(c *Ctx) {
-	writeHelp(c, "COMMAND",
+	c.ReplyHelp("COMMAND",
 		"(no subcommand)",
 		"    Return details about every command.",
 		"COUNT",
@@ -405,16 +405,4 @@ func cmdCommandHelp(c *Ctx) {
 		"GETKEYSANDFLAGS <full-command>",
 		"    Return those keys with their access flags.",
 	)
-}
-
-// writeHelp writes a HELP reply in Redis's shape: a heading, the given
-// lines, and HELP itself.
-func writeHelp(c *Ctx, cmd string, lines ...string) {
-	c.W.Array(len(lines) + 3)
-	c.W.Simple(cmd + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
-	for _, l := range lines {
-		c.W.Simple(l)
-	}
-	c.W.Simple("HELP")
-	c.W.Simple("    Print this help.")
 }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/num"
 )
 
 // The generic keyspace commands (db.c, object.c): they work on keys of any
@@ -106,7 +108,7 @@ func lookupNoTouch(c *Ctx, key string) *keyspace.Object {
 // intArg parses argument i as a C int (getIntFromObjectOrReply). msg, if
 // not empty, replaces both of Redis's default errors.
 func intArg(c *Ctx, i int, msg string) (int, bool) {
-	v, ok := parseInt(c.Args[i])
+	v, ok := num.ParseInt(c.Args[i])
 	if !ok {
 		if msg == "" {
 			msg = ErrNotInt
@@ -189,7 +191,7 @@ func cmdRename(c *Ctx) {
 		c.Error(ErrNoKey)
 		return
 	}
-	touchLRU(c, o)
+	TouchLRU(c, o)
 	if src == dst {
 		if nx {
 			c.W.Int(0)
@@ -246,7 +248,7 @@ func scanCursorArg(c *Ctx, i int) (uint64, bool) {
 	if len(b) > 0 && (b[0] == ' ' || (b[0] >= '\t' && b[0] <= '\r')) {
 		return bad()
 	}
-	b = cstr(b)
+	b = ascii.CStr(b)
 	if len(b) == 0 {
 		return 0, true
 	}
@@ -293,7 +295,7 @@ func parseScanOpts(c *Ctx, i int, allowType bool) (scanOpts, bool) {
 	for i < len(c.Args) {
 		more := len(c.Args) - i
 		switch {
-		case optIs(c.Args[i], "count") && more >= 2:
+		case ascii.OptIs(c.Args[i], "count") && more >= 2:
 			n, ok := c.Int(i + 1)
 			if !ok {
 				return o, false
@@ -303,10 +305,10 @@ func parseScanOpts(c *Ctx, i int, allowType bool) (scanOpts, bool) {
 				return o, false
 			}
 			o.count = n
-		case optIs(c.Args[i], "match") && more >= 2:
+		case ascii.OptIs(c.Args[i], "match") && more >= 2:
 			o.pattern = c.Args[i+1]
 			o.match = !(len(o.pattern) == 1 && o.pattern[0] == '*')
-		case allowType && optIs(c.Args[i], "type") && more >= 2:
+		case allowType && ascii.OptIs(c.Args[i], "type") && more >= 2:
 			o.hasType, o.typeName = true, c.Args[i+1]
 		default:
 			c.Error(ErrSyntax)
@@ -368,7 +370,7 @@ func cmdScan(c *Ctx) {
 			}
 			if opts.hasType {
 				c.Env.KS.Stats.Hits++ // Redis looks each key up for its type
-				if !optIs(opts.typeName, o.Type.String()) {
+				if !ascii.OptIs(opts.typeName, o.Type.String()) {
 					return
 				}
 			}
@@ -399,7 +401,7 @@ func cmdDbsize(c *Ctx) { c.W.Int(int64(c.DB.Len())) }
 func cmdFlush(c *Ctx) {
 	switch {
 	case len(c.Args) == 1:
-	case len(c.Args) == 2 && (optIs(c.Args[1], "sync") || optIs(c.Args[1], "async")):
+	case len(c.Args) == 2 && (ascii.OptIs(c.Args[1], "sync") || ascii.OptIs(c.Args[1], "async")):
 	default:
 		c.Error(ErrSyntax)
 		return
@@ -413,7 +415,7 @@ func cmdFlush(c *Ctx) {
 		n += int64(db.Len())
 		db.Flush()
 	}
-	metricsOf(c.Env).flushed(c.Env.KS, dbs)
+	c.Env.Flushed(dbs)
 	// Redis 7.0 counts the keys removed, and nothing for FLUSHALL itself
 	// (it forces propagation instead). With save points configured, Redis
 	// also saves the emptied dataset, which leaves no change unsaved.
@@ -439,7 +441,7 @@ func cmdMove(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	touchLRU(c, o)
+	TouchLRU(c, o)
 	if dst.Lookup(key) != nil {
 		c.W.Int(0)
 		return
@@ -455,9 +457,9 @@ func cmdCopy(c *Ctx) {
 	replace := false
 	for j := 3; j < len(c.Args); j++ {
 		switch {
-		case optIs(c.Args[j], "replace"):
+		case ascii.OptIs(c.Args[j], "replace"):
 			replace = true
-		case optIs(c.Args[j], "db") && j+1 < len(c.Args):
+		case ascii.OptIs(c.Args[j], "db") && j+1 < len(c.Args):
 			db, ok := dbArg(c, j+1)
 			if !ok {
 				return

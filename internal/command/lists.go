@@ -3,9 +3,11 @@ package command
 import (
 	"math"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/ds/list"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/num"
 )
 
 // The list family (t_list.c). A list key holds a *list.List in Object.Val
@@ -89,7 +91,7 @@ func init() {
 			Summary: "Pop an element from a list, push it to another list and return it", Since: "6.2.0", Handler: cmdLmove}),
 		two(&Command{Name: "rpoplpush", Arity: 3, Flags: wd,
 			Summary: "Remove the last element in a list, prepend it to another list and return it", Since: "1.2.0", Handler: cmdRpoplpush}),
-		&Command{Name: "lmpop", Arity: -4, Flags: FlagWrite | FlagMovableKeys, Keys: numkeysKeys(1), KeyFlags: "RW access delete",
+		&Command{Name: "lmpop", Arity: -4, Flags: FlagWrite | FlagMovableKeys, Keys: NumkeysKeys(1), KeyFlags: "RW access delete",
 			ACL: lst, Group: grp, Since: "7.0.0", Summary: "Pop elements from a list",
 			Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
 			Handler:    cmdLmpop},
@@ -106,26 +108,6 @@ const (
 	errCountZero  = "ERR count should be greater than 0"
 )
 
-// numkeysKeys extracts the keys of a command whose argument at idx counts
-// the keys that follow it (LMPOP, ZMPOP, BLMPOP...). A malformed count
-// yields no keys.
-func numkeysKeys(idx int) func(args [][]byte) []int {
-	return func(args [][]byte) []int {
-		if idx >= len(args) {
-			return nil
-		}
-		n, ok := parseInt(args[idx])
-		if !ok || n <= 0 || n > int64(len(args)-idx-1) {
-			return nil
-		}
-		out := make([]int, n)
-		for i := range out {
-			out[i] = idx + 1 + i
-		}
-		return out
-	}
-}
-
 // listOf returns the list a list object holds.
 func listOf(o *keyspace.Object) *list.List { return o.Val().(*list.List) }
 
@@ -140,7 +122,7 @@ func newList(c *Ctx) *list.List {
 func lookupList(c *Ctx, key string) (o *keyspace.Object, ok bool) {
 	o, ok = c.LookupWrite(key, keyspace.TypeList)
 	if o != nil {
-		touchLRU(c, o)
+		TouchLRU(c, o)
 	}
 	return o, ok
 }
@@ -158,9 +140,9 @@ func listChanged(c *Ctx, key string, l *list.List) {
 // parseWhere reads LEFT or RIGHT; front is true for LEFT.
 func parseWhere(c *Ctx, i int) (front, ok bool) {
 	switch {
-	case optIs(c.Args[i], "left"):
+	case ascii.OptIs(c.Args[i], "left"):
 		return true, true
-	case optIs(c.Args[i], "right"):
+	case ascii.OptIs(c.Args[i], "right"):
 		return false, true
 	}
 	c.Error(ErrSyntax)
@@ -271,7 +253,7 @@ func listPop(l *list.List, front bool, n int) [][]byte {
 // positiveArg parses argument i as a non-negative integer, replying with
 // msg (Redis uses the same text for "not a number" and "negative").
 func positiveArg(c *Ctx, i int, msg string) (int64, bool) {
-	v, ok := parseInt(c.Args[i])
+	v, ok := num.ParseInt(c.Args[i])
 	if !ok || v < 0 {
 		c.Error(msg)
 		return 0, false
@@ -359,9 +341,9 @@ func cmdLset(c *Ctx) {
 func cmdLinsert(c *Ctx) {
 	var after bool
 	switch {
-	case optIs(c.Args[2], "after"):
+	case ascii.OptIs(c.Args[2], "after"):
 		after = true
-	case optIs(c.Args[2], "before"):
+	case ascii.OptIs(c.Args[2], "before"):
 	default:
 		c.Error(ErrSyntax)
 		return
@@ -442,7 +424,7 @@ func cmdLpos(c *Ctx) {
 	for j := 3; j < len(c.Args); j++ {
 		more := j+1 < len(c.Args)
 		switch {
-		case more && optIs(c.Args[j], "rank"):
+		case more && ascii.OptIs(c.Args[j], "rank"):
 			j++
 			v, ok := c.Int(j)
 			if !ok {
@@ -453,14 +435,14 @@ func cmdLpos(c *Ctx) {
 				return
 			}
 			rank = v
-		case more && optIs(c.Args[j], "count"):
+		case more && ascii.OptIs(c.Args[j], "count"):
 			j++
 			v, ok := positiveArg(c, j, errCountNeg)
 			if !ok {
 				return
 			}
 			count = v
-		case more && optIs(c.Args[j], "maxlen"):
+		case more && ascii.OptIs(c.Args[j], "maxlen"):
 			j++
 			v, ok := positiveArg(c, j, errMaxlenNeg)
 			if !ok {
@@ -546,7 +528,7 @@ func lmove(c *Ctx, fromFront, toFront bool) {
 	c.Dirty(1)
 	switch c.Cmd.Name { // the blocking forms replay as the plain ones
 	case "blmove":
-		if _, served := c.servingKey(); served {
+		if _, served := c.ServingKey(); served {
 			// Served after waiting, Redis names the ends in lower case.
 			c.Rewrite([]byte("LMOVE"), c.Args[1], c.Args[2], []byte(whereName(fromFront)), []byte(whereName(toFront)))
 		} else {
@@ -572,7 +554,7 @@ func cmdLmpop(c *Ctx) {
 // numkeys at idx, the keys, a direction word read by where, and an
 // optional COUNT (default 1), in Redis's order and with its errors.
 func parseMpop(c *Ctx, idx int, where func(*Ctx, int) (bool, bool)) (keys [][]byte, dir bool, count int64, ok bool) {
-	n, isInt := parseInt(c.Args[idx])
+	n, isInt := num.ParseInt(c.Args[idx])
 	if !isInt {
 		c.Error(errNumkeys)
 		return
@@ -591,9 +573,9 @@ func parseMpop(c *Ctx, idx int, where func(*Ctx, int) (bool, bool)) (keys [][]by
 	}
 	count = -1
 	for j := wi + 1; j < len(c.Args); j++ {
-		if count == -1 && j+1 < len(c.Args) && optIs(c.Args[j], "count") {
+		if count == -1 && j+1 < len(c.Args) && ascii.OptIs(c.Args[j], "count") {
 			j++
-			v, isInt := parseInt(c.Args[j])
+			v, isInt := num.ParseInt(c.Args[j])
 			if !isInt || v <= 0 {
 				c.Error(errCountZero)
 				return nil, false, 0, false
@@ -633,7 +615,7 @@ func lmpopFrom(c *Ctx, keys [][]byte, front bool, count int64) bool {
 		}
 		listChanged(c, key, l)
 		c.Dirty(int64(len(vals)))
-		c.Rewrite(popName(front), k, msBytes(int64(len(vals))))
+		c.Rewrite(popName(front), k, MsArg(int64(len(vals))))
 		return true
 	}
 	return false

@@ -30,7 +30,7 @@ func init() {
 		&Command{Name: "brpoplpush", Arity: 4, Flags: blk | FlagDenyOOM, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
 			ACL: lst, Group: grp, Complexity: "O(1)", Since: "2.2.0",
 			Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Handler: cmdBrpoplpush},
-		&Command{Name: "blmpop", Arity: -5, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, Keys: numkeysKeys(2), KeyFlags: "RW access delete",
+		&Command{Name: "blmpop", Arity: -5, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, Keys: NumkeysKeys(2), KeyFlags: "RW access delete",
 			ACL: lst, Group: grp, Since: "7.0.0",
 			Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
 			Summary:    "Pop elements from a list, or block until one is available", Handler: cmdBlmpop},
@@ -44,11 +44,11 @@ func cmdBrpop(c *Ctx) { blockingPop(c, false) }
 // list, in argument order, gives one element, replied as [key, element].
 // The timeout is checked before the keys, as in Redis.
 func blockingPop(c *Ctx, front bool) {
-	deadline, ok := c.blockDeadline(len(c.Args) - 1)
+	deadline, ok := c.BlockDeadline(len(c.Args) - 1)
 	if !ok {
 		return
 	}
-	keys := c.blockKeys(c.Args[1 : len(c.Args)-1])
+	keys := c.BlockKeys(c.Args[1 : len(c.Args)-1])
 	for _, k := range keys {
 		key := string(k)
 		o, ok := lookupList(c, key)
@@ -68,7 +68,7 @@ func blockingPop(c *Ctx, front bool) {
 		c.Rewrite(popName(front), k)
 		return
 	}
-	if !c.block(keyspace.TypeList, keys, deadline) {
+	if !c.Block(keyspace.TypeList, keys, deadline) {
 		c.W.NullArray()
 	}
 }
@@ -94,7 +94,7 @@ func cmdBrpoplpush(c *Ctx) { blockingMove(c, false, true, 3) }
 // checked only when there is something to move, so a client served later
 // can receive WRONGTYPE, as from Redis.
 func blockingMove(c *Ctx, from, to bool, timeoutArg int) {
-	deadline, ok := c.blockDeadline(timeoutArg)
+	deadline, ok := c.BlockDeadline(timeoutArg)
 	if !ok {
 		return
 	}
@@ -106,7 +106,7 @@ func blockingMove(c *Ctx, from, to bool, timeoutArg int) {
 		lmove(c, from, to)
 		return
 	}
-	if !c.block(keyspace.TypeList, c.Args[1:2], deadline) {
+	if !c.Block(keyspace.TypeList, c.Args[1:2], deadline) {
 		c.W.Null()
 	}
 }
@@ -118,15 +118,15 @@ func cmdBlmpop(c *Ctx) {
 	if !ok {
 		return
 	}
-	deadline, ok := c.blockDeadline(1)
+	deadline, ok := c.BlockDeadline(1)
 	if !ok {
 		return
 	}
-	keys = c.blockKeys(keys)
+	keys = c.BlockKeys(keys)
 	if lmpopFrom(c, keys, front, count) {
 		return
 	}
-	if !c.block(keyspace.TypeList, keys, deadline) {
+	if !c.Block(keyspace.TypeList, keys, deadline) {
 		c.W.NullArray()
 	}
 }

@@ -137,13 +137,13 @@ func cmdMemoryUsage(c *Ctx) {
 
 func cmdMemoryStats(c *Ctx) {
 	e := c.Env
-	m := readMemStats()
-	e.Stats.info.notePeak(m.heap)
-	peak := uint64(e.Stats.info.peak.Load())
-	startup := uint64(e.Stats.info.startup.Load())
+	m := ReadMemStats()
+	e.Stats.Info.NotePeak(m.Heap)
+	peak := uint64(e.Stats.Info.Peak.Load())
+	startup := uint64(e.Stats.Info.Startup.Load())
 	rss := processRSS()
 	if rss == 0 {
-		rss = m.total
+		rss = m.Total
 	}
 	var clients int64
 	if e.Host != nil {
@@ -165,7 +165,7 @@ func cmdMemoryStats(c *Ctx) {
 		overhead += d.main + d.expires
 		dbs = append(dbs, d)
 	}
-	dataset := int64(m.heap) - int64(overhead)
+	dataset := int64(m.Heap) - int64(overhead)
 	if dataset < 0 {
 		dataset = 0
 	}
@@ -174,7 +174,7 @@ func cmdMemoryStats(c *Ctx) {
 	kvi := func(k string, v int64) { w.BulkString(k); w.Int(v) }
 	kvf := func(k string, v float64) { w.BulkString(k); w.Double(v) }
 	kvi("peak.allocated", int64(peak))
-	kvi("total.allocated", int64(m.heap))
+	kvi("total.allocated", int64(m.Heap))
 	kvi("startup.allocated", int64(startup))
 	kvi("replication.backlog", 0)
 	kvi("clients.slaves", 0)
@@ -193,14 +193,14 @@ func cmdMemoryStats(c *Ctx) {
 	kvi("keys.count", int64(keys))
 	perKey := int64(0)
 	if keys > 0 {
-		perKey = (int64(m.heap) - int64(startup)) / int64(keys)
+		perKey = (int64(m.Heap) - int64(startup)) / int64(keys)
 	}
 	kvi("keys.bytes-per-key", perKey)
 	kvi("dataset.bytes", dataset)
-	kvf("dataset.percentage", ratio(float64(dataset)*100, float64(int64(m.heap)-int64(startup))))
-	kvf("peak.percentage", ratio(float64(m.heap)*100, float64(peak)))
-	kvf("fragmentation", ratio(float64(rss), float64(m.heap)))
-	kvi("fragmentation.bytes", int64(rss)-int64(m.heap))
+	kvf("dataset.percentage", ratio(float64(dataset)*100, float64(int64(m.Heap)-int64(startup))))
+	kvf("peak.percentage", ratio(float64(m.Heap)*100, float64(peak)))
+	kvf("fragmentation", ratio(float64(rss), float64(m.Heap)))
+	kvi("fragmentation.bytes", int64(rss)-int64(m.Heap))
 }
 
 func ratio(a, b float64) float64 {
@@ -211,23 +211,23 @@ func ratio(a, b float64) float64 {
 }
 
 func cmdMemoryDoctor(c *Ctx) {
-	m := readMemStats()
+	m := ReadMemStats()
 	rss := processRSS()
-	peak := uint64(c.Env.Stats.info.peak.Load())
+	peak := uint64(c.Env.Stats.Info.Peak.Load())
 	var b strings.Builder
 	var issues []string
-	if m.heap < 5<<20 {
+	if m.Heap < 5<<20 {
 		b.WriteString("This instance holds less than 5 MB of data: there is nothing worth diagnosing yet.\n")
 		c.W.Verbatim("txt", b.String())
 		return
 	}
-	if peak > m.heap*3/2 {
+	if peak > m.Heap*3/2 {
 		issues = append(issues, fmt.Sprintf("The memory peak (%s) is more than 150%% of the memory in use now (%s): the Go runtime returns freed memory to the system gradually.",
-			bytesToHuman(peak), bytesToHuman(m.heap)))
+			bytesToHuman(peak), bytesToHuman(m.Heap)))
 	}
-	if rss > 0 && float64(rss)/float64(m.heap) > 1.4 {
+	if rss > 0 && float64(rss)/float64(m.Heap) > 1.4 {
 		issues = append(issues, fmt.Sprintf("The resident set (%s) is %.2f times the memory in use (%s): fragmentation or memory not yet returned to the system. MEMORY PURGE asks the runtime to return it.",
-			bytesToHuman(rss), float64(rss)/float64(m.heap), bytesToHuman(m.heap)))
+			bytesToHuman(rss), float64(rss)/float64(m.Heap), bytesToHuman(m.Heap)))
 	}
 	if len(issues) == 0 {
 		b.WriteString("No memory problem detected.\n")
@@ -241,9 +241,9 @@ func cmdMemoryDoctor(c *Ctx) {
 }
 
 func cmdMemoryMallocStats(c *Ctx) {
-	m := readMemStats()
+	m := ReadMemStats()
 	c.W.Verbatim("txt", fmt.Sprintf("Go runtime memory\nheap objects bytes: %d\nheap objects: %d\ntotal mapped: %d\nGC cycles: %d\nmemory limit: %d\n",
-		m.heap, m.objects, m.total, m.gcCycles, m.limit))
+		m.Heap, m.Objects, m.Total, m.GCCycles, m.Limit))
 }
 
 func cmdMemoryPurge(c *Ctx) {
@@ -252,7 +252,7 @@ func cmdMemoryPurge(c *Ctx) {
 }
 
 func cmdMemoryHelp(c *Ctx) {
-	writeHelp(c, "MEMORY",
+	c.ReplyHelp("MEMORY",
 		"DOCTOR",
 		"    Return a report on memory problems.",
 		"MALLOC-STATS",

@@ -9,20 +9,28 @@ import "github.com/abacusdb/abacus/internal/keyspace"
 // the time-series family keeps its label indexes here. Touched only under
 // the server lock, like the keyspace it follows.
 type metricsState struct {
+	ks *keyspace.Keyspace
 	ts tsState
 }
 
-func newMetricsState() *metricsState { return &metricsState{} }
+// metricsExt is the engine's slot for the metrics state.
+var metricsExt = NewExt(newMetricsState)
+
+func newMetricsState(e *Env) *metricsState {
+	m := &metricsState{ks: e.KS}
+	e.OnFlush(m.flushed)
+	return m
+}
 
 // metricsOf is e's metrics state.
-func metricsOf(e *Env) *metricsState { return e.metrics }
+func metricsOf(e *Env) *metricsState { return metricsExt.Of(e) }
 
 // flushed follows FLUSHDB and FLUSHALL, which emptied dbs: their label
 // indexes go with their series. With a script's journal open the flush may
 // still be rolled back without a signal, so the indexes stay (a query checks
 // them against the keyspace).
-func (m *metricsState) flushed(ks *keyspace.Keyspace, dbs []*keyspace.DB) {
-	if ks.UndoOpen() {
+func (m *metricsState) flushed(dbs []*keyspace.DB) {
+	if m.ks.UndoOpen() {
 		return
 	}
 	for _, db := range dbs {

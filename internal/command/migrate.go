@@ -134,7 +134,7 @@ func cmdMigrate(c *Ctx) {
 	buf.Array(2)
 	buf.BulkString("SELECT")
 	buf.BulkString(strconv.FormatInt(m.db, 10))
-	opt := dumpEncodeOptions(c)
+	opt := DumpOptions(c)
 	for _, k := range m.keys {
 		o := c.DB.LookupRead(string(k))
 		if o == nil {

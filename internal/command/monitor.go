@@ -49,10 +49,10 @@ func (e *Env) Disconnected(s *Session) {
 	e.dropTx(s)
 }
 
-// feedMonitors sends the command just run to every monitoring client in
+// FeedMonitors sends the command just run to every monitoring client in
 // Redis's format: +<sec>.<usec> [<db> <ip:port>] "arg" "arg" ...
 // QUIT is not shown: Redis handles it before the command is called.
-func (e *Env) feedMonitors(s *Session, cmd *Command, args [][]byte) {
+func (e *Env) FeedMonitors(s *Session, cmd *Command, args [][]byte) {
 	if cmd.Name == "quit" {
 		return
 	}
@@ -84,3 +84,6 @@ func (e *Env) feedMonitors(s *Session, cmd *Command, args [][]byte) {
 		}
 	}
 }
+
+// Monitored reports whether a client is in MONITOR mode.
+func (e *Env) Monitored() bool { return len(e.monitors) > 0 }

@@ -3,7 +3,6 @@ package command
 import (
 	"errors"
 	"math"
-	"strings"
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/rdb"
@@ -40,7 +39,7 @@ type Persistence interface {
 	// Reload is DEBUG RELOAD: save (when save) and load the file back in
 	// place of the data. An error's text is the reply.
 	Reload(save bool) error
-	// Info writes INFO persistence's rdb_* and aof_* fields.
+	// info writes INFO persistence's rdb_* and aof_* fields.
 	Info(b *InfoBuilder)
 }
 
@@ -79,13 +78,13 @@ func (c *Ctx) Nested() bool { return c.Env.depth > 1 }
 // RestoreOptions are the thresholds a value read from a file or a DUMP
 // payload is built with, at unix ms now.
 func (e *Env) RestoreOptions(now int64) rdb.Options {
-	return restoreOptions(&Ctx{Env: e, Now: now})
+	return LoadOptions(&Ctx{Env: e, Now: now})
 }
 
 // FileEncodeOptions are DUMP's encoding settings plus rdbchecksum: how
 // snapshot and AOF base files are written, at unix ms now.
 func (e *Env) FileEncodeOptions(now int64) rdb.EncodeOptions {
-	opt := dumpEncodeOptions(&Ctx{Env: e, Now: now})
+	opt := DumpOptions(&Ctx{Env: e, Now: now})
 	opt.NoChecksum = !e.Cfg.Bool(config.RDBChecksum)
 	return opt
 }
@@ -94,7 +93,7 @@ func (e *Env) FileEncodeOptions(now int64) rdb.EncodeOptions {
 // as snapshots store them.
 func (e *Env) FunctionCodes() [][]byte {
 	var out [][]byte
-	for _, l := range e.scripting().Libraries() {
+	for _, l := range e.Scripting().Libraries() {
 		out = append(out, []byte(l.Code))
 	}
 	return out
@@ -103,39 +102,16 @@ func (e *Env) FunctionCodes() [][]byte {
 // RestoreFunctions replaces the function libraries with codes (a
 // snapshot's); with no codes and no libraries it does nothing.
 func (e *Env) RestoreFunctions(codes []string) error {
-	if len(codes) == 0 && len(e.scripting().Libraries()) == 0 {
+	if len(codes) == 0 && len(e.Scripting().Libraries()) == 0 {
 		return nil
 	}
-	if err := e.scripting().RestoreLibraries(codes, script.RestoreFlush); err != nil {
+	if err := e.Scripting().RestoreLibraries(codes, script.RestoreFlush); err != nil {
 		return err
 	}
-	e.syncFunctionCounts()
+	e.SyncFunctionCounts()
 	return nil
 }
 
 // UsedMemory is INFO's used_memory, the heap held by objects (the
 // used-mem AUX field of a snapshot).
-func UsedMemory() int64 { return int64(min(readMemStats().heap, math.MaxInt64)) }
-
-// cmdDebugReload is DEBUG RELOAD [NOSAVE]: save, then load the file back
-// in place of the data.
-func cmdDebugReload(c *Ctx) {
-	save := true
-	for i := 2; i < len(c.Args); i++ {
-		switch {
-		case c.ArgIs(i, "nosave"):
-			save = false
-		case c.ArgIs(i, "noflush"), c.ArgIs(i, "merge"):
-			c.Error("ERR DEBUG RELOAD " + strings.ToUpper(c.Arg(i)) + " is not supported")
-			return
-		default:
-			c.Error(ErrSyntax)
-			return
-		}
-	}
-	if err := c.Env.Persistence().Reload(save); err != nil {
-		c.Error(err.Error())
-		return
-	}
-	c.W.OK()
-}
+func UsedMemory() int64 { return int64(min(ReadMemStats().Heap, math.MaxInt64)) }

@@ -143,5 +143,5 @@ func (e *Env) propScriptRollback() {
 	}
 }
 
-// msBytes formats a unix ms time (or any integer) as an argument.
-func msBytes(ms int64) []byte { return strconv.AppendInt(nil, ms, 10) }
+// MsArg formats a unix ms time (or any integer) as an argument.
+func MsArg(ms int64) []byte { return strconv.AppendInt(nil, ms, 10) }

@@ -3,6 +3,7 @@ package command
 import (
 	"math"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/ratelimit"
@@ -229,9 +230,9 @@ func cmdClThrottle(c *Ctx) {
 // decide again against its own clock.
 func storeTAT(c *Ctx, o *keyspace.Object, key string, tat, at int64) {
 	if at != 0 {
-		c.Propagate([]byte("SET"), c.Args[1], msBytes(tat), []byte("PXAT"), msBytes(at))
+		c.Propagate([]byte("SET"), c.Args[1], MsArg(tat), []byte("PXAT"), MsArg(at))
 	} else {
-		c.Propagate([]byte("SET"), c.Args[1], msBytes(tat))
+		c.Propagate([]byte("SET"), c.Args[1], MsArg(tat))
 	}
 	if o == nil {
 		o = keyspace.NewInt(tat)
@@ -241,7 +242,7 @@ func storeTAT(c *Ctx, o *keyspace.Object, key string, tat, at int64) {
 	}
 	o.SetInt(tat)
 	o.Owned = false
-	touchLRU(c, o)
+	TouchLRU(c, o)
 	c.DB.SetExpire(o, at) // signals the write too
 }
 
@@ -270,7 +271,7 @@ func cmdGcra(c *Ctx) {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 		return
 	}
-	maxBurst, ok := parseInt(c.Args[2])
+	maxBurst, ok := num.ParseInt(c.Args[2])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -297,7 +298,7 @@ func cmdGcra(c *Ctx) {
 	}
 	tokens := int64(1)
 	if len(c.Args) >= 6 {
-		if !optIs(c.Args[5], "tokens") {
+		if !ascii.OptIs(c.Args[5], "tokens") {
 			c.Error(ErrSyntax)
 			return
 		}
@@ -317,7 +318,7 @@ func cmdGcra(c *Ctx) {
 	tat := now
 	if o != nil {
 		if tat = o.Int(); o.Enc != keyspace.EncInt {
-			if tat, ok = parseInt(o.Raw()); !ok {
+			if tat, ok = num.ParseInt(o.Raw()); !ok {
 				c.Error(errGcraKey)
 				return
 			}
@@ -368,7 +369,7 @@ func cmdGcra(c *Ctx) {
 
 // rangeInt is getRangeLongFromObjectOrReply without a custom message.
 func rangeInt(c *Ctx, arg []byte, lo, hi int64) (int64, bool) {
-	v, ok := parseInt(arg)
+	v, ok := num.ParseInt(arg)
 	if !ok {
 		c.Error(ErrNotInt)
 		return 0, false

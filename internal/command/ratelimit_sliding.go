@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/hash"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
@@ -39,7 +40,7 @@ import (
 
 func init() {
 	Register(&Command{Name: "ratelimit.sliding", Arity: -8, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys,
-		Keys: numkeysKeys(1), KeyFlags: "RW access update", ACL: "@rate_limit @hash", Group: "rate_limit",
+		Keys: NumkeysKeys(1), KeyFlags: "RW access update", ACL: "@rate_limit @hash", Group: "rate_limit",
 		Summary:    "Check and count a request against several sliding-window limits on several keys",
 		Since:      "Abacus 0.1.0",
 		Complexity: "O(K*L) for K keys and L limits, plus the sub-buckets that left the window",
@@ -91,7 +92,7 @@ func secondsToMs(b []byte) (int64, bool) {
 }
 
 func cmdRatelimitSliding(c *Ctx) {
-	nk, ok := parseInt(c.Args[1])
+	nk, ok := num.ParseInt(c.Args[1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -109,11 +110,11 @@ func cmdRatelimitSliding(c *Ctx) {
 		keys = dedupKeys(keys)
 	}
 	j := 2 + int(nk)
-	if j >= len(c.Args) || !optIs(c.Args[j], "limits") || j+1 >= len(c.Args) {
+	if j >= len(c.Args) || !ascii.OptIs(c.Args[j], "limits") || j+1 >= len(c.Args) {
 		c.Error(ErrSyntax)
 		return
 	}
-	n, ok := parseInt(c.Args[j+1])
+	n, ok := num.ParseInt(c.Args[j+1])
 	if !ok {
 		c.Error(ErrNotInt)
 		return
@@ -138,7 +139,7 @@ func cmdRatelimitSliding(c *Ctx) {
 			c.Error(ErrNotFloat)
 			return
 		}
-		l, ok := parseInt(c.Args[j+1])
+		l, ok := num.ParseInt(c.Args[j+1])
 		if !ok || l < 0 {
 			c.Error(errSlideLimit)
 			return
@@ -176,12 +177,12 @@ func cmdRatelimitSliding(c *Ctx) {
 			return
 		}
 		switch {
-		case optIs(c.Args[j], "weight"):
-			if weight, ok = parseInt(c.Args[j+1]); !ok || weight < 0 {
+		case ascii.OptIs(c.Args[j], "weight"):
+			if weight, ok = num.ParseInt(c.Args[j+1]); !ok || weight < 0 {
 				c.Error(errSlideWeight)
 				return
 			}
-		case optIs(c.Args[j], "now"):
+		case ascii.OptIs(c.Args[j], "now"):
 			if now, ok = secondsToMs(c.Args[j+1]); !ok || now < 0 || now > slideMaxMs*1000 {
 				c.Error(errSlideNow)
 				return
@@ -199,7 +200,7 @@ func cmdRatelimitSliding(c *Ctx) {
 			return
 		}
 	}
-	sw := slider{c: c, lim: hashLimits(c), now: now, nowGiven: nowGiven}
+	sw := slider{c: c, lim: HashLimits(c), now: now, nowGiven: nowGiven}
 	sw.run(keys, lims, weight, now)
 }
 
@@ -267,10 +268,10 @@ func (s *slider) get(h *hash.Hash, f []byte) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	n, isInt := parseInt(v)
+	n, isInt := num.ParseInt(v)
 	if !isInt && !s.bad {
 		s.bad = true
-		s.c.Error(errHashNotInt)
+		s.c.Error(ErrHashNotInt)
 	}
 	return n, true
 }
@@ -294,7 +295,7 @@ func (s *slider) run(keys [][]byte, lims []slideLimit, weight, now int64) {
 	denied := false
 	// Trim and check.
 	for _, k := range keys {
-		o, h, fresh, _ := hashWriteOrCreate(c, string(k))
+		o, h, fresh, _ := HashWriteOrCreate(c, string(k))
 		sk := slideKey{o: o, h: h, fresh: fresh}
 		for i := range lims {
 			l := &lims[i]
@@ -378,7 +379,7 @@ func (s *slider) run(keys [][]byte, lims []slideLimit, weight, now int64) {
 				for b := ss.trim; b <= ss.cur; b++ {
 					// A value that is not an integer counts as 0 here.
 					v, _ := ks[ki].h.Get(c.Now, s.field(l.pre, b, 'b'))
-					n, _ := parseInt(v)
+					n, _ := num.ParseInt(v)
 					if acc += n; acc >= need {
 						w = (b+l.blocks)*l.prec - now
 						break
@@ -412,12 +413,12 @@ func (s *slider) finish(keys [][]byte, ks []slideKey, ttls []int64) {
 			continue
 		}
 		changed = true
-		hashDone(c, string(keys[ki]), sk.o, sk.fresh)
+		HashDone(c, string(keys[ki]), sk.o, sk.fresh)
 		c.Dirty(1)
 		if ttls != nil && sk.h.Len(c.Now) > 0 {
 			at := c.Now + ttls[ki]
 			c.DB.SetExpire(sk.o, at)
-			expires = append(expires, [][]byte{[]byte("PEXPIREAT"), keys[ki], msBytes(at)})
+			expires = append(expires, [][]byte{[]byte("PEXPIREAT"), keys[ki], MsArg(at)})
 		}
 	}
 	if !changed {

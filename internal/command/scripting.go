@@ -1,6 +1,7 @@
 package command
 
 import (
+	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/script"
 )
 
@@ -8,13 +9,13 @@ import (
 // EVALSHA_RO and SCRIPT LOAD/EXISTS/FLUSH/KILL/DEBUG/HELP. The Lua
 // environment itself lives in internal/script; this file parses the
 // commands, applies the shebang flags' rules and runs scripts through
-// runScript (scripting_run.go).
+// RunScript (scripting_run.go).
 
 func init() {
 	const scr = "@scripting"
 	evalFlags := FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys
 	eval := func(name string, ro bool, summary string, h func(*Ctx)) *Command {
-		c := &Command{Name: name, Arity: -3, Flags: evalFlags, Keys: numkeysKeys(2), KeyFlags: "RW access update",
+		c := &Command{Name: name, Arity: -3, Flags: evalFlags, Keys: NumkeysKeys(2), KeyFlags: "RW access update",
 			ACL: scr, Group: "scripting", Summary: summary, Since: "2.6.0",
 			Complexity: "Depends on the script that is executed.", Handler: h}
 		if ro {
@@ -71,7 +72,7 @@ const (
 // scriptNumkeys parses the numkeys argument at 2 and replies with the
 // error when it is out of range; bad is the error for a non-integer.
 func scriptNumkeys(c *Ctx, bad string) (int, bool) {
-	n, ok := parseInt(c.Args[2])
+	n, ok := num.ParseInt(c.Args[2])
 	switch {
 	case !ok:
 		c.Error(bad)
@@ -89,8 +90,8 @@ func scriptNumkeys(c *Ctx, bad string) (int, bool) {
 // feedScriptMonitors shows EVAL and FCALL to monitors before their
 // script's commands, as Redis does (they are skip_monitor for that).
 func feedScriptMonitors(c *Ctx) {
-	if len(c.Env.monitors) > 0 {
-		c.Env.feedMonitors(c.S, c.Cmd, c.Args)
+	if c.Env.Monitored() {
+		c.Env.FeedMonitors(c.S, c.Cmd, c.Args)
 	}
 }
 
@@ -105,7 +106,7 @@ func evalGeneric(c *Ctx, bySHA, ro bool) {
 	if !ok {
 		return
 	}
-	eng := c.Env.scripting()
+	eng := c.Env.Scripting()
 	var s *script.Script
 	if bySHA {
 		if s = eng.Lookup(c.Args[1]); s == nil {
@@ -119,29 +120,29 @@ func evalGeneric(c *Ctx, bySHA, ro bool) {
 			return
 		}
 	}
-	run := &scriptRun{eval: true, name: s.SHA, flags: s.Flags, script: s}
+	run := &ScriptRun{Eval: true, Name: s.SHA, Flags: s.Flags, Script: s}
 	if !scriptAllowed(c, s.Flags, ro, run) {
 		return
 	}
-	c.Env.runScript(c, run, c.Args[3:3+nkeys], c.Args[3+nkeys:])
+	c.Env.RunScript(c, run, c.Args[3:3+nkeys], c.Args[3+nkeys:])
 }
 
 // scriptAllowed applies a script's flags before it runs (Redis's
 // scriptPrepareForRun) and sets the run's read-only mode.
-func scriptAllowed(c *Ctx, flags script.Flags, ro bool, run *scriptRun) bool {
+func scriptAllowed(c *Ctx, flags script.Flags, ro bool, run *ScriptRun) bool {
 	compat := flags&script.FlagEvalCompat != 0
 	if !compat && flags&script.FlagNoWrites == 0 && ro {
 		c.Error(errWriteFlagRO)
 		return false
 	}
-	run.readOnly = ro || (!compat && flags&script.FlagNoWrites != 0)
+	run.ReadOnly = ro || (!compat && flags&script.FlagNoWrites != 0)
 	run.Transactional = flags&script.FlagTransactional != 0
 	return true
 }
 
 // SCRIPT LOAD script
 func cmdScriptLoad(c *Ctx) {
-	s, err := c.Env.scripting().Load(string(c.Args[2]))
+	s, err := c.Env.Scripting().Load(string(c.Args[2]))
 	if err != nil {
 		c.Error(err.Error())
 		return
@@ -151,7 +152,7 @@ func cmdScriptLoad(c *Ctx) {
 
 // SCRIPT EXISTS sha [sha ...]
 func cmdScriptExists(c *Ctx) {
-	eng := c.Env.scripting()
+	eng := c.Env.Scripting()
 	c.W.Array(len(c.Args) - 2)
 	for _, a := range c.Args[2:] {
 		if eng.Lookup(a) != nil {
@@ -168,7 +169,7 @@ func cmdScriptFlush(c *Ctx) {
 		c.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
 		return
 	}
-	c.Env.scripting().Flush()
+	c.Env.Scripting().Flush()
 	c.W.OK()
 }
 

@@ -29,7 +29,7 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 	if len(args) == 0 {
 		return false
 	}
-	var run *scriptRun
+	var run *ScriptRun
 	for {
 		var left time.Duration
 		run, left = e.busyIn()
@@ -106,7 +106,7 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 // busyIn returns the running script and how long until it is busy (0 or
 // less: it is), or nil when no script runs or none is ever busy
 // (busy-reply-threshold 0: Redis never serves other clients then).
-func (e *Env) busyIn() (*scriptRun, time.Duration) {
+func (e *Env) busyIn() (*ScriptRun, time.Duration) {
 	run := e.scr.running.Load()
 	if run == nil {
 		return nil, 0
@@ -128,8 +128,8 @@ func (e *Env) ScriptBusyIn() (time.Duration, bool) {
 }
 
 // busyText is the BUSY error for the kind of script running.
-func busyText(run *scriptRun) string {
-	if run.eval {
+func busyText(run *ScriptRun) string {
+	if run.Eval {
 		return ErrBusy
 	}
 	return ErrBusyFunction
@@ -141,23 +141,23 @@ func (e *Env) busyError(s *Session, w *resp.Writer, msg string) {
 	if s.tx.multi {
 		s.tx.aborted = true
 	}
-	e.countError(msg)
+	e.CountError(msg)
 	w.Error(msg)
 }
 
 // killScript is SCRIPT KILL (eval) and FUNCTION KILL while a script runs.
-func (e *Env) killScript(w *resp.Writer, run *scriptRun, eval bool) {
+func (e *Env) killScript(w *resp.Writer, run *ScriptRun, eval bool) {
 	switch {
 	case run.wrote.Load() && !run.undo:
 		// An all-or-nothing script can be killed after writing: its
 		// writes are undone.
-		e.countError(ErrUnkillable)
+		e.CountError(ErrUnkillable)
 		w.Error(ErrUnkillable)
-	case eval && !run.eval:
-		e.countError(ErrBusyFunction)
+	case eval && !run.Eval:
+		e.CountError(ErrBusyFunction)
 		w.Error(ErrBusyFunction)
-	case !eval && run.eval:
-		e.countError(ErrBusy)
+	case !eval && run.Eval:
+		e.CountError(ErrBusy)
 		w.Error(ErrBusy)
 	default:
 		e.Log.Warn("Lua script killed by user with SCRIPT KILL.")
@@ -178,4 +178,43 @@ func (e *Env) StopScripts() {
 	if e.scr.running.Load() != nil {
 		e.scr.engine.Kill()
 	}
+}
+
+// functionStatsBusy is FUNCTION STATS while a script runs (no lock).
+func (e *Env) functionStatsBusy(w *resp.Writer, run *ScriptRun) {
+	if run.Eval {
+		e.CountError(ErrBusy)
+		w.Error(ErrBusy)
+		return
+	}
+	writeFunctionStats(w, run, e.scr.nlibs.Load(), e.scr.nfuncs.Load())
+}
+
+func writeFunctionStats(w *resp.Writer, run *ScriptRun, nlibs, nfuncs int64) {
+	w.Map(2)
+	w.BulkString("running_script")
+	if run == nil {
+		w.Null()
+	} else {
+		w.Map(3)
+		w.BulkString("name")
+		w.BulkString(run.Name)
+		w.BulkString("command")
+		w.StringArray(run.Argv)
+		w.BulkString("duration_ms")
+		w.Int(run.elapsed().Milliseconds())
+	}
+	w.BulkString("engines")
+	w.Map(1)
+	w.BulkString("LUA")
+	w.Map(2)
+	w.BulkString("libraries_count")
+	w.Int(nlibs)
+	w.BulkString("functions_count")
+	w.Int(nfuncs)
+}
+
+// WriteFunctionStats is FUNCTION STATS's reply with no script running.
+func (e *Env) WriteFunctionStats(w *resp.Writer) {
+	writeFunctionStats(w, nil, e.scr.nlibs.Load(), e.scr.nfuncs.Load())
 }

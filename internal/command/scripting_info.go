@@ -4,10 +4,10 @@ package command
 // order. gopher-lua's memory is Go heap that cannot be told apart from the
 // rest, so the VM figures are estimates: a fixed cost per VM created plus
 // the source of what it holds; the script and library counts are exact.
-func (e *Env) infoScriptMemory(b *InfoBuilder) {
+func infoScriptMemory(e *Env, b *InfoBuilder) {
 	const vmBase = 64 << 10 // the globals, libraries and stacks of one VM
 	var vmEval, vmFunc, scriptsEval, functions, nscripts, nfuncs, nlibs int64
-	if eng := e.scr.engine; eng != nil {
+	if eng := e.ScriptEngine(); eng != nil {
 		nscripts = int64(eng.NumScripts())
 		nfuncs = int64(eng.NumFunctions())
 		libs := eng.Libraries()

@@ -24,7 +24,7 @@ func busyEnv(t *testing.T, threshold string) *Env {
 // script runs: ExecuteBusy leaves the command to wait for the lock.
 func TestExecuteBusyThresholdZero(t *testing.T) {
 	e := busyEnv(t, "0")
-	e.scr.running.Store(&scriptRun{start: time.Since(monoBase) - time.Hour, eval: true})
+	e.scr.running.Store(&ScriptRun{start: time.Since(monoBase) - time.Hour, Eval: true})
 	w := &resp.Writer{Proto: 2}
 	if e.ExecuteBusy(&Session{Authed: true}, [][]byte{[]byte("GET"), []byte("k")}, w) {
 		t.Fatalf("answered %q with threshold 0", w.Buf)
@@ -35,7 +35,7 @@ func TestExecuteBusyThresholdZero(t *testing.T) {
 // to run normally, with nothing written.
 func TestExecuteBusyWaitsForTheScript(t *testing.T) {
 	e := busyEnv(t, "60000")
-	run := &scriptRun{start: time.Since(monoBase), eval: true}
+	run := &ScriptRun{start: time.Since(monoBase), Eval: true}
 	e.scr.running.Store(run)
 	done := make(chan bool)
 	w := &resp.Writer{Proto: 2}
@@ -71,7 +71,7 @@ func TestExecuteBusyReplies(t *testing.T) {
 		{true, []string{"GET"}, "-ERR wrong number of arguments for 'get' command\r\n"},
 		{true, []string{"MULTI"}, "+OK\r\n"},
 	} {
-		e.scr.running.Store(&scriptRun{start: time.Since(monoBase) - time.Second, eval: tc.eval})
+		e.scr.running.Store(&ScriptRun{start: time.Since(monoBase) - time.Second, Eval: tc.eval})
 		w := &resp.Writer{Proto: 2}
 		var args [][]byte
 		for _, a := range tc.args {

@@ -26,7 +26,7 @@ import (
 // The seam for all-or-nothing scripts: beginScript runs before the script,
 // endScript after it with whether it failed, before its reply leaves (the
 // reply is only buffered until the batch ends). An undo log attaches
-// there; scriptRun.Transactional says whether the script asked for it.
+// there; ScriptRun.Transactional says whether the script asked for it.
 
 // scriptEnv is Env's scripting state. Its zero value is ready: the engine
 // is made on first use (under the lock); running, libs and funcs are read
@@ -37,19 +37,19 @@ type scriptEnv struct {
 	countErr func(msg string, counted bool) // host.countError, made once
 	sess     *Session                       // the "lua" client
 	// running is the script in progress, nil between scripts.
-	running atomic.Pointer[scriptRun]
+	running atomic.Pointer[ScriptRun]
 	// Library and function counts for FUNCTION STATS while a function runs.
 	nlibs, nfuncs atomic.Int64
 }
 
-// scriptRun describes the script in progress.
-type scriptRun struct {
+// ScriptRun describes the script in progress.
+type ScriptRun struct {
 	start    time.Duration // monotonic, since monoBase (exec.go)
-	eval     bool          // EVAL family (SCRIPT KILL), else FCALL (FUNCTION KILL)
-	name     string
-	argv     []string // the FCALL command line, for FUNCTION STATS
-	readOnly bool
-	flags    script.Flags
+	Eval     bool          // EVAL family (SCRIPT KILL), else FCALL (FUNCTION KILL)
+	Name     string
+	Argv     []string // the FCALL command line, for FUNCTION STATS
+	ReadOnly bool
+	Flags    script.Flags
 	// wrote is set once the script has called a write command: it can no
 	// longer be killed (UNKILLABLE).
 	wrote atomic.Bool
@@ -62,8 +62,8 @@ type scriptRun struct {
 	caller *Session
 	// What runs: an EVAL script or a function, and the call's arguments
 	// (kept here to allocate one object per run).
-	script   *script.Script
-	function *script.Function
+	Script   *script.Script
+	Function *script.Function
 	call     script.Call
 	// Commands that arrive while the script runs wait on endCh (made by
 	// the first of them) until it ends or passes busy-reply-threshold.
@@ -73,10 +73,10 @@ type scriptRun struct {
 }
 
 // elapsed is how long the script has run.
-func (r *scriptRun) elapsed() time.Duration { return time.Since(monoBase) - r.start }
+func (r *ScriptRun) elapsed() time.Duration { return time.Since(monoBase) - r.start }
 
 // finish wakes the commands waiting for the script (scripting_busy.go).
-func (r *scriptRun) finish() {
+func (r *ScriptRun) finish() {
 	r.endMu.Lock()
 	r.ended = true
 	if r.endCh != nil {
@@ -87,7 +87,7 @@ func (r *scriptRun) finish() {
 
 // endWait returns a channel closed when the script ends, or ended=true
 // when it already has.
-func (r *scriptRun) endWait() (ch <-chan struct{}, ended bool) {
+func (r *ScriptRun) endWait() (ch <-chan struct{}, ended bool) {
 	r.endMu.Lock()
 	defer r.endMu.Unlock()
 	if r.ended {
@@ -99,8 +99,8 @@ func (r *scriptRun) endWait() (ch <-chan struct{}, ended bool) {
 	return r.endCh, false
 }
 
-// scripting returns the engine, creating it on first use.
-func (e *Env) scripting() *script.Engine {
+// Scripting returns the engine, creating it on first use.
+func (e *Env) Scripting() *script.Engine {
 	st := &e.scr
 	if st.engine == nil {
 		st.engine = script.New(script.Options{Log: e.scriptLog, Rand: scriptRand})
@@ -135,9 +135,9 @@ func (e *Env) scriptLog(level int, msg string) {
 // the server lock.
 func (e *Env) ScriptRunning() bool { return e.scr.running.Load() != nil }
 
-// runScript runs the script or function of run for the command in c and
+// RunScript runs the script or function of run for the command in c and
 // writes its reply to c.W. It reports whether the script failed.
-func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte) bool {
+func (e *Env) RunScript(c *Ctx, run *ScriptRun, keys, args [][]byte) bool {
 	st := &e.scr
 	sess := st.sess
 	sess.DB = c.S.DB
@@ -160,10 +160,10 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte) bool {
 	}
 	run.call = script.Call{Host: &st.host, Keys: keys, Args: args, W: c.W, CountError: st.countErr}
 	var failed bool
-	if run.script != nil {
-		failed = st.engine.RunScript(run.script, &run.call)
+	if run.Script != nil {
+		failed = st.engine.RunScript(run.Script, &run.call)
 	} else {
-		failed = st.engine.RunFunction(run.function, &run.call)
+		failed = st.engine.RunFunction(run.Function, &run.call)
 	}
 	e.endScript(run, failed)
 	st.running.Store(nil)
@@ -174,7 +174,7 @@ func (e *Env) runScript(c *Ctx, run *scriptRun, keys, args [][]byte) bool {
 
 // beginScript is called before a script runs: an all-or-nothing script
 // opens the keyspace's undo journal (keyspace/undo.go).
-func (e *Env) beginScript(run *scriptRun) {
+func (e *Env) beginScript(run *ScriptRun) {
 	e.propScriptBegin()
 	if run.undo {
 		e.KS.BeginUndo()
@@ -185,7 +185,7 @@ func (e *Env) beginScript(run *scriptRun) {
 // reply is an error; the reply is buffered and not yet sent. An
 // all-or-nothing script that failed has every write undone here, before
 // anyone can see its reply or its effects.
-func (e *Env) endScript(run *scriptRun, failed bool) {
+func (e *Env) endScript(run *ScriptRun, failed bool) {
 	if !run.undo {
 		return
 	}
@@ -200,7 +200,7 @@ func (e *Env) endScript(run *scriptRun, failed bool) {
 // scriptHost is the script.Host of the running script.
 type scriptHost struct {
 	env   *Env
-	run   *scriptRun
+	run   *ScriptRun
 	ctx   *Ctx // the EVAL/FCALL command
 	w     resp.Writer
 	names map[string]*Command // see lookup
@@ -229,7 +229,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) []byte {
 		h.refuse(cmd, errScriptArity)
 	case cmd.Flags&FlagNoScript != 0:
 		h.refuse(cmd, errScriptNoScript)
-	case h.run.readOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
+	case h.run.ReadOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
 		h.refuse(cmd, errScriptReadOnly)
 	default:
 		if cmd.Flags&FlagWrite != 0 {
@@ -256,7 +256,7 @@ func (h *scriptHost) refuse(cmd *Command, msg string) {
 	if cmd != nil {
 		h.env.cmdStat(cmd.Name).Rejected++
 	}
-	h.env.countError(msg)
+	h.env.CountError(msg)
 	h.w.Error(msg)
 }
 
@@ -267,7 +267,7 @@ func (h *scriptHost) refuse(cmd *Command, msg string) {
 func (h *scriptHost) countError(msg string, counted bool) {
 	c := h.ctx
 	if counted {
-		h.env.countError(msg)
+		h.env.CountError(msg)
 		c.err = true
 		return
 	}
@@ -299,3 +299,15 @@ func (h *scriptHost) lookup(args [][]byte) *Command {
 func scriptLookup(args [][]byte) *Command {
 	return resolve(Lookup(args[0]), args)
 }
+
+// SyncFunctionCounts publishes the library and function counts for
+// FUNCTION STATS while a function runs.
+func (e *Env) SyncFunctionCounts() {
+	eng := e.Scripting()
+	e.scr.nlibs.Store(int64(len(eng.Libraries())))
+	e.scr.nfuncs.Store(int64(eng.NumFunctions()))
+}
+
+// ScriptEngine is the scripting engine, nil until the first script or
+// function library is loaded (scripting makes it).
+func (e *Env) ScriptEngine() *script.Engine { return e.scr.engine }

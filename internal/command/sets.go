@@ -3,7 +3,6 @@ package command
 import (
 	"math"
 
-	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/ds/set"
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/keyspace"
@@ -114,18 +113,6 @@ func init() {
 	)
 }
 
-// setLimits are the current set-max-* settings, passed to every write so
-// that CONFIG SET applies to existing sets from their next write, as in
-// Redis.
-func setLimits(c *Ctx) set.Limits {
-	clamp := func(v int64) int { return int(min(v, math.MaxInt32)) }
-	return set.Limits{
-		MaxIntsetEntries:   clamp(c.Env.Cfg.Int(config.SetMaxIntsetEntries)),
-		MaxListpackEntries: clamp(c.Env.Cfg.Int(config.SetMaxListpackEntries)),
-		MaxListpackValue:   clamp(c.Env.Cfg.Int(config.SetMaxListpackValue)),
-	}
-}
-
 // setRead looks key up for a read command (lookupKeyRead: a keyspace hit
 // or miss) and replies WRONGTYPE (ok false) for another type. A missing key
 // gives a nil set.
@@ -143,7 +130,7 @@ func setWrite(c *Ctx, key string) (o *keyspace.Object, s *set.Set, ok bool) {
 	if !ok || o == nil {
 		return nil, nil, ok
 	}
-	touchLRU(c, o)
+	TouchLRU(c, o)
 	return o, o.Val().(*set.Set), true
 }
 
@@ -182,7 +169,7 @@ func cmdSadd(c *Ctx) {
 		s = set.New()
 		o = keyspace.NewValue(keyspace.TypeSet, s)
 	}
-	lim := setLimits(c)
+	lim := SetLimits(c)
 	added := 0
 	for _, m := range c.Args[2:] {
 		if s.Add(lim, m) {
@@ -288,9 +275,9 @@ func cmdSmove(c *Ctx) {
 		c.Error(ErrWrongType)
 		return
 	}
-	touchLRU(c, src)
+	TouchLRU(c, src)
 	if dst != nil {
-		touchLRU(c, dst)
+		TouchLRU(c, dst)
 	}
 	m := c.Args[3]
 	srcSet := src.Val().(*set.Set)
@@ -309,7 +296,7 @@ func cmdSmove(c *Ctx) {
 	}
 	setChanged(c, srcKey, srcSet)
 	c.Dirty(1)
-	lim := setLimits(c)
+	lim := SetLimits(c)
 	if dst == nil {
 		s := set.New()
 		s.Add(lim, m)

@@ -1,8 +1,10 @@
 package command
 
 import (
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/set"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/num"
 )
 
 // SINTER, SINTERCARD, SUNION, SDIFF and the STORE forms. The data
@@ -60,7 +62,7 @@ func intersect(c *Ctx, keys [][]byte) (res *set.Set, ok bool) {
 	if !ok || missing {
 		return nil, ok
 	}
-	return set.Intersect(setLimits(c), sets...), true
+	return set.Intersect(SetLimits(c), sets...), true
 }
 
 func cmdSinter(c *Ctx) {
@@ -79,7 +81,7 @@ func cmdSinterstore(c *Ctx) {
 // means none). Options are checked before any key is looked up.
 func cmdSintercard(c *Ctx) {
 	const errNumkeys = "ERR numkeys should be greater than 0"
-	numkeys, ok := parseInt(c.Args[1])
+	numkeys, ok := num.ParseInt(c.Args[1])
 	if !ok || numkeys < 1 {
 		c.Error(errNumkeys)
 		return
@@ -91,12 +93,12 @@ func cmdSintercard(c *Ctx) {
 	end := 2 + int(numkeys)
 	limit := int64(0)
 	for i := end; i < len(c.Args); i++ {
-		if !optIs(c.Args[i], "limit") || i+1 >= len(c.Args) {
+		if !ascii.OptIs(c.Args[i], "limit") || i+1 >= len(c.Args) {
 			c.Error(ErrSyntax)
 			return
 		}
 		i++
-		n, ok := parseInt(c.Args[i])
+		n, ok := num.ParseInt(c.Args[i])
 		if !ok || n < 0 {
 			c.Error("ERR LIMIT can't be negative")
 			return
@@ -119,28 +121,28 @@ const maxInt = int(^uint(0) >> 1)
 func cmdSunion(c *Ctx) {
 	sets, _, ok := setSources(c, c.Args[1:])
 	if ok {
-		replyMembers(c, set.Union(setLimits(c), sets...))
+		replyMembers(c, set.Union(SetLimits(c), sets...))
 	}
 }
 
 func cmdSunionstore(c *Ctx) {
 	sets, _, ok := setSources(c, c.Args[2:])
 	if ok {
-		storeSet(c, c.Key(1), set.Union(setLimits(c), sets...))
+		storeSet(c, c.Key(1), set.Union(SetLimits(c), sets...))
 	}
 }
 
 func cmdSdiff(c *Ctx) {
 	sets, _, ok := setSources(c, c.Args[1:])
 	if ok {
-		replyMembers(c, setDiff(setLimits(c), sets))
+		replyMembers(c, setDiff(SetLimits(c), sets))
 	}
 }
 
 func cmdSdiffstore(c *Ctx) {
 	sets, _, ok := setSources(c, c.Args[2:])
 	if ok {
-		storeSet(c, c.Key(1), setDiff(setLimits(c), sets))
+		storeSet(c, c.Key(1), setDiff(SetLimits(c), sets))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/abacusdb/abacus/internal/ds/set"
+	"github.com/abacusdb/abacus/internal/num"
 )
 
 // SPOP and SRANDMEMBER. Which members they pick is random, in Redis as
@@ -83,7 +84,7 @@ func cmdSpop(c *Ctx) {
 		c.Dirty(1)
 		return
 	}
-	count, ok := parseInt(c.Args[2])
+	count, ok := num.ParseInt(c.Args[2])
 	if !ok || count < 0 {
 		c.Error(ErrPositive)
 		return
@@ -103,7 +104,7 @@ func cmdSpop(c *Ctx) {
 		// more keyspace hit and iterates a fresh copy (an all-integer hash
 		// table replies in ascending order), and then deletes the key.
 		c.DB.LookupRead(key)
-		replyMembers(c, set.Union(setLimits(c), s))
+		replyMembers(c, set.Union(SetLimits(c), s))
 		c.DB.Delete(key)
 		c.Dirty(int64(size))
 		c.Propagate([]byte("DEL"), c.Args[1])
@@ -122,7 +123,7 @@ func cmdSpop(c *Ctx) {
 		// new set of them (its encoding follows its content, so a hash
 		// table left with integers becomes an intset again) and reply with
 		// the rest in the old set's order.
-		lim := setLimits(c)
+		lim := SetLimits(c)
 		kept := set.New()
 		s.RandomDistinct(rng, keep, func(m []byte) { kept.Add(lim, m) })
 		for m := range s.All() {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"slices"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/hash"
 	"github.com/abacusdb/abacus/internal/ds/list"
 	"github.com/abacusdb/abacus/internal/ds/set"
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/num"
 )
 
 // SORT and SORT_RO, as redis-server 7.0 runs them (sort.c): the same
@@ -69,7 +71,7 @@ func sortROKeys(args [][]byte) []int { return []int{1} }
 // cEqualFold compares an argument with an option name as strcasecmp does:
 // the argument ends at its first NUL byte.
 func cEqualFold(b []byte, word string) bool {
-	b = cstr(b)
+	b = ascii.CStr(b)
 	if len(b) != len(word) {
 		return false
 	}
@@ -129,7 +131,7 @@ func parseSort(c *Ctx, readonly bool) (o sortOptions, ok bool) {
 			j++
 		case cEqualFold(a, "by") && left >= 1:
 			o.by = args[j+1]
-			if bytes.IndexByte(cstr(o.by), '*') < 0 {
+			if bytes.IndexByte(ascii.CStr(o.by), '*') < 0 {
 				o.dontsort = true
 			}
 			j++
@@ -352,7 +354,7 @@ func sortWeigh(c *Ctx, items []sortItem, o sortOptions) bool {
 			}
 			continue
 		}
-		if v, isInt := parseInt(w); isInt {
+		if v, isInt := num.ParseInt(w); isInt {
 			it.score = float64(v) // what strtod makes of it, without the parsing
 			continue
 		}
@@ -392,12 +394,12 @@ func sortComparator(o sortOptions) func(a, b *sortItem) int {
 			case o.store != nil:
 				return bytes.Compare(a.cmp, b.cmp)
 			}
-			return bytes.Compare(cstr(a.cmp), cstr(b.cmp))
+			return bytes.Compare(ascii.CStr(a.cmp), ascii.CStr(b.cmp))
 		}
 	case o.store != nil:
 		cmp = func(a, b *sortItem) int { return bytes.Compare(a.elem, b.elem) }
 	default:
-		cmp = func(a, b *sortItem) int { return bytes.Compare(cstr(a.elem), cstr(b.elem)) }
+		cmp = func(a, b *sortItem) int { return bytes.Compare(ascii.CStr(a.elem), ascii.CStr(b.elem)) }
 	}
 	if o.desc {
 		asc := cmp
@@ -412,7 +414,7 @@ func sortComparator(o sortOptions) func(a, b *sortItem) int {
 // with "->field" after the '*', that field of the key's hash. Patterns are
 // scanned as C strings (up to a NUL byte) but keep their bytes beyond.
 func sortLookup(c *Ctx, pat, elem []byte) ([]byte, bool) {
-	cp := cstr(pat)
+	cp := ascii.CStr(pat)
 	if len(cp) == 1 && cp[0] == '#' {
 		return elem, true
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+
+	"github.com/abacusdb/abacus/internal/ascii"
 )
 
 // The two parts of SORT whose exact behaviour comes from C: the partial
@@ -140,7 +142,7 @@ func pqsortPart(v []sortItem, cmp func(a, b *sortItem) int, a, n, lo, hi int) {
 // taken; the whole of it must be consumed (an empty string is 0); NaN,
 // overflow and inexact results below the normal range (ERANGE) fail.
 func strtodWhole(b []byte) (float64, bool) {
-	s := cstr(b)
+	s := ascii.CStr(b)
 	if len(s) == 0 {
 		return 0, true // strtod converts nothing and stops at the NUL
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
@@ -102,32 +103,6 @@ const (
 	errDecrOverflow = "ERR decrement would overflow"
 )
 
-// optIs reports whether an option argument equals word as Redis compares
-// them: strcasecmp on the C string, which ends at the first NUL byte.
-func optIs(arg []byte, word string) bool {
-	arg = cstr(arg)
-	if len(arg) != len(word) {
-		return false
-	}
-	for i := 0; i < len(arg); i++ {
-		a, b := arg[i], word[i]
-		if 'A' <= a && a <= 'Z' {
-			a += 'a' - 'A'
-		}
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		if a != b {
-			return false
-		}
-	}
-	return true
-}
-
-// touchLRU records an access to o as Redis's lookupKey does for writes too
-// (DB.LookupRead does it for reads).
-func touchLRU(c *Ctx, o *keyspace.Object) { o.LRU = uint32(c.Now / 1000) }
-
 // newStringNoInt makes a string object that is never integer-encoded
 // (createStringObject: embstr up to 44 bytes, raw beyond).
 func newStringNoInt(b []byte) *keyspace.Object {
@@ -159,7 +134,7 @@ func checkStringLength(c *Ctx, size, add int64) bool {
 	return true
 }
 
-// Flags of SET and GETEX (parseExtendedStringArgumentsOrReply).
+// flags of SET and GETEX (parseExtendedStringArgumentsOrReply).
 const (
 	setNX = 1 << iota
 	setXX
@@ -187,29 +162,29 @@ func parseStringOpts(c *Ctx, start int, isSet bool) (flags int, expire []byte, o
 			return flags&(setKeepTTL|setPersist) == 0 && flags&(setExpireAny&^self) == 0 && hasNext
 		}
 		switch {
-		case isSet && optIs(opt, "nx") && flags&setXX == 0:
+		case isSet && ascii.OptIs(opt, "nx") && flags&setXX == 0:
 			flags |= setNX
-		case isSet && optIs(opt, "xx") && flags&setNX == 0:
+		case isSet && ascii.OptIs(opt, "xx") && flags&setNX == 0:
 			flags |= setXX
-		case isSet && optIs(opt, "get"):
+		case isSet && ascii.OptIs(opt, "get"):
 			flags |= setGet
-		case isSet && optIs(opt, "keepttl") && flags&(setPersist|setExpireAny) == 0:
+		case isSet && ascii.OptIs(opt, "keepttl") && flags&(setPersist|setExpireAny) == 0:
 			flags |= setKeepTTL
-		case !isSet && optIs(opt, "persist") && flags&(setKeepTTL|setExpireAny) == 0:
+		case !isSet && ascii.OptIs(opt, "persist") && flags&(setKeepTTL|setExpireAny) == 0:
 			flags |= setPersist
-		case optIs(opt, "ex") && expireOK(setEX):
+		case ascii.OptIs(opt, "ex") && expireOK(setEX):
 			flags |= setEX
 			expire = args[j+1]
 			j++
-		case optIs(opt, "px") && expireOK(setPX):
+		case ascii.OptIs(opt, "px") && expireOK(setPX):
 			flags |= setPX
 			expire = args[j+1]
 			j++
-		case optIs(opt, "exat") && expireOK(setEXAT):
+		case ascii.OptIs(opt, "exat") && expireOK(setEXAT):
 			flags |= setEXAT
 			expire = args[j+1]
 			j++
-		case optIs(opt, "pxat") && expireOK(setPXAT):
+		case ascii.OptIs(opt, "pxat") && expireOK(setPXAT):
 			flags |= setPXAT
 			expire = args[j+1]
 			j++
@@ -225,7 +200,7 @@ func parseStringOpts(c *Ctx, start int, isSet bool) (flags int, expire []byte, o
 // (getExpireMillisecondsOrReply): the value must be positive, and neither
 // the unit conversion nor adding the current time may overflow.
 func parseSetExpire(c *Ctx, arg []byte, flags int) (int64, bool) {
-	v, ok := parseInt(arg)
+	v, ok := num.ParseInt(arg)
 	if !ok {
 		c.Error(ErrNotInt)
 		return 0, false
@@ -324,7 +299,7 @@ func setGeneric(c *Ctx, flags int, key, val, expire []byte, intReply bool) {
 	if flags&setExpireAny != 0 {
 		// Any TTL replays as the absolute time, without the other
 		// options (the write happened), as Redis 7.0 propagates it.
-		c.Propagate([]byte("SET"), key, val, []byte("PXAT"), msBytes(at))
+		c.Propagate([]byte("SET"), key, val, []byte("PXAT"), MsArg(at))
 	}
 	if flags&setGet == 0 {
 		if intReply {
@@ -416,7 +391,7 @@ func cmdGetex(c *Ctx) {
 	case flags&setExpireAny != 0:
 		c.DB.SetExpire(o, at)
 		c.Dirty(1)
-		c.Propagate([]byte("PEXPIREAT"), c.Args[1], msBytes(at))
+		c.Propagate([]byte("PEXPIREAT"), c.Args[1], MsArg(at))
 	case flags&setPersist != 0 && o.Expire != 0:
 		c.DB.SetExpire(o, 0)
 		c.Dirty(1)
@@ -481,7 +456,7 @@ func cmdAppend(c *Ctx) {
 		}
 		o.SetRaw(append(rawBytes(o), add...))
 		total = len(o.Raw())
-		touchLRU(c, o)
+		TouchLRU(c, o)
 		c.DB.Modified(o.Key)
 	}
 	c.Dirty(1)
@@ -581,7 +556,7 @@ func cmdSetrange(c *Ctx) {
 		}
 		copy(b[offset:], val)
 		o.SetRaw(b)
-		touchLRU(c, o)
+		TouchLRU(c, o)
 		c.DB.Modified(o.Key)
 	}
 	c.Dirty(1)
@@ -623,7 +598,7 @@ func incrDecr(c *Ctx, by int64) {
 			v = o.Int()
 		} else {
 			var ok bool
-			if v, ok = parseInt(o.Raw()); !ok {
+			if v, ok = num.ParseInt(o.Raw()); !ok {
 				c.Error(ErrNotInt)
 				return
 			}
@@ -639,7 +614,7 @@ func incrDecr(c *Ctx, by int64) {
 		// either way the value is no longer a private copy.
 		o.SetInt(v)
 		o.Owned = false
-		touchLRU(c, o)
+		TouchLRU(c, o)
 		c.DB.Modified(o.Key)
 	} else {
 		c.DB.Set(c.Key(1), keyspace.NewInt(v), false)
@@ -688,7 +663,7 @@ func cmdIncrbyfloat(c *Ctx) {
 		if len(s) <= keyspace.EmbstrMaxLen {
 			o.Enc = keyspace.EncEmbstr
 		}
-		touchLRU(c, o)
+		TouchLRU(c, o)
 		c.DB.Modified(o.Key)
 	} else {
 		o = newStringNoInt([]byte(s))

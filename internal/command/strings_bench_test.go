@@ -23,7 +23,7 @@ func skBenchEnv() (*Env, *Session) {
 // table lookup.
 func skIncrOnce(e *Env, s *Session, c *Ctx, w *resp.Writer, args [][]byte) {
 	w.Reset()
-	*c = Ctx{Args: args, Cmd: table["incr"], W: w, S: s, Env: e, DB: e.KS.DBs[0], Now: e.KS.Now}
+	*c = Ctx{Args: args, Cmd: Lookup([]byte("incr")), W: w, S: s, Env: e, DB: e.KS.DBs[0], Now: e.KS.Now}
 	c.Cmd.Handler(c)
 }
 

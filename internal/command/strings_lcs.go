@@ -3,6 +3,7 @@ package command
 import (
 	"math"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
@@ -37,13 +38,13 @@ func cmdLcs(c *Ctx) {
 		opt := c.Args[j]
 		more := len(c.Args) - 1 - j
 		switch {
-		case optIs(opt, "idx"):
+		case ascii.OptIs(opt, "idx"):
 			getIdx = true
-		case optIs(opt, "len"):
+		case ascii.OptIs(opt, "len"):
 			getLen = true
-		case optIs(opt, "withmatchlen"):
+		case ascii.OptIs(opt, "withmatchlen"):
 			withLen = true
-		case optIs(opt, "minmatchlen") && more > 0:
+		case ascii.OptIs(opt, "minmatchlen") && more > 0:
 			v, ok := c.Int(j + 1)
 			if !ok {
 				return

@@ -8,6 +8,9 @@ package command
 import (
 	"sort"
 	"strings"
+
+	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/num"
 )
 
 // Flag is a command flag as COMMAND INFO reports it.
@@ -117,47 +120,17 @@ func Lookup(name []byte) *Command {
 		return nil // no command has a longer name
 	}
 	var lb [32]byte
-	return table[string(asciiLower(lb[:0], name))]
+	return table[string(ascii.AppendLower(lb[:0], name))]
 }
 
-// asciiLower appends b to dst with ASCII letters lowered.
-func asciiLower(dst, b []byte) []byte {
-	for _, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
-
-// lower is b with ASCII letters lowered, as a string.
-func lower(b []byte) string { return string(asciiLower(make([]byte, 0, len(b)), b)) }
-
-// asciiEqualFold compares b with a lower-case ASCII word, ignoring case.
-func asciiEqualFold(b []byte, lower string) bool {
-	if len(b) != len(lower) {
-		return false
-	}
-	for i, ch := range b {
-		if 'A' <= ch && ch <= 'Z' {
-			ch += 'a' - 'A'
-		}
-		if ch != lower[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// subFor is the subcommand args[1] names, nil when c has none of that
+// SubFor is the subcommand args[1] names, nil when c has none of that
 // name (ASCII case-insensitively, without allocating).
-func (c *Command) subFor(args [][]byte) *Command {
+func (c *Command) SubFor(args [][]byte) *Command {
 	if len(c.Subs) == 0 || len(args) < 2 || len(args[1]) > 32 {
 		return nil
 	}
 	var lb [32]byte
-	return c.Subs[string(asciiLower(lb[:0], args[1]))]
+	return c.Subs[string(ascii.AppendLower(lb[:0], args[1]))]
 }
 
 // resolve is Redis's lookupCommand for a command found by its name: the
@@ -167,7 +140,7 @@ func resolve(cmd *Command, args [][]byte) *Command {
 	if cmd == nil {
 		return nil
 	}
-	if s := cmd.subFor(args); s != nil {
+	if s := cmd.SubFor(args); s != nil {
 		return s
 	}
 	if len(cmd.Subs) > 0 && len(args) >= 2 && cmd.Handler == nil {
@@ -175,6 +148,9 @@ func resolve(cmd *Command, args [][]byte) *Command {
 	}
 	return cmd
 }
+
+// NumCommands is the number of top-level commands (COMMAND COUNT).
+func NumCommands() int { return len(table) }
 
 // All returns every top-level command, sorted by name.
 func All() []*Command {
@@ -260,4 +236,24 @@ func (c *Command) Categories() []string {
 		}
 	}
 	return out
+}
+
+// NumkeysKeys extracts the keys of a command whose argument at idx counts
+// the keys that follow it (LMPOP, ZMPOP, BLMPOP...). A malformed count
+// yields no keys.
+func NumkeysKeys(idx int) func(args [][]byte) []int {
+	return func(args [][]byte) []int {
+		if idx >= len(args) {
+			return nil
+		}
+		n, ok := num.ParseInt(args[idx])
+		if !ok || n <= 0 || n > int64(len(args)-idx-1) {
+			return nil
+		}
+		out := make([]int, n)
+		for i := range out {
+			out[i] = idx + 1 + i
+		}
+		return out
+	}
 }

@@ -3,6 +3,7 @@ package command
 import (
 	"math"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
@@ -111,7 +112,7 @@ func rewriteClockTimes(c *Ctx, from, step int) {
 			if rw == nil {
 				rw = append([][]byte{}, c.Args...)
 			}
-			rw[i] = msBytes(c.Now)
+			rw[i] = MsArg(c.Now)
 		}
 	}
 	if rw != nil {
@@ -380,16 +381,16 @@ func cmdTSDeleterule(c *Ctx) {
 // value when the option is absent.
 func rewriteIncrTime(c *Ctx, t int64) {
 	for i := 3; i+1 < len(c.Args); i++ {
-		if optIs(c.Args[i], "labels") {
+		if ascii.OptIs(c.Args[i], "labels") {
 			break
 		}
-		if optIs(c.Args[i], "timestamp") {
+		if ascii.OptIs(c.Args[i], "timestamp") {
 			rw := append([][]byte{}, c.Args...)
-			rw[i+1] = msBytes(t)
+			rw[i+1] = MsArg(t)
 			c.Rewrite(rw...)
 			return
 		}
 	}
-	rw := append(append([][]byte{}, c.Args[:3]...), []byte("TIMESTAMP"), msBytes(t))
+	rw := append(append([][]byte{}, c.Args[:3]...), []byte("TIMESTAMP"), MsArg(t))
 	c.Rewrite(append(rw, c.Args[3:]...)...)
 }

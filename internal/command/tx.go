@@ -52,7 +52,6 @@ func init() {
 		watch,
 		cmd("unwatch", 1, txFlags, "Forgets about watched keys of a transaction.", "2.2.0", "O(1)", cmdUnwatch),
 	)
-	resetHooks = append(resetHooks, func(c *Ctx) { c.Env.discardTx(c.S) })
 }
 
 // txState is a session's transaction: the queue after MULTI and the
@@ -185,7 +184,7 @@ func (e *Env) txRejected(s *Session, cmd *Command, args [][]byte, msg string) st
 	}
 	e.discardTx(s)
 	if len(e.monitors) > 0 {
-		e.feedMonitors(s, cmd, args)
+		e.FeedMonitors(s, cmd, args)
 	}
 	return execAbortPrefix + strings.TrimPrefix(msg, "ERR ")
 }
@@ -267,13 +266,22 @@ func (e *Env) dropTx(s *Session) {
 	s.tx.buf, s.tx.ends, s.tx.cmds, s.tx.args = nil, nil, nil, nil
 }
 
-// txClientInfo returns CLIENT LIST's view of s's transaction: whether it
+// TxClientInfo returns CLIENT LIST's view of s's transaction: whether it
 // is in MULTI (flag x), whether a watched key changed (flag d), the
 // number of queued commands (-1 outside MULTI) and their memory.
-func txClientInfo(s *Session) (inMulti, dirty bool, queued, mem int64) {
+func TxClientInfo(s *Session) (inMulti, dirty bool, queued, mem int64) {
 	t := &s.tx
 	if !t.multi && !t.execing {
 		return false, t.watch.Dirty, -1, 0
 	}
 	return true, t.watch.Dirty, int64(len(t.cmds)), t.mem
+}
+
+// ResetSession is RESET's part in the engine: it discards s's transaction
+// and WATCHed keys and takes s out of MONITOR mode.
+func (e *Env) ResetSession(s *Session) {
+	e.discardTx(s)
+	if s.Monitor {
+		e.removeMonitor(s)
+	}
 }

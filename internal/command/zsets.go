@@ -4,9 +4,10 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
@@ -183,21 +184,6 @@ func zsView(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-// zsLimits are the compact-encoding thresholds the configuration sets now.
-func zsLimits(c *Ctx) zset.Limits {
-	return zset.Limits{
-		MaxEntries: zsClampInt(c.Env.Cfg.Int(config.ZSetMaxListpackEntries)),
-		MaxValue:   zsClampInt(c.Env.Cfg.Int(config.ZSetMaxListpackValue)),
-	}
-}
-
-func zsClampInt(v int64) int {
-	if v > math.MaxInt {
-		return math.MaxInt
-	}
-	return int(v)
-}
-
 // zsRead returns the sorted set at key for a read, nil when the key is
 // missing; ok is false once WRONGTYPE has been replied.
 func zsRead(c *Ctx, key string) (s *zset.Set, ok bool) {
@@ -218,7 +204,7 @@ func zsWrite(c *Ctx, key string) (s *zset.Set, ok bool) {
 	}
 	o.LRU = uint32(c.Now / 1000) // lookupKeyWrite touches the key too
 	s = o.Val().(*zset.Set)
-	if lim := zsLimits(c); s.Limits() != lim {
+	if lim := ZSetLimits(c); s.Limits() != lim {
 		s.SetLimits(lim)
 	}
 	return s, true
@@ -300,7 +286,7 @@ func zsNumkeysKeys(numIdx int, dest bool) func(args [][]byte) []int {
 		if numIdx >= len(args) {
 			return nil
 		}
-		n, ok := parseInt(args[numIdx])
+		n, ok := num.ParseInt(args[numIdx])
 		if !ok || n < 1 || n > int64(len(args)-numIdx-1) {
 			return nil
 		}
@@ -337,17 +323,17 @@ func zaddGeneric(c *Ctx, flags int) {
 options:
 	for ; idx < len(args); idx++ {
 		switch a := args[idx]; {
-		case optIs(a, "nx"):
+		case ascii.OptIs(a, "nx"):
 			flags |= zaddNX
-		case optIs(a, "xx"):
+		case ascii.OptIs(a, "xx"):
 			flags |= zaddXX
-		case optIs(a, "ch"):
+		case ascii.OptIs(a, "ch"):
 			flags |= zaddCH
-		case optIs(a, "incr"):
+		case ascii.OptIs(a, "incr"):
 			flags |= zaddIncr
-		case optIs(a, "gt"):
+		case ascii.OptIs(a, "gt"):
 			flags |= zaddGT
-		case optIs(a, "lt"):
+		case ascii.OptIs(a, "lt"):
 			flags |= zaddLT
 		default:
 			break options
@@ -393,7 +379,7 @@ options:
 			zaddReply(c, incr, flags&zaddCH != 0, 0, 0, 0, 0)
 			return
 		}
-		s = zset.New(zsLimits(c))
+		s = zset.New(ZSetLimits(c))
 		created = true
 	}
 	var added, updated, processed int64
@@ -611,7 +597,7 @@ func zrankGeneric(c *Ctx, reverse bool) {
 	}
 	withScore := false
 	if len(c.Args) == 4 {
-		if !optIs(c.Args[3], "withscore") {
+		if !ascii.OptIs(c.Args[3], "withscore") {
 			c.Error(ErrSyntax)
 			return
 		}

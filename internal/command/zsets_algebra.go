@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/num"
 )
 
 // ZUNION, ZINTER, ZDIFF, their *STORE forms and ZINTERCARD, as Redis's
@@ -160,7 +162,7 @@ func zsAlgebra(c *Ctx, dst string, store bool, numIdx int, op int, cardOnly bool
 		remaining := int64(len(args) - j)
 		a := args[j]
 		switch {
-		case op != zsDiff && !cardOnly && remaining >= setnum+1 && optIs(a, "weights"):
+		case op != zsDiff && !cardOnly && remaining >= setnum+1 && ascii.OptIs(a, "weights"):
 			j++
 			for i := range srcs {
 				w, ok := zsParseDouble(args[j])
@@ -171,24 +173,24 @@ func zsAlgebra(c *Ctx, dst string, store bool, numIdx int, op int, cardOnly bool
 				srcs[i].weight = w
 				j++
 			}
-		case op != zsDiff && !cardOnly && remaining >= 2 && optIs(a, "aggregate"):
+		case op != zsDiff && !cardOnly && remaining >= 2 && ascii.OptIs(a, "aggregate"):
 			switch b := args[j+1]; {
-			case optIs(b, "sum"):
+			case ascii.OptIs(b, "sum"):
 				agg = zsAggSum
-			case optIs(b, "min"):
+			case ascii.OptIs(b, "min"):
 				agg = zsAggMin
-			case optIs(b, "max"):
+			case ascii.OptIs(b, "max"):
 				agg = zsAggMax
 			default:
 				c.Error(ErrSyntax)
 				return
 			}
 			j += 2
-		case !store && !cardOnly && optIs(a, "withscores"):
+		case !store && !cardOnly && ascii.OptIs(a, "withscores"):
 			withScores = true
 			j++
-		case cardOnly && remaining >= 2 && optIs(a, "limit"):
-			v, ok := parseInt(args[j+1])
+		case cardOnly && remaining >= 2 && ascii.OptIs(a, "limit"):
+			v, ok := num.ParseInt(args[j+1])
 			if !ok || v < 0 {
 				c.Error("ERR LIMIT can't be negative")
 				return

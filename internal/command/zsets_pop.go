@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/keyspace"
@@ -26,7 +27,7 @@ func zpopMinMax(c *Ctx, max bool) {
 	count := int64(-1)
 	if len(c.Args) == 3 {
 		// getPositiveLongFromObjectOrReply: one error for both.
-		v, ok := parseInt(c.Args[2])
+		v, ok := num.ParseInt(c.Args[2])
 		if !ok || v < 0 {
 			c.Error(ErrPositive)
 			return
@@ -97,7 +98,7 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 		if countless {
 			c.Rewrite(pop, []byte(key))
 		} else {
-			c.Rewrite(pop, []byte(key), msBytes(int64(n)))
+			c.Rewrite(pop, []byte(key), MsArg(int64(n)))
 		}
 	}
 	switch {
@@ -150,7 +151,7 @@ func cmdZmpop(c *Ctx) {
 func zmpopArgs(c *Ctx, numIdx int) (keys [][]byte, max bool, count int64, ok bool) {
 	args := c.Args
 	const numkeysErr = "ERR numkeys should be greater than 0"
-	numkeys, isInt := parseInt(args[numIdx])
+	numkeys, isInt := num.ParseInt(args[numIdx])
 	if !isInt || numkeys < 1 {
 		c.Error(numkeysErr)
 		return nil, false, 0, false
@@ -161,8 +162,8 @@ func zmpopArgs(c *Ctx, numIdx int) (keys [][]byte, max bool, count int64, ok boo
 	}
 	whereIdx := numIdx + int(numkeys) + 1
 	switch {
-	case optIs(args[whereIdx], "min"):
-	case optIs(args[whereIdx], "max"):
+	case ascii.OptIs(args[whereIdx], "min"):
+	case ascii.OptIs(args[whereIdx], "max"):
 		max = true
 	default:
 		c.Error(ErrSyntax)
@@ -170,9 +171,9 @@ func zmpopArgs(c *Ctx, numIdx int) (keys [][]byte, max bool, count int64, ok boo
 	}
 	count = -1
 	for j := whereIdx + 1; j < len(args); j++ {
-		if count == -1 && optIs(args[j], "count") && j+1 < len(args) {
+		if count == -1 && ascii.OptIs(args[j], "count") && j+1 < len(args) {
 			j++
-			v, isInt := parseInt(args[j])
+			v, isInt := num.ParseInt(args[j])
 			if !isInt || v < 1 {
 				c.Error("ERR count should be greater than 0")
 				return nil, false, 0, false
@@ -201,7 +202,7 @@ func cmdZrandmember(c *Ctx) {
 			c.Errorf("ERR value is out of range, value must between %d and %d", -math.MaxInt64, math.MaxInt64)
 			return
 		}
-		if len(args) > 4 || (len(args) == 4 && !optIs(args[3], "withscores")) {
+		if len(args) > 4 || (len(args) == 4 && !ascii.OptIs(args[3], "withscores")) {
 			c.Error(ErrSyntax)
 			return
 		}

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
@@ -58,9 +59,9 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, by zrangeBy, dir zrangeDir)
 	for j := argStart + 3; j < len(args); j++ {
 		left := len(args) - j - 1
 		switch a := args[j]; {
-		case !store && optIs(a, "withscores"):
+		case !store && ascii.OptIs(a, "withscores"):
 			withScores = true
-		case optIs(a, "limit") && left >= 2:
+		case ascii.OptIs(a, "limit") && left >= 2:
 			var ok bool
 			if offset, ok = c.Int(j + 1); !ok {
 				return
@@ -69,11 +70,11 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, by zrangeBy, dir zrangeDir)
 				return
 			}
 			j += 2
-		case dir == zdAuto && optIs(a, "rev"):
+		case dir == zdAuto && ascii.OptIs(a, "rev"):
 			dir = zdReverse
-		case by == zrAuto && optIs(a, "bylex"):
+		case by == zrAuto && ascii.OptIs(a, "bylex"):
 			by = zrLex
-		case by == zrAuto && optIs(a, "byscore"):
+		case by == zrAuto && ascii.OptIs(a, "byscore"):
 			by = zrScore
 		default:
 			c.Error(ErrSyntax)
@@ -174,7 +175,7 @@ func zsStoreResult(c *Ctx, dst string, es []zset.Entry, sizeHint int) {
 		}
 		return
 	}
-	lim := zsLimits(c)
+	lim := ZSetLimits(c)
 	if sizeHint >= 0 {
 		compact := sizeHint <= lim.MaxEntries
 		for i := range es {
