@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/aof"
+	_ "github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"

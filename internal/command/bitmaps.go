@@ -4,6 +4,7 @@ import (
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/ds/bitmap"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -26,35 +27,35 @@ func init() {
 		grp = "bitmap"
 		acl = "@bitmap"
 	)
-	one := func(c *Command) *Command {
+	one := func(c *engine.Command) *engine.Command {
 		c.First, c.Last, c.Step = 1, 1, 1
 		c.ACL, c.Group = acl, grp
 		return c
 	}
-	Register(
-		one(&Command{Name: "setbit", Arity: 4, Flags: FlagWrite | FlagDenyOOM, KeyFlags: "RW access update",
+	engine.Register(
+		one(&engine.Command{Name: "setbit", Arity: 4, Flags: engine.FlagWrite | engine.FlagDenyOOM, KeyFlags: "RW access update",
 			Summary: "Sets or clears the bit at offset in the string value stored at key", Since: "2.2.0",
 			Complexity: "O(1)", Handler: cmdSetbit}),
-		one(&Command{Name: "getbit", Arity: 3, Flags: FlagReadonly | FlagFast, KeyFlags: "RO access",
+		one(&engine.Command{Name: "getbit", Arity: 3, Flags: engine.FlagReadonly | engine.FlagFast, KeyFlags: "RO access",
 			Summary: "Returns the bit value at offset in the string value stored at key", Since: "2.2.0",
 			Complexity: "O(1)", Handler: cmdGetbit}),
-		one(&Command{Name: "bitcount", Arity: -2, Flags: FlagReadonly, KeyFlags: "RO access",
+		one(&engine.Command{Name: "bitcount", Arity: -2, Flags: engine.FlagReadonly, KeyFlags: "RO access",
 			Summary: "Count set bits in a string", Since: "2.6.0",
 			Complexity: "O(N)", Handler: cmdBitcount}),
-		one(&Command{Name: "bitpos", Arity: -3, Flags: FlagReadonly, KeyFlags: "RO access",
+		one(&engine.Command{Name: "bitpos", Arity: -3, Flags: engine.FlagReadonly, KeyFlags: "RO access",
 			Summary: "Find first bit set or clear in a string", Since: "2.8.7",
 			Complexity: "O(N)", Handler: cmdBitpos}),
 		// Redis gives BITOP two key specs, the destination "OW update" and
 		// the sources "RO access"; the table holds one, and the stricter
 		// one is the safe choice for key permission checks.
-		&Command{Name: "bitop", Arity: -4, Flags: FlagWrite | FlagDenyOOM, First: 2, Last: -1, Step: 1,
+		&engine.Command{Name: "bitop", Arity: -4, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 2, Last: -1, Step: 1,
 			KeyFlags: "OW update", ACL: acl, Group: grp,
 			Summary: "Perform bitwise operations between strings", Since: "2.6.0",
 			Complexity: "O(N)", Handler: cmdBitop},
-		one(&Command{Name: "bitfield", Arity: -2, Flags: FlagWrite | FlagDenyOOM, KeyFlags: "RW access update variable_flags",
+		one(&engine.Command{Name: "bitfield", Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM, KeyFlags: "RW access update variable_flags",
 			Summary: "Perform arbitrary bitfield integer operations on strings", Since: "3.2.0",
 			Complexity: "O(1) for each subcommand specified", Handler: cmdBitfield}),
-		one(&Command{Name: "bitfield_ro", Arity: -2, Flags: FlagReadonly | FlagFast, KeyFlags: "RO access",
+		one(&engine.Command{Name: "bitfield_ro", Arity: -2, Flags: engine.FlagReadonly | engine.FlagFast, KeyFlags: "RO access",
 			Summary: "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD", Since: "6.0.0",
 			Complexity: "O(1) for each subcommand specified", Handler: cmdBitfieldRO}),
 	)
@@ -92,7 +93,7 @@ func bitWord(arg []byte, word string) bool {
 // does: a non-negative integer whose byte (offset/8) is below
 // proto-max-bulk-len. With hash (BITFIELD), "#n" means n*bits, multiplied
 // in 64 bits with C's wrap-around.
-func bitOffsetArg(c *Ctx, arg []byte, hash bool, bits int) (uint64, bool) {
+func bitOffsetArg(c *engine.Ctx, arg []byte, hash bool, bits int) (uint64, bool) {
 	useHash := hash && len(arg) > 0 && arg[0] == '#'
 	if useHash {
 		arg = arg[1:]
@@ -119,7 +120,7 @@ func bitBytes(o *keyspace.Object, scratch []byte) []byte {
 // bytes to hold bit maxbit, creating the key if it is missing. grew
 // reports that the key was created or its string got longer, which counts
 // as a change even if no bit does. ok is false after a WRONGTYPE reply.
-func bitStringForWrite(c *Ctx, key string, maxbit uint64) (o *keyspace.Object, grew, ok bool) {
+func bitStringForWrite(c *engine.Ctx, key string, maxbit uint64) (o *keyspace.Object, grew, ok bool) {
 	o, ok = c.LookupWrite(key, keyspace.TypeString)
 	if !ok {
 		return nil, false, false
@@ -142,7 +143,7 @@ func bitStringForWrite(c *Ctx, key string, maxbit uint64) (o *keyspace.Object, g
 // about to be modified in place: the value becomes raw, an integer turned
 // into its digits. Redis replaces the object, which also renews its access
 // time.
-func bitUnshare(c *Ctx, o *keyspace.Object) {
+func bitUnshare(c *engine.Ctx, o *keyspace.Object) {
 	if o.Enc == keyspace.EncInt {
 		o.SetRaw(num.AppendInt(nil, o.Int()))
 	}
@@ -150,7 +151,7 @@ func bitUnshare(c *Ctx, o *keyspace.Object) {
 	o.LRU = uint32(c.Now / 1000)
 }
 
-func cmdSetbit(c *Ctx) {
+func cmdSetbit(c *engine.Ctx) {
 	offset, ok := bitOffsetArg(c, c.Args[2], false, 0)
 	if !ok {
 		return
@@ -176,7 +177,7 @@ func cmdSetbit(c *Ctx) {
 	c.W.Int(int64(old))
 }
 
-func cmdGetbit(c *Ctx) {
+func cmdGetbit(c *engine.Ctx) {
 	offset, ok := bitOffsetArg(c, c.Args[2], false, 0)
 	if !ok {
 		return
@@ -194,21 +195,21 @@ func cmdGetbit(c *Ctx) {
 }
 
 // bitUnit parses BITCOUNT's and BITPOS's BYTE|BIT argument.
-func bitUnit(c *Ctx, arg []byte) (isBit, ok bool) {
+func bitUnit(c *engine.Ctx, arg []byte) (isBit, ok bool) {
 	switch {
 	case bitWord(arg, "bit"):
 		return true, true
 	case bitWord(arg, "byte"):
 		return false, true
 	}
-	c.Error(ErrSyntax)
+	c.Error(engine.ErrSyntax)
 	return false, false
 }
 
 // cmdBitcount is BITCOUNT key [start end [BYTE|BIT]]. As in Redis 7.0, a
 // missing key answers 0 before the arguments are looked at, and two
 // negative indexes with start > end answer 0 before BYTE|BIT is checked.
-func cmdBitcount(c *Ctx) {
+func cmdBitcount(c *engine.Ctx) {
 	o, ok := c.Lookup(c.Key(1), keyspace.TypeString)
 	if !ok {
 		return
@@ -243,14 +244,14 @@ func cmdBitcount(c *Ctx) {
 		}
 		c.W.Int(bitmap.Count(b, start, end, isBit))
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 	}
 }
 
 // cmdBitpos is BITPOS key bit [start [end [BYTE|BIT]]]. The bit argument is
 // checked first; then a missing key answers at once (0 when looking for a
 // clear bit, -1 for a set one), before the range is parsed.
-func cmdBitpos(c *Ctx) {
+func cmdBitpos(c *engine.Ctx) {
 	bit, ok := c.Int(2)
 	if !ok {
 		return
@@ -292,7 +293,7 @@ func cmdBitpos(c *Ctx) {
 		}
 		c.W.Int(bitmap.Pos(b, int(bit), start, end, n >= 5, isBit))
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 	}
 }
 
@@ -310,7 +311,7 @@ var bitopCodes = []struct {
 // cmdBitop is BITOP op destkey key [key ...]. Missing sources read as
 // empty strings; the result is as long as the longest source, and an empty
 // result deletes the destination. The reply is the result's length.
-func cmdBitop(c *Ctx) {
+func cmdBitop(c *engine.Ctx) {
 	op := bitmap.OpCode(-1)
 	for _, e := range bitopCodes {
 		if bitWord(c.Args[1], e.name) {
@@ -321,7 +322,7 @@ func cmdBitop(c *Ctx) {
 	nsrc := len(c.Args) - 3
 	switch {
 	case op < 0:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	case op == bitmap.OpNot && nsrc != 1:
 		c.Error(errBitopNot)

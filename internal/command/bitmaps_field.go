@@ -3,6 +3,7 @@ package command
 import (
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/bitmap"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -37,14 +38,14 @@ type bfOp struct {
 	ow     bitmap.Overflow // the OVERFLOW in force when it was parsed
 }
 
-func cmdBitfield(c *Ctx)   { bitfieldGeneric(c, false) }
-func cmdBitfieldRO(c *Ctx) { bitfieldGeneric(c, true) }
+func cmdBitfield(c *engine.Ctx)   { bitfieldGeneric(c, false) }
+func cmdBitfieldRO(c *engine.Ctx) { bitfieldGeneric(c, true) }
 
 // bitfieldType parses a field type as Redis's getBitfieldTypeFromArgument:
 // i1..i64 or u1..u63, the letter in lower case only (Redis 7.0 refuses
 // I8 and U8); the width is read up to the first NUL byte, as C's strlen
 // sees it.
-func bitfieldType(c *Ctx, arg []byte) (signed bool, bits int, ok bool) {
+func bitfieldType(c *engine.Ctx, arg []byte) (signed bool, bits int, ok bool) {
 	arg = ascii.CStr(arg)
 	if len(arg) == 0 {
 		c.Error(errBitfieldType)
@@ -72,7 +73,7 @@ func bitfieldType(c *Ctx, arg []byte) (signed bool, bits int, ok bool) {
 
 // bitfieldParse parses the operations after the key. It reports whether
 // all of them are GETs, and the highest bit a write reaches.
-func bitfieldParse(c *Ctx, ops []bfOp) (_ []bfOp, readonly bool, highest uint64, ok bool) {
+func bitfieldParse(c *engine.Ctx, ops []bfOp) (_ []bfOp, readonly bool, highest uint64, ok bool) {
 	args := c.Args
 	ow := bitmap.Wrap
 	readonly = true
@@ -101,7 +102,7 @@ func bitfieldParse(c *Ctx, ops []bfOp) (_ []bfOp, readonly bool, highest uint64,
 			}
 			continue
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return nil, false, 0, false
 		}
 		if op.signed, op.bits, ok = bitfieldType(c, args[j+1]); !ok {
@@ -125,7 +126,7 @@ func bitfieldParse(c *Ctx, ops []bfOp) (_ []bfOp, readonly bool, highest uint64,
 	return ops, readonly, highest, true
 }
 
-func bitfieldGeneric(c *Ctx, ro bool) {
+func bitfieldGeneric(c *engine.Ctx, ro bool) {
 	var opsBuf [8]bfOp
 	ops, readonly, highest, ok := bitfieldParse(c, opsBuf[:0])
 	if !ok {

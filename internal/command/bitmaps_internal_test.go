@@ -8,6 +8,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
 )
@@ -15,15 +16,15 @@ import (
 // bmEnv is an Env driven directly through Execute, for tests that plant
 // values in the keyspace directly and for benchmarks.
 type bmEnv struct {
-	env  *Env
-	sess *Session
+	env  *engine.Env
+	sess *engine.Session
 	w    resp.Writer
 }
 
 func newBMEnv() *bmEnv {
-	env := NewEnv(keyspace.New(16), config.New(), clock.NewManual(1_700_000_000_000),
+	env := engine.NewEnv(keyspace.New(16), config.New(), clock.NewManual(1_700_000_000_000),
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return &bmEnv{env: env, sess: &Session{ID: 1, Proto: 2, Authed: true, User: "default"}, w: resp.Writer{Proto: 2}}
+	return &bmEnv{env: env, sess: &engine.Session{ID: 1, Proto: 2, Authed: true, User: "default"}, w: resp.Writer{Proto: 2}}
 }
 
 // do runs one command and returns its raw reply.

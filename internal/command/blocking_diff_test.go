@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abacusdb/abacus/internal/command"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/servertest"
 )
 
@@ -256,7 +256,7 @@ func TestBlockingDiffScenario(t *testing.T) {
 	// Inside MULTI/EXEC a blocking command answers as on a timeout, and
 	// the keys an EXEC makes ready are served in the order they became
 	// ready (Redis 7.0 serves a client from the first ready key).
-	if command.Lookup([]byte("multi")) != nil {
+	if engine.Lookup([]byte("multi")) != nil {
 		d.do(p, "MULTI")
 		d.do(p, "BLPOP", "t", "0")
 		d.do(p, "BLMOVE", "t", "t2", "LEFT", "LEFT", "0")
@@ -285,7 +285,7 @@ func TestBlockingDiffScenario(t *testing.T) {
 	}
 	// A script is one command too: its waiters are served when it is done,
 	// and inside it BLMPOP answers at once (BLPOP may not run in scripts).
-	if command.Lookup([]byte("eval")) != nil {
+	if engine.Lookup([]byte("eval")) != nil {
 		d.send(1, "BLPOP", "sc", "0")
 		d.blocked(1)
 		d.do(p, "EVAL", "redis.call('rpush', KEYS[1], 'a', 'b') redis.call('lpop', KEYS[1]) return redis.call('llen', KEYS[1])", "1", "sc")

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/num"
 )
 
@@ -14,17 +15,17 @@ import (
 // client-side caching; until it exists those subcommands answer as unknown.
 
 const (
-	clientAdmin = FlagAdmin | FlagNoScript | FlagLoading | FlagStale
-	clientPlain = FlagNoScript | FlagLoading | FlagStale
+	clientAdmin = engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale
+	clientPlain = engine.FlagNoScript | engine.FlagLoading | engine.FlagStale
 )
 
 func init() {
-	sub := func(arity int, flags Flag, summary, since, complexity string, h func(*Ctx)) *Command {
-		return &Command{Arity: arity, Flags: flags, ACL: "@connection", Summary: summary, Since: since, Complexity: complexity, Handler: h}
+	sub := func(arity int, flags engine.Flag, summary, since, complexity string, h func(*engine.Ctx)) *engine.Command {
+		return &engine.Command{Arity: arity, Flags: flags, ACL: "@connection", Summary: summary, Since: since, Complexity: complexity, Handler: h}
 	}
-	Register(&Command{Name: "client", Arity: -2, Group: "connection",
+	engine.Register(&engine.Command{Name: "client", Arity: -2, Group: "connection",
 		Summary: "A container for client connection commands.", Since: "2.4.0", Complexity: "Depends on subcommand.",
-		Subs: map[string]*Command{
+		Subs: map[string]*engine.Command{
 			"id":       sub(2, clientPlain, "Returns the unique client ID of the connection.", "5.0.0", "O(1)", cmdClientID),
 			"info":     sub(2, clientPlain, "Returns information about the connection.", "6.2.0", "O(1)", cmdClientInfo),
 			"list":     sub(-2, clientAdmin, "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections", cmdClientList),
@@ -37,17 +38,17 @@ func init() {
 			"pause":    sub(-3, clientAdmin, "Suspends commands processing.", "3.0.0", "O(1)", cmdClientPause),
 			"unpause":  sub(2, clientAdmin, "Resumes processing commands from paused clients.", "6.2.0", "O(N) Where N is the number of paused clients", cmdClientUnpause),
 			"reply":    sub(3, clientPlain, "Instructs the server whether to reply to commands.", "3.2.0", "O(1)", cmdClientReply),
-			"help":     sub(2, FlagLoading|FlagStale, "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", cmdClientHelp),
-			"unblock":  sub(-3, clientAdmin, "Unblock a client blocked in a blocking command from a different connection", "5.0.0", "O(log N) where N is the number of client connections", ClientUnblock), // blocking.go
+			"help":     sub(2, engine.FlagLoading|engine.FlagStale, "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", cmdClientHelp),
+			"unblock":  sub(-3, clientAdmin, "Unblock a client blocked in a blocking command from a different connection", "5.0.0", "O(log N) where N is the number of client connections", engine.ClientUnblock), // blocking.go
 		}})
 }
 
-func cmdClientID(c *Ctx) { c.W.Int(c.S.ID) }
+func cmdClientID(c *engine.Ctx) { c.W.Int(c.S.ID) }
 
 // clientLine is the CLIENT LIST / CLIENT INFO line of s, in Redis 7's
 // field order. Fields of features Abacus does not have yet (pub/sub
 // counts, MULTI, tracking redirection) show their idle values.
-func (c *Ctx) clientLine(b []byte, s *Session) []byte {
+func clientLine(c *engine.Ctx, b []byte, s *engine.Session) []byte {
 	nowS := c.Now / 1000
 	argvMem := 0
 	if s == c.S {
@@ -77,7 +78,7 @@ func (c *Ctx) clientLine(b []byte, s *Session) []byte {
 		b = append(b, 'O')
 	}
 	b = append(b, s.Flags...) // letters other families set (P...)
-	inMulti, dirty, queued, multiMem := TxClientInfo(s)
+	inMulti, dirty, queued, multiMem := engine.TxClientInfo(s)
 	if inMulti {
 		b = append(b, 'x')
 	}
@@ -128,14 +129,14 @@ func (c *Ctx) clientLine(b []byte, s *Session) []byte {
 	return append(b, '\n')
 }
 
-func cmdClientInfo(c *Ctx) {
-	c.W.Verbatim("txt", string(c.clientLine(nil, c.S)))
+func cmdClientInfo(c *engine.Ctx) {
+	c.W.Verbatim("txt", string(clientLine(c, nil, c.S)))
 }
 
 // clientType classifies a session as CLIENT LIST TYPE and KILL TYPE see
 // it: every Abacus client is "normal" until replication and pub/sub exist
 // (monitors are normal clients for this purpose, as in Redis).
-func clientType(s *Session) string { return "normal" }
+func clientType(s *engine.Session) string { return "normal" }
 
 // parseClientType maps a TYPE argument to a type name, or "".
 func parseClientType(b []byte) string {
@@ -154,9 +155,9 @@ func parseClientType(b []byte) string {
 
 // sessionsByID returns the connected clients, oldest first as Redis lists
 // them.
-func (c *Ctx) sessionsByID() []*Session {
+func sessionsByID(c *engine.Ctx) []*engine.Session {
 	if c.Env.Host == nil {
-		return []*Session{c.S}
+		return []*engine.Session{c.S}
 	}
 	all := c.Env.Host.Clients()
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
@@ -164,12 +165,12 @@ func (c *Ctx) sessionsByID() []*Session {
 }
 
 // CLIENT LIST [TYPE normal|master|replica|pubsub] | [ID id [id ...]]
-func cmdClientList(c *Ctx) {
+func cmdClientList(c *engine.Ctx) {
 	var out []byte
 	switch {
 	case len(c.Args) == 2:
-		for _, s := range c.sessionsByID() {
-			out = c.clientLine(out, s)
+		for _, s := range sessionsByID(c) {
+			out = clientLine(c, out, s)
 		}
 	case len(c.Args) == 4 && ascii.EqualFold(c.Args[2], "type"):
 		t := parseClientType(c.Args[3])
@@ -177,14 +178,14 @@ func cmdClientList(c *Ctx) {
 			c.Errorf("ERR Unknown client type '%s'", ascii.CStr(c.Args[3]))
 			return
 		}
-		for _, s := range c.sessionsByID() {
+		for _, s := range sessionsByID(c) {
 			if clientType(s) == t {
-				out = c.clientLine(out, s)
+				out = clientLine(c, out, s)
 			}
 		}
 	case len(c.Args) > 3 && ascii.EqualFold(c.Args[2], "id"):
-		all := c.sessionsByID()
-		byID := make(map[int64]*Session, len(all))
+		all := sessionsByID(c)
+		byID := make(map[int64]*engine.Session, len(all))
 		for _, s := range all {
 			byID[s.ID] = s
 		}
@@ -195,11 +196,11 @@ func cmdClientList(c *Ctx) {
 				return
 			}
 			if s := byID[id]; s != nil {
-				out = c.clientLine(out, s)
+				out = clientLine(c, out, s)
 			}
 		}
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	c.W.Verbatim("txt", string(out))
@@ -214,7 +215,7 @@ type killFilter struct {
 	skipMe           bool
 }
 
-func (f *killFilter) match(c *Ctx, s *Session) bool {
+func (f *killFilter) match(c *engine.Ctx, s *engine.Session) bool {
 	switch {
 	case f.id != 0 && s.ID != f.id,
 		f.typ != "" && clientType(s) != f.typ,
@@ -230,7 +231,7 @@ func (f *killFilter) match(c *Ctx, s *Session) bool {
 
 // CLIENT KILL ip:port | CLIENT KILL <filter> <value> [<filter> <value> ...]
 // Filters: ID, MAXAGE, TYPE, ADDR, LADDR, USER, SKIPME yes|no.
-func cmdClientKill(c *Ctx) {
+func cmdClientKill(c *engine.Ctx) {
 	f := killFilter{skipMe: true}
 	oldForm := len(c.Args) == 3
 	if oldForm {
@@ -240,7 +241,7 @@ func cmdClientKill(c *Ctx) {
 		for i := 2; i < len(c.Args); i += 2 {
 			opt := c.Args[i]
 			if i+1 >= len(c.Args) {
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return
 			}
 			val := c.Args[i+1]
@@ -286,17 +287,17 @@ func cmdClientKill(c *Ctx) {
 				case ascii.EqualFold(val, "no"):
 					f.skipMe = false
 				default:
-					c.Error(ErrSyntax)
+					c.Error(engine.ErrSyntax)
 					return
 				}
 			default:
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return
 			}
 		}
 	}
 	killed, self := int64(0), false
-	for _, s := range c.sessionsByID() {
+	for _, s := range sessionsByID(c) {
 		if !f.match(c, s) {
 			continue
 		}
@@ -321,7 +322,7 @@ func cmdClientKill(c *Ctx) {
 	}
 }
 
-func cmdClientSetName(c *Ctx) {
+func cmdClientSetName(c *engine.Ctx) {
 	name := c.Args[2]
 	if !validName(name) {
 		c.Error(errBadName)
@@ -331,7 +332,7 @@ func cmdClientSetName(c *Ctx) {
 	c.W.OK()
 }
 
-func cmdClientGetName(c *Ctx) {
+func cmdClientGetName(c *engine.Ctx) {
 	if c.S.Name == "" {
 		c.W.Null()
 		return
@@ -340,7 +341,7 @@ func cmdClientGetName(c *Ctx) {
 }
 
 // CLIENT SETINFO LIB-NAME <name> | LIB-VER <version>
-func cmdClientSetInfo(c *Ctx) {
+func cmdClientSetInfo(c *engine.Ctx) {
 	attr, val := c.Args[2], c.Args[3]
 	var dst *string
 	switch {
@@ -361,33 +362,33 @@ func cmdClientSetInfo(c *Ctx) {
 }
 
 // onOff parses ON|OFF (any case), replying with a syntax error otherwise.
-func (c *Ctx) onOff(i int) (on, ok bool) {
+func onOff(c *engine.Ctx, i int) (on, ok bool) {
 	switch {
 	case ascii.EqualFold(c.Args[i], "on"):
 		return true, true
 	case ascii.EqualFold(c.Args[i], "off"):
 		return false, true
 	}
-	c.Error(ErrSyntax)
+	c.Error(engine.ErrSyntax)
 	return false, false
 }
 
-func cmdClientNoEvict(c *Ctx) {
-	if on, ok := c.onOff(2); ok {
+func cmdClientNoEvict(c *engine.Ctx) {
+	if on, ok := onOff(c, 2); ok {
 		c.S.NoEvict = on
 		c.W.OK()
 	}
 }
 
-func cmdClientNoTouch(c *Ctx) {
-	if on, ok := c.onOff(2); ok {
+func cmdClientNoTouch(c *engine.Ctx) {
+	if on, ok := onOff(c, 2); ok {
 		c.S.NoTouch = on
 		c.W.OK()
 	}
 }
 
 // CLIENT PAUSE <timeout-ms> [WRITE|ALL]
-func cmdClientPause(c *Ctx) {
+func cmdClientPause(c *engine.Ctx) {
 	if len(c.Args) > 4 {
 		c.Errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", ascii.Trunc(ascii.CStr(c.Args[1]), 128))
 		return
@@ -409,7 +410,7 @@ func cmdClientPause(c *Ctx) {
 		return
 	}
 	if ms < 0 {
-		c.Error(ErrTimeoutNeg)
+		c.Error(engine.ErrTimeoutNeg)
 		return
 	}
 	if ms > math.MaxInt64-c.Now {
@@ -422,25 +423,25 @@ func cmdClientPause(c *Ctx) {
 	c.W.OK()
 }
 
-func cmdClientUnpause(c *Ctx) {
+func cmdClientUnpause(c *engine.Ctx) {
 	c.Env.Host.Unpause()
 	c.W.OK()
 }
 
 // CLIENT REPLY ON|OFF|SKIP. OFF and SKIP have no reply of their own.
-func cmdClientReply(c *Ctx) {
+func cmdClientReply(c *engine.Ctx) {
 	switch {
 	case ascii.EqualFold(c.Args[2], "on"):
-		c.S.Reply = ReplyOn
+		c.S.Reply = engine.ReplyOn
 		c.W.OK()
 	case ascii.EqualFold(c.Args[2], "off"):
-		c.S.Reply = ReplyOff
+		c.S.Reply = engine.ReplyOff
 	case ascii.EqualFold(c.Args[2], "skip"):
-		if c.S.Reply != ReplyOff {
-			c.S.Reply = ReplySkip
+		if c.S.Reply != engine.ReplyOff {
+			c.S.Reply = engine.ReplySkip
 		}
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 	}
 }
 
@@ -495,4 +496,4 @@ var clientHelp = []string{
 	"    Will not touch LRU/LFU stats when this mode is on.",
 }
 
-func cmdClientHelp(c *Ctx) { c.ReplyHelp("CLIENT", clientHelp...) }
+func cmdClientHelp(c *engine.Ctx) { c.ReplyHelp("CLIENT", clientHelp...) }

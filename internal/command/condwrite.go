@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/xxh3"
@@ -27,25 +28,25 @@ func init() {
 		grp = "string"
 		str = "@string"
 	)
-	Register(
-		&Command{Name: "digest", Arity: 2, Flags: FlagReadonly | FlagFast, First: 1, Last: 1, Step: 1,
+	engine.Register(
+		&engine.Command{Name: "digest", Arity: 2, Flags: engine.FlagReadonly | engine.FlagFast, First: 1, Last: 1, Step: 1,
 			KeyFlags: "RO access", ACL: str, Group: grp,
 			Summary: "Returns the hash digest of a string value as a hexadecimal string.", Since: "8.4.0",
 			Complexity: "O(N) where N is the length of the string value.", Handler: cmdDigest},
-		&Command{Name: "delex", Arity: -2, Flags: FlagWrite | FlagFast, First: 1, Last: 1, Step: 1,
+		&engine.Command{Name: "delex", Arity: -2, Flags: engine.FlagWrite | engine.FlagFast, First: 1, Last: 1, Step: 1,
 			KeyFlags: "RW delete variable_flags", ACL: str, Group: grp,
 			Summary: "Conditionally removes the specified key based on value or digest comparison.", Since: "8.4.0",
 			Complexity: "O(1) for IFEQ/IFNE, O(N) for IFDEQ/IFDNE where N is the length of the string value.",
 			Handler:    cmdDelex},
-		&Command{Name: "delifeq", Arity: 3, Flags: FlagWrite | FlagFast, First: 1, Last: 1, Step: 1,
+		&engine.Command{Name: "delifeq", Arity: 3, Flags: engine.FlagWrite | engine.FlagFast, First: 1, Last: 1, Step: 1,
 			KeyFlags: "RW delete", ACL: str, Group: grp,
 			Summary: "Delete key if value matches string.", Since: "9.0.0",
 			Complexity: "O(1)", Handler: cmdDelifeq},
-		&Command{Name: "msetex", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys, Keys: msetexKeys,
+		&engine.Command{Name: "msetex", Arity: -4, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagMovableKeys, Keys: msetexKeys,
 			KeyFlags: "OW update", Tips: "request_policy:multi_shard response_policy:all_succeeded", ACL: str, Group: grp,
 			Summary: "Atomically sets multiple string keys with a shared expiration in a single operation.", Since: "8.4.0",
 			Complexity: "O(N) where N is the number of keys to set.", Handler: cmdMsetex},
-		&Command{Name: "increx", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagFast, First: 1, Last: 1, Step: 1,
+		&engine.Command{Name: "increx", Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast, First: 1, Last: 1, Step: 1,
 			KeyFlags: "RW access update", ACL: str, Group: grp,
 			Summary: "Increments the numeric value of a key by a number and sets its expiration time.", Since: "8.8.0",
 			Complexity: "O(1)", Handler: cmdIncrex},
@@ -94,7 +95,7 @@ type cond struct {
 
 // parseCond makes the condition kind with its argument, replying with an
 // error (ok false) for a malformed digest.
-func parseCond(c *Ctx, kind condKind, arg []byte) (cond, bool) {
+func parseCond(c *engine.Ctx, kind condKind, arg []byte) (cond, bool) {
 	cd := cond{kind: kind, val: arg}
 	if kind == condDEQ || kind == condDNE {
 		if len(arg) == 0 || len(arg) > 16 {
@@ -141,7 +142,7 @@ func appendDigest(dst []byte, d uint64) []byte {
 	return dst
 }
 
-func cmdDigest(c *Ctx) {
+func cmdDigest(c *engine.Ctx) {
 	o, ok := c.Lookup(c.Key(1), keyspace.TypeString)
 	if !ok {
 		return
@@ -157,14 +158,14 @@ func cmdDigest(c *Ctx) {
 
 // condDelete deletes key when cd holds for its string value: DELEX with a
 // condition and DELIFEQ.
-func condDelete(c *Ctx, cd cond) {
+func condDelete(c *engine.Ctx, cd cond) {
 	key := c.Key(1)
 	o := c.DB.Lookup(key)
 	switch {
 	case o == nil:
 		c.W.Int(0)
 	case o.Type != keyspace.TypeString:
-		c.Error(ErrWrongType)
+		c.Error(engine.ErrWrongType)
 	case !cd.holds(o):
 		c.W.Int(0)
 	default:
@@ -174,7 +175,7 @@ func condDelete(c *Ctx, cd cond) {
 	}
 }
 
-func cmdDelex(c *Ctx) {
+func cmdDelex(c *engine.Ctx) {
 	if len(c.Args) == 2 {
 		// No condition: DEL of one key, whatever its type.
 		if c.DB.Delete(c.Key(1)) {
@@ -187,7 +188,7 @@ func cmdDelex(c *Ctx) {
 	}
 	kind := condOf(c.Args[2])
 	if len(c.Args) != 4 || kind == condNone {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	if cd, ok := parseCond(c, kind, c.Args[3]); ok {
@@ -195,7 +196,7 @@ func cmdDelex(c *Ctx) {
 	}
 }
 
-func cmdDelifeq(c *Ctx) { condDelete(c, cond{kind: condEQ, val: c.Args[2]}) }
+func cmdDelifeq(c *engine.Ctx) { condDelete(c, cond{kind: condEQ, val: c.Args[2]}) }
 
 // isExpireOpt reports whether opt is one of the expire options that take
 // an argument.
@@ -233,7 +234,7 @@ func setHasCondition(args [][]byte) bool {
 // cmdSetCond is SET with a condition: the condition is taken out and the
 // other options go through SET's own parser; NX and XX do not combine
 // with a condition, nor two conditions with each other.
-func cmdSetCond(c *Ctx) {
+func cmdSetCond(c *engine.Ctx) {
 	rest := make([][]byte, 0, len(c.Args))
 	var kind condKind
 	var arg []byte
@@ -247,7 +248,7 @@ func cmdSetCond(c *Ctx) {
 			}
 			if k := condOf(a); k != condNone {
 				if kind != condNone || j+1 >= len(c.Args) {
-					c.Error(ErrSyntax)
+					c.Error(engine.ErrSyntax)
 					return
 				}
 				kind, arg = k, c.Args[j+1]
@@ -265,7 +266,7 @@ func cmdSetCond(c *Ctx) {
 		return
 	}
 	if flags&(setNX|setXX) != 0 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	cd, ok := parseCond(c, kind, arg)
@@ -281,7 +282,7 @@ func cmdSetCond(c *Ctx) {
 	key := c.Args[1]
 	cur := c.DB.Lookup(string(key))
 	if cur != nil && cur.Type != keyspace.TypeString {
-		c.Error(ErrWrongType)
+		c.Error(engine.ErrWrongType)
 		return
 	}
 	get := flags&setGet != 0
@@ -323,10 +324,10 @@ func msetexKeys(args [][]byte) []int {
 
 // cmdMsetex is MSETEX numkeys key value [key value ...] [NX | XX]
 // [EX s | PX ms | EXAT s | PXAT ms | KEEPTTL], options in any order.
-func cmdMsetex(c *Ctx) {
+func cmdMsetex(c *engine.Ctx) {
 	n, ok := num.ParseInt(c.Args[1])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if n <= 0 {
@@ -352,14 +353,14 @@ func cmdMsetex(c *Ctx) {
 		case isExpireOpt(opt) && j+1 < len(c.Args) && flags&setKeepTTL == 0:
 			f := expireFlag(opt)
 			if flags&(setExpireAny&^f) != 0 {
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return
 			}
 			flags |= f
 			expire = c.Args[j+1]
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
@@ -392,7 +393,7 @@ type increxOpts struct {
 	expFlags                      int
 }
 
-func parseIncrex(c *Ctx) (o increxOpts, ok bool) {
+func parseIncrex(c *engine.Ctx) (o increxOpts, ok bool) {
 	args := c.Args
 	mode := 0 // 1 BYINT, 2 BYFLOAT
 	for j := 2; j < len(args); j++ {
@@ -405,7 +406,7 @@ func parseIncrex(c *Ctx) (o increxOpts, ok bool) {
 				m = 2
 			}
 			if mode != 0 && mode != m {
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return o, false
 			}
 			mode, o.by = m, args[j+1]
@@ -425,18 +426,18 @@ func parseIncrex(c *Ctx) (o increxOpts, ok bool) {
 		case isExpireOpt(opt) && next && !o.persist:
 			f := expireFlag(opt)
 			if o.expFlags&^f != 0 {
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return o, false
 			}
 			o.expFlags, o.expire = f, args[j+1]
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return o, false
 		}
 	}
 	if o.enx && o.expFlags == 0 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return o, false
 	}
 	o.float = mode == 2
@@ -448,7 +449,7 @@ func parseIncrex(c *Ctx) (o increxOpts, ok bool) {
 // outside the bounds (or the type's range) is skipped, replying [current,
 // 0] with the key and its TTL untouched, or with SATURATE clamped to the
 // bound. Reply: [new value, increment applied].
-func cmdIncrex(c *Ctx) {
+func cmdIncrex(c *engine.Ctx) {
 	opts, ok := parseIncrex(c)
 	if !ok {
 		return
@@ -465,7 +466,7 @@ func cmdIncrex(c *Ctx) {
 	}{{opts.by, &incr}, {opts.lb, &lb}, {opts.ub, &ub}} {
 		if p.arg != nil {
 			if *p.v, ok = num.ParseInt(p.arg); !ok {
-				c.Error(ErrNotInt)
+				c.Error(engine.ErrNotInt)
 				return
 			}
 		}
@@ -482,12 +483,12 @@ func cmdIncrex(c *Ctx) {
 	var cur int64
 	if o != nil {
 		if o.Type != keyspace.TypeString {
-			c.Error(ErrWrongType)
+			c.Error(engine.ErrWrongType)
 			return
 		}
 		var tmp [24]byte
 		if cur, ok = num.ParseInt(strBytes(o, tmp[:0])); !ok {
-			c.Error(ErrNotInt)
+			c.Error(engine.ErrNotInt)
 			return
 		}
 	}
@@ -506,7 +507,7 @@ func cmdIncrex(c *Ctx) {
 			next = lb
 		}
 		if d := next - cur; (next >= 0) != (cur >= 0) && (d >= 0) != (next >= 0) {
-			c.Error(ErrOverflow) // the applied increment does not fit
+			c.Error(engine.ErrOverflow) // the applied increment does not fit
 			return
 		}
 	}
@@ -518,7 +519,7 @@ func cmdIncrex(c *Ctx) {
 }
 
 // increxExpire parses the expire option (0 when none).
-func increxExpire(c *Ctx, opts increxOpts) (int64, bool) {
+func increxExpire(c *engine.Ctx, opts increxOpts) (int64, bool) {
 	if opts.expFlags == 0 {
 		return 0, true
 	}
@@ -528,7 +529,7 @@ func increxExpire(c *Ctx, opts increxOpts) (int64, bool) {
 // increxStore writes the new value with INCREX's TTL rules: no option
 // keeps the TTL, PERSIST drops it, EX/PX/EXAT/PXAT set it, with ENX only
 // on a key that has none.
-func increxStore(c *Ctx, o *keyspace.Object, key string, val []byte, at int64, opts increxOpts) {
+func increxStore(c *engine.Ctx, o *keyspace.Object, key string, val []byte, at int64, opts increxOpts) {
 	keep := opts.expFlags == 0 && !opts.persist || opts.enx && o != nil && o.Expire != 0
 	if keep {
 		at = 0
@@ -537,7 +538,7 @@ func increxStore(c *Ctx, o *keyspace.Object, key string, val []byte, at int64, o
 	c.Dirty(1)
 }
 
-func increxFloat(c *Ctx, key string, opts increxOpts) {
+func increxFloat(c *engine.Ctx, key string, opts increxOpts) {
 	incr := num.LongDoubleFromInt(1)
 	var lb, ub num.LongDouble
 	for _, p := range []struct {
@@ -547,7 +548,7 @@ func increxFloat(c *Ctx, key string, opts increxOpts) {
 		if p.arg != nil {
 			v, ok := num.ParseLongDouble(p.arg)
 			if !ok || v.IsInf() {
-				c.Error(ErrNotFloat)
+				c.Error(engine.ErrNotFloat)
 				return
 			}
 			*p.v = v
@@ -565,16 +566,16 @@ func increxFloat(c *Ctx, key string, opts increxOpts) {
 	cur := num.LongDoubleFromInt(0)
 	if o != nil {
 		if o.Type != keyspace.TypeString {
-			c.Error(ErrWrongType)
+			c.Error(engine.ErrWrongType)
 			return
 		}
 		var tmp [24]byte
 		if cur, ok = num.ParseLongDouble(strBytes(o, tmp[:0])); !ok {
-			c.Error(ErrNotFloat)
+			c.Error(engine.ErrNotFloat)
 			return
 		}
 		if cur.IsInf() {
-			c.Error(ErrNaNOrInf)
+			c.Error(engine.ErrNaNOrInf)
 			return
 		}
 	}
@@ -588,7 +589,7 @@ func increxFloat(c *Ctx, key string, opts increxOpts) {
 		}
 		next = ldblMax(next.Signbit())
 	} else if !num.LongDoubleInRange(next) {
-		c.Error(ErrNaNOrInf)
+		c.Error(engine.ErrNaNOrInf)
 		return
 	}
 	if lb != nil && next.Cmp(lb) < 0 || ub != nil && next.Cmp(ub) > 0 {
@@ -623,7 +624,7 @@ func ldblMax(neg bool) num.LongDouble {
 
 // increxFloatReply writes BYFLOAT's pair: bulk strings in RESP2 (the
 // value as INCRBYFLOAT prints it), doubles in RESP3.
-func increxFloatReply(c *Ctx, v, d num.LongDouble) {
+func increxFloatReply(c *engine.Ctx, v, d num.LongDouble) {
 	c.W.Array(2)
 	for _, x := range []num.LongDouble{v, d} {
 		if c.W.Proto == 3 {

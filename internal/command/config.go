@@ -5,15 +5,16 @@ import (
 	"net"
 
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 )
 
 // CONFIG GET / SET / RESETSTAT / REWRITE / HELP.
 
 func init() {
-	admin := FlagAdmin | FlagNoScript | FlagLoading | FlagStale
-	Register(&Command{Name: "config", Arity: -2, Group: "server",
+	admin := engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale
+	engine.Register(&engine.Command{Name: "config", Arity: -2, Group: "server",
 		Summary: "A container for server configuration commands.", Since: "2.0.0", Complexity: "Depends on subcommand.",
-		Subs: map[string]*Command{
+		Subs: map[string]*engine.Command{
 			"get": {Arity: -3, Flags: admin, Handler: cmdConfigGet,
 				Summary: "Returns the effective values of configuration parameters.", Since: "2.0.0",
 				Complexity: "O(N) when N is the number of configuration parameters provided"},
@@ -25,13 +26,13 @@ func init() {
 				Summary: "Resets the server's statistics.", Since: "2.0.0", Complexity: "O(1)"},
 			"rewrite": {Arity: 2, Flags: admin, Handler: cmdConfigRewrite,
 				Summary: "Persists the effective configuration to file.", Since: "2.8.0", Complexity: "O(1)"},
-			"help": {Arity: 2, Flags: FlagLoading | FlagStale, Handler: cmdConfigHelp,
+			"help": {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, Handler: cmdConfigHelp,
 				Summary: "Returns helpful text about the different subcommands.", Since: "5.0.0", Complexity: "O(1)"},
 		},
 	})
 }
 
-func cmdConfigGet(c *Ctx) {
+func cmdConfigGet(c *engine.Ctx) {
 	args := make([]string, len(c.Args)-2)
 	for i := range args {
 		args[i] = c.Arg(i + 2)
@@ -44,9 +45,9 @@ func cmdConfigGet(c *Ctx) {
 	}
 }
 
-func cmdConfigSet(c *Ctx) {
+func cmdConfigSet(c *engine.Ctx) {
 	if len(c.Args)%2 != 0 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	pairs := make([][2]string, 0, (len(c.Args)-2)/2)
@@ -62,7 +63,7 @@ func cmdConfigSet(c *Ctx) {
 
 // IsLocal reports whether a client is on a loopback or unix-socket
 // connection (what the enable-*-command "local" setting allows).
-func IsLocal(s *Session) bool {
+func IsLocal(s *engine.Session) bool {
 	host, _, err := net.SplitHostPort(s.Addr)
 	if err != nil {
 		return true // unix socket: no ip:port
@@ -71,12 +72,12 @@ func IsLocal(s *Session) bool {
 	return ip == nil || ip.IsLoopback()
 }
 
-func cmdConfigResetStat(c *Ctx) {
+func cmdConfigResetStat(c *engine.Ctx) {
 	c.Env.ResetStats()
 	c.W.OK()
 }
 
-func cmdConfigRewrite(c *Ctx) {
+func cmdConfigRewrite(c *engine.Ctx) {
 	err := c.Env.Cfg.Rewrite()
 	switch {
 	case errors.Is(err, config.ErrNoConfigFile):
@@ -90,7 +91,7 @@ func cmdConfigRewrite(c *Ctx) {
 	}
 }
 
-func cmdConfigHelp(c *Ctx) {
+func cmdConfigHelp(c *engine.Ctx) {
 	c.ReplyHelp("CONFIG",
 		"GET <pattern> [<pattern> ...]",
 		"    Return the parameters matching the glob-like patterns, with their values.",

@@ -6,6 +6,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/num"
 )
 
@@ -23,28 +24,28 @@ const (
 
 var redactedArg = []byte(redactedArgText)
 
-const connFlags = FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagNoAuth | FlagAllowBusy
+const connFlags = engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagFast | engine.FlagNoAuth | engine.FlagAllowBusy
 
 func init() {
-	Register(
-		&Command{Name: "ping", Arity: -1, Flags: FlagFast, ACL: "@connection", Group: "connection",
+	engine.Register(
+		&engine.Command{Name: "ping", Arity: -1, Flags: engine.FlagFast, ACL: "@connection", Group: "connection",
 			Summary: "Returns the server's liveliness response.", Since: "1.0.0", Complexity: "O(1)", Handler: cmdPing},
-		&Command{Name: "echo", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: "@connection", Group: "connection",
+		&engine.Command{Name: "echo", Arity: 2, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagFast, ACL: "@connection", Group: "connection",
 			Summary: "Returns the given string.", Since: "1.0.0", Complexity: "O(1)", Handler: cmdEcho},
-		&Command{Name: "quit", Arity: -1, Flags: connFlags, ACL: "@connection", Group: "connection",
+		&engine.Command{Name: "quit", Arity: -1, Flags: connFlags, ACL: "@connection", Group: "connection",
 			Summary: "Closes the connection.", Since: "1.0.0", Complexity: "O(1)", Handler: cmdQuit},
-		&Command{Name: "select", Arity: 2, Flags: FlagLoading | FlagStale | FlagFast, ACL: "@connection", Group: "connection",
+		&engine.Command{Name: "select", Arity: 2, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagFast, ACL: "@connection", Group: "connection",
 			Summary: "Changes the selected database.", Since: "1.0.0", Complexity: "O(1)", Handler: cmdSelect},
-		&Command{Name: "auth", Arity: -2, Flags: connFlags, ACL: "@connection", Group: "connection",
+		&engine.Command{Name: "auth", Arity: -2, Flags: connFlags, ACL: "@connection", Group: "connection",
 			Summary: "Authenticates the connection.", Since: "1.0.0", Complexity: "O(N) where N is the number of passwords defined for the user", Handler: cmdAuth},
-		&Command{Name: "hello", Arity: -1, Flags: connFlags, ACL: "@connection", Group: "connection",
+		&engine.Command{Name: "hello", Arity: -1, Flags: connFlags, ACL: "@connection", Group: "connection",
 			Summary: "Handshakes with the Redis server.", Since: "6.0.0", Complexity: "O(1)", Handler: cmdHello},
-		&Command{Name: "reset", Arity: 1, Flags: connFlags, ACL: "@connection", Group: "connection",
+		&engine.Command{Name: "reset", Arity: 1, Flags: connFlags, ACL: "@connection", Group: "connection",
 			Summary: "Resets the connection.", Since: "6.2.0", Complexity: "O(1)", Handler: cmdReset},
 	)
 }
 
-func cmdPing(c *Ctx) {
+func cmdPing(c *engine.Ctx) {
 	if len(c.Args) > 2 {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 		return
@@ -56,21 +57,21 @@ func cmdPing(c *Ctx) {
 	c.W.Simple("PONG")
 }
 
-func cmdEcho(c *Ctx) { c.W.Bulk(c.Args[1]) }
+func cmdEcho(c *engine.Ctx) { c.W.Bulk(c.Args[1]) }
 
-func cmdQuit(c *Ctx) {
+func cmdQuit(c *engine.Ctx) {
 	c.W.OK()
 	c.S.CloseAfterReply = true
 }
 
-func cmdSelect(c *Ctx) {
+func cmdSelect(c *engine.Ctx) {
 	id, ok := num.ParseInt(c.Args[1])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if id < 0 || id >= int64(len(c.Env.KS.DBs)) {
-		c.Error(ErrDBIndex)
+		c.Error(engine.ErrDBIndex)
 		return
 	}
 	c.S.DB = int(id)
@@ -78,9 +79,9 @@ func cmdSelect(c *Ctx) {
 	c.W.OK()
 }
 
-// Redact replaces argument i by "(redacted)" for what looks at the
+// redact replaces argument i by "(redacted)" for what looks at the
 // arguments after the handler: MONITOR and the slow log.
-func (c *Ctx) Redact(i int) {
+func redact(c *engine.Ctx, i int) {
 	if i < len(c.Args) {
 		c.Args[i] = redactedArg
 	}
@@ -91,7 +92,7 @@ func (c *Ctx) Redact(i int) {
 // has nopass and any password is accepted. Passwords are compared through
 // their SHA-256 digests in constant time, as Redis does, so that neither
 // the content nor the length of the password shows in the timing.
-func (c *Ctx) checkPassword(user, pass []byte) bool {
+func checkPassword(c *engine.Ctx, user, pass []byte) bool {
 	userOK := subtle.ConstantTimeCompare(user, []byte("default"))
 	want := c.Env.Cfg.Str(config.RequirePass)
 	if want == "" {
@@ -103,26 +104,26 @@ func (c *Ctx) checkPassword(user, pass []byte) bool {
 }
 
 // AUTH <password> | AUTH <username> <password>
-func cmdAuth(c *Ctx) {
+func cmdAuth(c *engine.Ctx) {
 	if len(c.Args) > 3 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	user, pass := []byte("default"), c.Args[1]
 	if len(c.Args) == 3 {
 		user, pass = c.Args[1], c.Args[2]
 	}
-	// Redact replaces the arguments in c.Args, not the slices held here.
-	c.Redact(1)
-	c.Redact(2)
+	// redact replaces the arguments in c.Args, not the slices held here.
+	redact(c, 1)
+	redact(c, 2)
 	// The one-argument form authenticates the default user, and makes no
 	// sense when it has no password.
 	if len(c.Args) == 2 && !c.Env.AuthRequired() {
-		c.Error(ErrAuthNoPass)
+		c.Error(engine.ErrAuthNoPass)
 		return
 	}
-	if !c.checkPassword(user, pass) {
-		c.Error(ErrWrongPass)
+	if !checkPassword(c, user, pass) {
+		c.Error(engine.ErrWrongPass)
 		return
 	}
 	c.S.Authed = true
@@ -147,7 +148,7 @@ func validName(b []byte) bool {
 // is read: AUTH authenticates (or fails with WRONGPASS), SETNAME names the
 // connection (or fails), a bad option fails; only then is a client still
 // not authenticated refused with NOAUTH.
-func cmdHello(c *Ctx) {
+func cmdHello(c *engine.Ctx) {
 	ver := int64(0)
 	next := 1
 	if len(c.Args) >= 2 {
@@ -167,10 +168,10 @@ func cmdHello(c *Ctx) {
 		switch {
 		case ascii.EqualFold(c.Args[j], "auth") && more >= 2:
 			user, pass := c.Args[j+1], c.Args[j+2]
-			c.Redact(j + 1)
-			c.Redact(j + 2)
-			if !c.checkPassword(user, pass) {
-				c.Error(ErrWrongPass)
+			redact(c, j+1)
+			redact(c, j+2)
+			if !checkPassword(c, user, pass) {
+				c.Error(engine.ErrWrongPass)
 				return
 			}
 			c.S.Authed = true
@@ -215,7 +216,7 @@ func cmdHello(c *Ctx) {
 
 // RESET: back to a fresh connection's state. The library name and version
 // stay, as in Redis.
-func cmdReset(c *Ctx) {
+func cmdReset(c *engine.Ctx) {
 	c.Env.ResetSession(c.S)
 	c.S.DB = 0
 	c.DB = c.Env.KS.DBs[0]
@@ -226,8 +227,8 @@ func cmdReset(c *Ctx) {
 	c.S.NoTouch = false
 	// A reply already marked to be skipped (CLIENT REPLY SKIP just before)
 	// stays skipped, as in Redis.
-	if c.S.Reply != ReplySkipNext {
-		c.S.Reply = ReplyOn
+	if c.S.Reply != engine.ReplySkipNext {
+		c.S.Reply = engine.ReplyOn
 	}
 	c.S.Authed = !c.Env.AuthRequired()
 	c.S.User = "default"

@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abacusdb/abacus/internal/command"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/servertest"
 )
 
 func init() {
-	command.Register(&command.Command{Name: "abacus-test-panic", Arity: -1, Flags: command.FlagFast,
-		Handler: func(c *command.Ctx) {
+	engine.Register(&engine.Command{Name: "abacus-test-panic", Arity: -1, Flags: engine.FlagFast,
+		Handler: func(c *engine.Ctx) {
 			// Half a reply, then a crash: the client must get one
 			// well-formed error instead.
 			c.W.Array(3)

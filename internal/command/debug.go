@@ -8,6 +8,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -17,7 +18,7 @@ import (
 // allows it.
 
 func init() {
-	Register(&Command{Name: "debug", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server",
+	engine.Register(&engine.Command{Name: "debug", Arity: -2, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "server",
 		Summary: "A container for debugging commands.", Since: "1.0.0", Complexity: "Depends on subcommand.",
 		Handler: cmdDebug})
 }
@@ -28,7 +29,7 @@ const ErrDebugNotAllowed = `ERR DEBUG command not allowed. If the enable-debug-c
 
 type debugSub struct {
 	argc int // exact argument count including DEBUG and the subcommand; < 0: at least -argc
-	run  func(*Ctx)
+	run  func(*engine.Ctx)
 }
 
 var debugSubs map[string]debugSub
@@ -40,14 +41,14 @@ func init() {
 		"set-active-expire": {3, cmdDebugSetActiveExpire},
 		"object":            {3, cmdDebugObject},
 		"log":               {3, cmdDebugLog},
-		"error":             {3, func(c *Ctx) { c.Error(c.Arg(2)) }},
+		"error":             {3, func(c *engine.Ctx) { c.Error(c.Arg(2)) }},
 		"protocol":          {3, cmdDebugProtocol},
 		"change-repl-id":    {2, cmdDebugChangeReplID},
 		"reload":            {-2, cmdDebugReload}, // persistence.go
 	}
 }
 
-func cmdDebug(c *Ctx) {
+func cmdDebug(c *engine.Ctx) {
 	if !c.Env.Cfg.Allowed(config.EnableDebugCommand, IsLocal(c.S)) {
 		c.Error(ErrDebugNotAllowed)
 		return
@@ -60,7 +61,7 @@ func cmdDebug(c *Ctx) {
 	sub.run(c)
 }
 
-func cmdDebugHelp(c *Ctx) {
+func cmdDebugHelp(c *engine.Ctx) {
 	c.ReplyHelp("DEBUG",
 		"CHANGE-REPL-ID",
 		"    Give the server a new replication id.",
@@ -106,32 +107,32 @@ func atoi(s string) int64 {
 
 // cmdDebugSleep blocks the whole server, as Redis's does: it holds the
 // server lock while it sleeps.
-func cmdDebugSleep(c *Ctx) {
+func cmdDebugSleep(c *engine.Ctx) {
 	if d := time.Duration(atof(c.Arg(2)) * float64(time.Second)); d > 0 {
 		time.Sleep(d)
 	}
 	c.W.OK()
 }
 
-func cmdDebugSetActiveExpire(c *Ctx) {
+func cmdDebugSetActiveExpire(c *engine.Ctx) {
 	c.Env.SetActiveExpire(atoi(c.Arg(2)) != 0)
 	c.W.OK()
 }
 
-func cmdDebugLog(c *Ctx) {
+func cmdDebugLog(c *engine.Ctx) {
 	c.Env.Log.Warn("DEBUG LOG: " + c.Arg(2))
 	c.W.OK()
 }
 
-func cmdDebugChangeReplID(c *Ctx) {
+func cmdDebugChangeReplID(c *engine.Ctx) {
 	c.Env.Stats.Info.NewReplID()
 	c.W.OK()
 }
 
-func cmdDebugObject(c *Ctx) {
+func cmdDebugObject(c *engine.Ctx) {
 	o := c.DB.Peek(c.Key(2))
 	if o == nil {
-		c.Error(ErrNoKey)
+		c.Error(engine.ErrNoKey)
 		return
 	}
 	refcount := 1
@@ -187,7 +188,7 @@ func rdbLenSize(n int) int {
 	return 9
 }
 
-func cmdDebugProtocol(c *Ctx) {
+func cmdDebugProtocol(c *engine.Ctx) {
 	w := c.W
 	switch ascii.Lower(c.Args[2]) {
 	case "string":
@@ -247,7 +248,7 @@ func cmdDebugProtocol(c *Ctx) {
 
 // cmdDebugReload is DEBUG RELOAD [NOSAVE]: save, then load the file back
 // in place of the data.
-func cmdDebugReload(c *Ctx) {
+func cmdDebugReload(c *engine.Ctx) {
 	save := true
 	for i := 2; i < len(c.Args); i++ {
 		switch {
@@ -257,7 +258,7 @@ func cmdDebugReload(c *Ctx) {
 			c.Error("ERR DEBUG RELOAD " + strings.ToUpper(c.Arg(i)) + " is not supported")
 			return
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/abacusdb/abacus/internal/ds/ts"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/rdb"
 )
 
@@ -20,20 +21,20 @@ func init() {
 		ks  = "@keyspace"
 		gen = "generic"
 	)
-	Register(
-		&Command{Name: "dump", Arity: 2, Flags: FlagReadonly, First: 1, Last: 1, Step: 1, KeyFlags: "RO access",
+	engine.Register(
+		&engine.Command{Name: "dump", Arity: 2, Flags: engine.FlagReadonly, First: 1, Last: 1, Step: 1, KeyFlags: "RO access",
 			Tips: "nondeterministic_output", ACL: ks, Group: gen,
 			Summary: "Return a serialized version of the value stored at the specified key.", Since: "2.6.0",
 			Complexity: "O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).",
 			Handler:    cmdDump},
-		&Command{Name: "restore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, First: 1, Last: 1, Step: 1, KeyFlags: "OW update",
+		&engine.Command{Name: "restore", Arity: -4, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 1, Last: 1, Step: 1, KeyFlags: "OW update",
 			ACL: ks + " @dangerous", Group: gen,
 			Summary: "Create a key using the provided serialized value, previously obtained using DUMP.", Since: "2.6.0",
 			Complexity: "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
 			Handler:    cmdRestore},
 		// RESTORE-ASKING is what a cluster node's MIGRATE sends; without
 		// cluster mode it is RESTORE.
-		&Command{Name: "restore-asking", Arity: -4, Flags: FlagWrite | FlagDenyOOM, First: 1, Last: 1, Step: 1, KeyFlags: "OW update",
+		&engine.Command{Name: "restore-asking", Arity: -4, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 1, Last: 1, Step: 1, KeyFlags: "OW update",
 			ACL: ks + " @dangerous", Group: gen,
 			Summary: "An internal command for migrating keys in a cluster.", Since: "3.0.0",
 			Complexity: "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
@@ -50,13 +51,13 @@ const (
 	errFreqRange  = "ERR Invalid FREQ value, must be >= 0 and <= 255"
 )
 
-func cmdDump(c *Ctx) {
+func cmdDump(c *engine.Ctx) {
 	o := c.DB.LookupRead(c.Key(1))
 	if o == nil {
 		c.W.Null()
 		return
 	}
-	p, err := rdb.Dump(o, DumpOptions(c))
+	p, err := rdb.Dump(o, engine.DumpOptions(c))
 	if err != nil {
 		c.Error("ERR " + err.Error())
 		return
@@ -66,7 +67,7 @@ func cmdDump(c *Ctx) {
 
 // cmdRestore follows restoreCommand's order of checks: options, the
 // existing key, the TTL, the payload's footer, then its value.
-func cmdRestore(c *Ctx) {
+func cmdRestore(c *engine.Ctx) {
 	var replace, absTTL bool
 	idle, freq := int64(-1), int64(-1)
 	for j := 4; j < len(c.Args); j++ {
@@ -99,7 +100,7 @@ func cmdRestore(c *Ctx) {
 			freq = v
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
@@ -121,7 +122,7 @@ func cmdRestore(c *Ctx) {
 		c.Error(errBadPayload)
 		return
 	}
-	o, err := rdb.DecodePayload(payload, LoadOptions(c))
+	o, err := rdb.DecodePayload(payload, engine.LoadOptions(c))
 	expiredFields := errors.Is(err, rdb.ErrAllExpired)
 	if err != nil && !expiredFields {
 		c.Error(errBadFormat)
@@ -160,7 +161,7 @@ func cmdRestore(c *Ctx) {
 	if ttl > 0 && !absTTL {
 		// The TTL replays as the absolute time it became.
 		rw := append([][]byte{}, c.Args...)
-		rw[2] = MsArg(ttl)
+		rw[2] = engine.MsArg(ttl)
 		c.Propagate(append(rw, []byte("ABSTTL"))...)
 	}
 	c.W.OK()

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abacusdb/abacus/internal/command"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/servertest"
 )
 
@@ -29,7 +29,7 @@ type effRecorder struct {
 
 func newEffRecorder() *effRecorder { return &effRecorder{db: -1} }
 
-func (r *effRecorder) Feed(entries []command.PropEntry, wrap bool) {
+func (r *effRecorder) Feed(entries []engine.PropEntry, wrap bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	sel := func(db int) {

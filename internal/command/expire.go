@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/engine"
 )
 
 // Key expiry (expire.c): setting, reading and removing TTLs. Expired keys
@@ -11,15 +12,15 @@ import (
 // the server's active cycle reclaims the ones nobody reads.
 
 func init() {
-	exp := func(name, summary, since string) *Command {
-		return &Command{Name: name, Arity: -3, Flags: FlagWrite | FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RW update",
+	exp := func(name, summary, since string) *engine.Command {
+		return &engine.Command{Name: name, Arity: -3, Flags: engine.FlagWrite | engine.FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RW update",
 			ACL: "@keyspace", Group: "generic", Summary: summary, Since: since, Complexity: "O(1)", Handler: cmdExpire}
 	}
-	ttl := func(name, summary, since, tips string) *Command {
-		return &Command{Name: name, Arity: 2, Flags: FlagReadonly | FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RO access",
+	ttl := func(name, summary, since, tips string) *engine.Command {
+		return &engine.Command{Name: name, Arity: 2, Flags: engine.FlagReadonly | engine.FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RO access",
 			Tips: tips, ACL: "@keyspace", Group: "generic", Summary: summary, Since: since, Complexity: "O(1)", Handler: cmdTTL}
 	}
-	Register(
+	engine.Register(
 		exp("expire", "Set a key's time to live in seconds", "1.0.0"),
 		exp("pexpire", "Set a key's time to live in milliseconds", "2.6.0"),
 		exp("expireat", "Set the expiration for a key as a UNIX timestamp", "1.2.0"),
@@ -28,7 +29,7 @@ func init() {
 		ttl("pttl", "Get the time to live for a key in milliseconds", "2.6.0", "nondeterministic_output"),
 		ttl("expiretime", "Get the expiration Unix timestamp for a key", "7.0.0", ""),
 		ttl("pexpiretime", "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", ""),
-		&Command{Name: "persist", Arity: 2, Flags: FlagWrite | FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RW update",
+		&engine.Command{Name: "persist", Arity: 2, Flags: engine.FlagWrite | engine.FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RW update",
 			ACL: "@keyspace", Group: "generic", Summary: "Remove the expiration from a key", Since: "2.2.0",
 			Complexity: "O(1)", Handler: cmdPersist},
 	)
@@ -42,7 +43,7 @@ const (
 	expireLT
 )
 
-func parseExpireOpts(c *Ctx) (int, bool) {
+func parseExpireOpts(c *engine.Ctx) (int, bool) {
 	flags := 0
 	for _, opt := range c.Args[3:] {
 		switch {
@@ -72,7 +73,7 @@ func parseExpireOpts(c *Ctx) (int, bool) {
 
 // cmdExpire serves EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT
 // (expireGenericCommand). A time in the past deletes the key.
-func cmdExpire(c *Ctx) {
+func cmdExpire(c *engine.Ctx) {
 	var base int64
 	seconds := false
 	switch c.Cmd.Name {
@@ -93,13 +94,13 @@ func cmdExpire(c *Ctx) {
 	}
 	if seconds {
 		if when > math.MaxInt64/1000 || when < math.MinInt64/1000 {
-			c.Errorf(ErrInvalidExpire, c.Cmd.Name)
+			c.Errorf(engine.ErrInvalidExpire, c.Cmd.Name)
 			return
 		}
 		when *= 1000
 	}
 	if when > math.MaxInt64-base {
-		c.Errorf(ErrInvalidExpire, c.Cmd.Name)
+		c.Errorf(engine.ErrInvalidExpire, c.Cmd.Name)
 		return
 	}
 	when += base
@@ -109,7 +110,7 @@ func cmdExpire(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	TouchLRU(c, o)
+	engine.TouchLRU(c, o)
 	if flags != 0 {
 		cur := o.Expire // 0: no TTL, which GT and LT treat as infinite
 		if (flags&expireNX != 0 && cur != 0) ||
@@ -131,14 +132,14 @@ func cmdExpire(c *Ctx) {
 	if c.Cmd.Name != "pexpireat" {
 		// PEXPIREAT with the absolute time; the options stay.
 		rw := append([][]byte{}, c.Args...)
-		rw[0], rw[2] = []byte("PEXPIREAT"), MsArg(when)
+		rw[0], rw[2] = []byte("PEXPIREAT"), engine.MsArg(when)
 		c.Propagate(rw...)
 	}
 }
 
 // cmdTTL serves TTL, PTTL, EXPIRETIME and PEXPIRETIME: -2 for a missing
 // key, -1 for a key without TTL.
-func cmdTTL(c *Ctx) {
+func cmdTTL(c *engine.Ctx) {
 	o := lookupNoTouch(c, c.Key(1))
 	if o == nil {
 		c.W.Int(-2)
@@ -159,13 +160,13 @@ func cmdTTL(c *Ctx) {
 	c.W.Int(v)
 }
 
-func cmdPersist(c *Ctx) {
+func cmdPersist(c *engine.Ctx) {
 	o := c.DB.Lookup(c.Key(1))
 	if o == nil {
 		c.W.Int(0)
 		return
 	}
-	TouchLRU(c, o)
+	engine.TouchLRU(c, o)
 	if o.Expire == 0 {
 		c.W.Int(0)
 		return

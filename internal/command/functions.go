@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/script"
 )
@@ -15,54 +16,54 @@ import (
 
 func init() {
 	const scr = "@scripting"
-	fcall := func(name string, ro bool, summary string, h func(*Ctx)) *Command {
-		c := &Command{Name: name, Arity: -3, Flags: FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys,
-			Keys: NumkeysKeys(2), KeyFlags: "RW access update", ACL: scr, Group: "scripting", Summary: summary,
+	fcall := func(name string, ro bool, summary string, h func(*engine.Ctx)) *engine.Command {
+		c := &engine.Command{Name: name, Arity: -3, Flags: engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor | engine.FlagNoMandatoryKeys,
+			Keys: engine.NumkeysKeys(2), KeyFlags: "RW access update", ACL: scr, Group: "scripting", Summary: summary,
 			Since: "7.0.0", Complexity: "Depends on the function that is executed.", Handler: h}
 		if ro {
-			c.Flags |= FlagReadonly
+			c.Flags |= engine.FlagReadonly
 			c.KeyFlags = "RO access"
 		}
 		return c
 	}
 	shards := "request_policy:all_shards response_policy:all_succeeded"
-	Register(
+	engine.Register(
 		fcall("fcall", false, "Invokes a function.", cmdFcall),
 		fcall("fcall_ro", true, "Invokes a read-only function.", cmdFcallRO),
-		&Command{Name: "function", Arity: -2, Group: "scripting",
+		&engine.Command{Name: "function", Arity: -2, Group: "scripting",
 			Summary: "A container for function commands.", Since: "7.0.0", Complexity: "Depends on subcommand.",
-			Subs: map[string]*Command{
-				"load": {Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionLoad,
+			Subs: map[string]*engine.Command{
+				"load": {Arity: -3, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionLoad,
 					Summary: "Creates a library.", Since: "7.0.0", Complexity: "O(1) (considering compilation time is redundant)"},
-				"delete": {Arity: 3, Flags: FlagWrite | FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionDelete,
+				"delete": {Arity: 3, Flags: engine.FlagWrite | engine.FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionDelete,
 					Summary: "Deletes a library and its functions.", Since: "7.0.0", Complexity: "O(1)"},
-				"flush": {Arity: -2, Flags: FlagWrite | FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionFlush,
+				"flush": {Arity: -2, Flags: engine.FlagWrite | engine.FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionFlush,
 					Summary: "Deletes all libraries and functions.", Since: "7.0.0", Complexity: "O(N) where N is the number of functions deleted"},
-				"list": {Arity: -2, Flags: FlagNoScript, ACL: scr, Tips: "nondeterministic_output_order", Handler: cmdFunctionList,
+				"list": {Arity: -2, Flags: engine.FlagNoScript, ACL: scr, Tips: "nondeterministic_output_order", Handler: cmdFunctionList,
 					Summary: "Returns information about all libraries.", Since: "7.0.0", Complexity: "O(N) where N is the number of functions"},
-				"dump": {Arity: 2, Flags: FlagNoScript, ACL: scr, Handler: cmdFunctionDump,
+				"dump": {Arity: 2, Flags: engine.FlagNoScript, ACL: scr, Handler: cmdFunctionDump,
 					Summary: "Dumps all libraries into a serialized binary payload.", Since: "7.0.0", Complexity: "O(N) where N is the number of functions"},
-				"restore": {Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionRestore,
+				"restore": {Arity: -3, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagNoScript, ACL: scr, Tips: shards, Handler: cmdFunctionRestore,
 					Summary: "Restores all libraries from a payload.", Since: "7.0.0", Complexity: "O(N) where N is the number of functions on the payload"},
-				"stats": {Arity: 2, Flags: FlagNoScript | FlagAllowBusy, ACL: scr,
+				"stats": {Arity: 2, Flags: engine.FlagNoScript | engine.FlagAllowBusy, ACL: scr,
 					Tips:    "nondeterministic_output request_policy:all_shards response_policy:special",
 					Handler: cmdFunctionStats,
 					Summary: "Returns information about a function during execution.", Since: "7.0.0", Complexity: "O(1)"},
-				"kill": {Arity: 2, Flags: FlagNoScript | FlagAllowBusy, ACL: scr,
+				"kill": {Arity: 2, Flags: engine.FlagNoScript | engine.FlagAllowBusy, ACL: scr,
 					Tips:    "request_policy:all_shards response_policy:one_succeeded",
 					Handler: cmdFunctionKill,
 					Summary: "Terminates a function during execution.", Since: "7.0.0", Complexity: "O(1)"},
-				"help": {Arity: 2, Flags: FlagLoading | FlagStale, ACL: scr, Handler: cmdFunctionHelp,
+				"help": {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, ACL: scr, Handler: cmdFunctionHelp,
 					Summary: "Returns helpful text about the different subcommands.", Since: "7.0.0", Complexity: "O(1)"},
 			}},
 	)
 }
 
-func cmdFcall(c *Ctx)        { fcallGeneric(c, false) }
-func cmdFcallRO(c *Ctx)      { fcallGeneric(c, true) }
-func cmdFunctionKill(c *Ctx) { c.Error(ErrNotBusy) } // nothing runs while this holds the lock
+func cmdFcall(c *engine.Ctx)        { fcallGeneric(c, false) }
+func cmdFcallRO(c *engine.Ctx)      { fcallGeneric(c, true) }
+func cmdFunctionKill(c *engine.Ctx) { c.Error(engine.ErrNotBusy) } // nothing runs while this holds the lock
 
-func fcallGeneric(c *Ctx, ro bool) {
+func fcallGeneric(c *engine.Ctx, ro bool) {
 	c.PreventPropagation() // the commands it runs propagate their own effects
 	feedScriptMonitors(c)
 	eng := c.Env.Scripting()
@@ -75,7 +76,7 @@ func fcallGeneric(c *Ctx, ro bool) {
 	if !ok {
 		return
 	}
-	run := &ScriptRun{Name: f.Name, Flags: f.Flags, Function: f}
+	run := &engine.ScriptRun{Name: f.Name, Flags: f.Flags, Function: f}
 	if !scriptAllowed(c, f.Flags, ro, run) {
 		return
 	}
@@ -87,7 +88,7 @@ func fcallGeneric(c *Ctx, ro bool) {
 }
 
 // FUNCTION LOAD [REPLACE] code
-func cmdFunctionLoad(c *Ctx) {
+func cmdFunctionLoad(c *engine.Ctx) {
 	replace := false
 	i := 2
 	for ; i < len(c.Args)-1; i++ {
@@ -108,7 +109,7 @@ func cmdFunctionLoad(c *Ctx) {
 }
 
 // FUNCTION DELETE library
-func cmdFunctionDelete(c *Ctx) {
+func cmdFunctionDelete(c *engine.Ctx) {
 	if !c.Env.Scripting().DeleteLibrary(string(c.Args[2])) {
 		c.Error("ERR Library not found")
 		return
@@ -119,7 +120,7 @@ func cmdFunctionDelete(c *Ctx) {
 }
 
 // FUNCTION FLUSH [ASYNC|SYNC]
-func cmdFunctionFlush(c *Ctx) {
+func cmdFunctionFlush(c *engine.Ctx) {
 	if len(c.Args) > 3 {
 		subcommandSyntaxError(c)
 		return
@@ -135,7 +136,7 @@ func cmdFunctionFlush(c *Ctx) {
 }
 
 // FUNCTION LIST [LIBRARYNAME pattern] [WITHCODE]
-func cmdFunctionList(c *Ctx) {
+func cmdFunctionList(c *engine.Ctx) {
 	withCode := false
 	var pattern []byte
 	havePattern := false
@@ -201,7 +202,7 @@ func cmdFunctionList(c *Ctx) {
 }
 
 // FUNCTION STATS under the lock: no function is running then.
-func cmdFunctionStats(c *Ctx) {
+func cmdFunctionStats(c *engine.Ctx) {
 	c.Env.SyncFunctionCounts()
 	c.Env.WriteFunctionStats(c.W)
 }
@@ -249,10 +250,10 @@ var functionHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdFunctionHelp(c *Ctx) { statusLines(c, functionHelp) }
+func cmdFunctionHelp(c *engine.Ctx) { statusLines(c, functionHelp) }
 
 // subcommandSyntaxError is Redis's addReplySubcommandSyntaxError.
-func subcommandSyntaxError(c *Ctx) {
+func subcommandSyntaxError(c *engine.Ctx) {
 	c.Errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP.",
 		ascii.Trunc(ascii.CStr(c.Args[1]), 128), strings.ToUpper(string(c.Args[0])))
 }

@@ -6,6 +6,7 @@ import (
 	"hash/crc64"
 	"strconv"
 
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/script"
 )
 
@@ -31,7 +32,7 @@ var crcJones = crc64.MakeTable(0x95ac9329ac4bc9b5)
 func crc64Jones(crc uint64, p []byte) uint64 { return ^crc64.Update(^crc, crcJones, p) }
 
 // FUNCTION DUMP
-func cmdFunctionDump(c *Ctx) {
+func cmdFunctionDump(c *engine.Ctx) {
 	var b []byte
 	for _, l := range c.Env.Scripting().Libraries() {
 		b = append(b, rdbOpcodeFunction2)
@@ -61,7 +62,7 @@ func appendRDBString(b []byte, s string) []byte {
 }
 
 // FUNCTION RESTORE payload [FLUSH|APPEND|REPLACE]
-func cmdFunctionRestore(c *Ctx) {
+func cmdFunctionRestore(c *engine.Ctx) {
 	if len(c.Args) > 4 {
 		subcommandSyntaxError(c)
 		return

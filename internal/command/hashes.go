@@ -5,6 +5,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/hash"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
@@ -29,12 +30,12 @@ func init() {
 		grp = "hash"
 		acl = "@hash"
 		o1  = "O(1)"
-		w   = FlagWrite
-		r   = FlagReadonly
-		wdf = FlagWrite | FlagDenyOOM | FlagFast
-		rf  = FlagReadonly | FlagFast
+		w   = engine.FlagWrite
+		r   = engine.FlagReadonly
+		wdf = engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast
+		rf  = engine.FlagReadonly | engine.FlagFast
 	)
-	one := func(c *Command) *Command {
+	one := func(c *engine.Command) *engine.Command {
 		c.First, c.Last, c.Step = 1, 1, 1
 		c.ACL, c.Group = acl, grp
 		if c.Complexity == "" {
@@ -42,47 +43,47 @@ func init() {
 		}
 		return c
 	}
-	Register(
-		one(&Command{Name: "hset", Arity: -4, Flags: wdf, KeyFlags: "RW update",
+	engine.Register(
+		one(&engine.Command{Name: "hset", Arity: -4, Flags: wdf, KeyFlags: "RW update",
 			Summary: "Set the string value of a hash field", Since: "2.0.0",
 			Complexity: "O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.",
 			Handler:    cmdHset}),
-		one(&Command{Name: "hmset", Arity: -4, Flags: wdf, KeyFlags: "RW update",
+		one(&engine.Command{Name: "hmset", Arity: -4, Flags: wdf, KeyFlags: "RW update",
 			Summary: "Set multiple hash fields to multiple values", Since: "2.0.0",
 			Complexity: "O(N) where N is the number of fields being set.", Handler: cmdHset}),
-		one(&Command{Name: "hsetnx", Arity: 4, Flags: wdf, KeyFlags: "RW insert",
+		one(&engine.Command{Name: "hsetnx", Arity: 4, Flags: wdf, KeyFlags: "RW insert",
 			Summary: "Set the value of a hash field, only if the field does not exist", Since: "2.0.0", Handler: cmdHsetnx}),
-		one(&Command{Name: "hget", Arity: 3, Flags: rf, KeyFlags: "RO access",
+		one(&engine.Command{Name: "hget", Arity: 3, Flags: rf, KeyFlags: "RO access",
 			Summary: "Get the value of a hash field", Since: "2.0.0", Handler: cmdHget}),
-		one(&Command{Name: "hmget", Arity: -3, Flags: rf, KeyFlags: "RO access",
+		one(&engine.Command{Name: "hmget", Arity: -3, Flags: rf, KeyFlags: "RO access",
 			Summary: "Get the values of all the given hash fields", Since: "2.0.0",
 			Complexity: "O(N) where N is the number of fields being requested.", Handler: cmdHmget}),
-		one(&Command{Name: "hgetall", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
+		one(&engine.Command{Name: "hgetall", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
 			Summary: "Get all the fields and values in a hash", Since: "2.0.0",
 			Complexity: "O(N) where N is the size of the hash.", Handler: cmdHgetall}),
-		one(&Command{Name: "hkeys", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
+		one(&engine.Command{Name: "hkeys", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
 			Summary: "Get all the fields in a hash", Since: "2.0.0",
 			Complexity: "O(N) where N is the size of the hash.", Handler: cmdHgetall}),
-		one(&Command{Name: "hvals", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
+		one(&engine.Command{Name: "hvals", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
 			Summary: "Get all the values in a hash", Since: "2.0.0",
 			Complexity: "O(N) where N is the size of the hash.", Handler: cmdHgetall}),
-		one(&Command{Name: "hdel", Arity: -3, Flags: w | FlagFast, KeyFlags: "RW delete",
+		one(&engine.Command{Name: "hdel", Arity: -3, Flags: w | engine.FlagFast, KeyFlags: "RW delete",
 			Summary: "Delete one or more hash fields", Since: "2.0.0",
 			Complexity: "O(N) where N is the number of fields to be removed.", Handler: cmdHdel}),
-		one(&Command{Name: "hlen", Arity: 2, Flags: rf, KeyFlags: "RO",
+		one(&engine.Command{Name: "hlen", Arity: 2, Flags: rf, KeyFlags: "RO",
 			Summary: "Get the number of fields in a hash", Since: "2.0.0", Handler: cmdHlen}),
-		one(&Command{Name: "hexists", Arity: 3, Flags: rf, KeyFlags: "RO",
+		one(&engine.Command{Name: "hexists", Arity: 3, Flags: rf, KeyFlags: "RO",
 			Summary: "Determine if a hash field exists", Since: "2.0.0", Handler: cmdHexists}),
-		one(&Command{Name: "hstrlen", Arity: 3, Flags: rf, KeyFlags: "RO",
+		one(&engine.Command{Name: "hstrlen", Arity: 3, Flags: rf, KeyFlags: "RO",
 			Summary: "Get the length of the value of a hash field", Since: "3.2.0", Handler: cmdHstrlen}),
-		one(&Command{Name: "hincrby", Arity: 4, Flags: wdf, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "hincrby", Arity: 4, Flags: wdf, KeyFlags: "RW access update",
 			Summary: "Increment the integer value of a hash field by the given number", Since: "2.0.0", Handler: cmdHincrby}),
-		one(&Command{Name: "hincrbyfloat", Arity: 4, Flags: wdf, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "hincrbyfloat", Arity: 4, Flags: wdf, KeyFlags: "RW access update",
 			Summary: "Increment the float value of a hash field by the given amount", Since: "2.6.0", Handler: cmdHincrbyfloat}),
-		one(&Command{Name: "hrandfield", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
+		one(&engine.Command{Name: "hrandfield", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
 			Summary: "Get one or multiple random fields from a hash", Since: "6.2.0",
 			Complexity: "O(N) where N is the number of fields returned", Handler: cmdHrandfield}),
-		one(&Command{Name: "hscan", Arity: -3, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
+		one(&engine.Command{Name: "hscan", Arity: -3, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
 			Summary: "Incrementally iterate hash fields and associated values", Since: "2.8.0",
 			Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
 			Handler:    cmdHscan}),
@@ -100,7 +101,7 @@ const (
 // hashRead looks key up for a read command (lookupKeyRead): it counts a
 // keyspace hit or miss and replies WRONGTYPE (ok false) for another type.
 // A missing key gives a nil hash.
-func hashRead(c *Ctx, key string) (h *hash.Hash, ok bool) {
+func hashRead(c *engine.Ctx, key string) (h *hash.Hash, ok bool) {
 	o, ok := c.Lookup(key, keyspace.TypeHash)
 	if !ok || o == nil {
 		return nil, ok
@@ -110,19 +111,19 @@ func hashRead(c *Ctx, key string) (h *hash.Hash, ok bool) {
 
 // hashWrite looks key up for a write (lookupKeyWrite: no statistics). A
 // missing key gives nil.
-func hashWrite(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, ok bool) {
+func hashWrite(c *engine.Ctx, key string) (o *keyspace.Object, h *hash.Hash, ok bool) {
 	o, ok = c.LookupWrite(key, keyspace.TypeHash)
 	if !ok || o == nil {
 		return nil, nil, ok
 	}
-	TouchLRU(c, o)
+	engine.TouchLRU(c, o)
 	return o, o.Val().(*hash.Hash), true
 }
 
 // HashWriteOrCreate is hashWrite that makes a new hash object for a
 // missing key (hashTypeLookupWriteOrCreate), reported by fresh: it is not
 // stored until HashDone, so a command that fails leaves no empty hash.
-func HashWriteOrCreate(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, fresh, ok bool) {
+func HashWriteOrCreate(c *engine.Ctx, key string) (o *keyspace.Object, h *hash.Hash, fresh, ok bool) {
 	o, h, ok = hashWrite(c, key)
 	if ok && o == nil {
 		o, h = keyspace.NewHash()
@@ -134,7 +135,7 @@ func HashWriteOrCreate(c *Ctx, key string) (o *keyspace.Object, h *hash.Hash, fr
 // HashDone finishes a write that changed the hash at o: a fresh object is
 // stored, an existing one signalled (WATCH, blocked clients) and its place
 // in the field-expiry index updated, and a hash left empty is deleted.
-func HashDone(c *Ctx, key string, o *keyspace.Object, fresh bool) {
+func HashDone(c *engine.Ctx, key string, o *keyspace.Object, fresh bool) {
 	h := o.Val().(*hash.Hash)
 	switch {
 	case h.Len(c.Now) == 0:
@@ -149,7 +150,7 @@ func HashDone(c *Ctx, key string, o *keyspace.Object, fresh bool) {
 	}
 }
 
-func cmdHset(c *Ctx) {
+func cmdHset(c *engine.Ctx) {
 	if len(c.Args)%2 == 1 {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 		return
@@ -159,7 +160,7 @@ func cmdHset(c *Ctx) {
 	if !ok {
 		return
 	}
-	lim := HashLimits(c)
+	lim := engine.HashLimits(c)
 	h.ReservePairs(c.Args[2:], lim)
 	created := 0
 	for i := 2; i < len(c.Args); i += 2 {
@@ -176,7 +177,7 @@ func cmdHset(c *Ctx) {
 	c.W.Int(int64(created))
 }
 
-func cmdHsetnx(c *Ctx) {
+func cmdHsetnx(c *engine.Ctx) {
 	key := c.Key(1)
 	o, h, fresh, ok := HashWriteOrCreate(c, key)
 	if !ok {
@@ -184,7 +185,7 @@ func cmdHsetnx(c *Ctx) {
 	}
 	// An existing field leaves the hash alone, even its encoding: Redis 7.0
 	// checks the field before it converts for long arguments.
-	if !h.SetNX(c.Now, c.Args[2], c.Args[3], HashLimits(c)) {
+	if !h.SetNX(c.Now, c.Args[2], c.Args[3], engine.HashLimits(c)) {
 		c.W.Int(0)
 		return
 	}
@@ -193,7 +194,7 @@ func cmdHsetnx(c *Ctx) {
 	c.W.Int(1)
 }
 
-func cmdHget(c *Ctx) {
+func cmdHget(c *engine.Ctx) {
 	h, ok := hashRead(c, c.Key(1))
 	if !ok {
 		return
@@ -209,7 +210,7 @@ func cmdHget(c *Ctx) {
 	c.W.Null()
 }
 
-func cmdHmget(c *Ctx) {
+func cmdHmget(c *engine.Ctx) {
 	h, ok := hashRead(c, c.Key(1))
 	if !ok {
 		return
@@ -227,7 +228,7 @@ func cmdHmget(c *Ctx) {
 }
 
 // cmdHgetall serves HGETALL (a map in RESP3), HKEYS and HVALS.
-func cmdHgetall(c *Ctx) {
+func cmdHgetall(c *engine.Ctx) {
 	keys, vals := c.Cmd.Name != "hvals", c.Cmd.Name != "hkeys"
 	h, ok := hashRead(c, c.Key(1))
 	if !ok {
@@ -256,7 +257,7 @@ func cmdHgetall(c *Ctx) {
 	})
 }
 
-func cmdHdel(c *Ctx) {
+func cmdHdel(c *engine.Ctx) {
 	key := c.Key(1)
 	o, h, ok := hashWrite(c, key)
 	if !ok {
@@ -282,7 +283,7 @@ func cmdHdel(c *Ctx) {
 	c.W.Int(int64(deleted))
 }
 
-func cmdHlen(c *Ctx) {
+func cmdHlen(c *engine.Ctx) {
 	h, ok := hashRead(c, c.Key(1))
 	if !ok {
 		return
@@ -294,7 +295,7 @@ func cmdHlen(c *Ctx) {
 	c.W.Int(int64(h.Len(c.Now)))
 }
 
-func cmdHexists(c *Ctx) {
+func cmdHexists(c *engine.Ctx) {
 	h, ok := hashRead(c, c.Key(1))
 	if !ok {
 		return
@@ -306,7 +307,7 @@ func cmdHexists(c *Ctx) {
 	c.W.Int(0)
 }
 
-func cmdHstrlen(c *Ctx) {
+func cmdHstrlen(c *engine.Ctx) {
 	h, ok := hashRead(c, c.Key(1))
 	if !ok {
 		return
@@ -318,7 +319,7 @@ func cmdHstrlen(c *Ctx) {
 	c.W.Int(int64(h.ValueLen(c.Now, c.Args[2])))
 }
 
-func cmdHincrby(c *Ctx) {
+func cmdHincrby(c *engine.Ctx) {
 	incr, ok := c.Int(3)
 	if !ok {
 		return
@@ -336,22 +337,22 @@ func cmdHincrby(c *Ctx) {
 		}
 	}
 	if incr < 0 && cur < 0 && incr < math.MinInt64-cur || incr > 0 && cur > 0 && incr > math.MaxInt64-cur {
-		c.Error(ErrOverflow)
+		c.Error(engine.ErrOverflow)
 		return
 	}
 	cur += incr
 	var buf [24]byte
 	// A field gets or keeps its TTL: an increment changes the value only.
-	h.SetKeepTTL(c.Now, c.Args[2], num.AppendInt(buf[:0], cur), HashLimits(c))
+	h.SetKeepTTL(c.Now, c.Args[2], num.AppendInt(buf[:0], cur), engine.HashLimits(c))
 	HashDone(c, key, o, fresh)
 	c.Dirty(1)
 	c.W.Int(cur)
 }
 
-func cmdHincrbyfloat(c *Ctx) {
+func cmdHincrbyfloat(c *engine.Ctx) {
 	incr, ok := num.ParseLongDouble(c.Args[3])
 	if !ok {
-		c.Error(ErrNotFloat)
+		c.Error(engine.ErrNotFloat)
 		return
 	}
 	if incr.IsInf() {
@@ -371,16 +372,16 @@ func cmdHincrbyfloat(c *Ctx) {
 		}
 	}
 	if cur.IsInf() {
-		c.Error(ErrNaNOrInf) // inf + x: Redis computes it and refuses the result
+		c.Error(engine.ErrNaNOrInf) // inf + x: Redis computes it and refuses the result
 		return
 	}
 	sum := num.AddLongDouble(cur, incr)
 	if !num.LongDoubleInRange(sum) {
-		c.Error(ErrNaNOrInf)
+		c.Error(engine.ErrNaNOrInf)
 		return
 	}
 	s := num.FormatLongDouble(sum)
-	h.SetKeepTTL(c.Now, c.Args[2], []byte(s), HashLimits(c))
+	h.SetKeepTTL(c.Now, c.Args[2], []byte(s), engine.HashLimits(c))
 	HashDone(c, key, o, fresh)
 	c.Dirty(1)
 	// The result, so that float formatting is not replayed.
@@ -389,7 +390,7 @@ func cmdHincrbyfloat(c *Ctx) {
 }
 
 // HRANDFIELD key [count [WITHVALUES]]
-func cmdHrandfield(c *Ctx) {
+func cmdHrandfield(c *engine.Ctx) {
 	if len(c.Args) == 2 {
 		h, ok := hashRead(c, c.Key(1))
 		if !ok {
@@ -413,7 +414,7 @@ func cmdHrandfield(c *Ctx) {
 	}
 	withValues := false
 	if len(c.Args) > 4 || len(c.Args) == 4 && !ascii.OptIs(c.Args[3], "withvalues") {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	if len(c.Args) == 4 {
@@ -463,7 +464,7 @@ func cmdHrandfield(c *Ctx) {
 // As in Redis, the options are parsed only once the key is found, so a
 // missing key answers an empty scan whatever follows the cursor. A hash in
 // the small form is returned whole with cursor 0.
-func cmdHscan(c *Ctx) {
+func cmdHscan(c *engine.Ctx) {
 	cursor, ok := scanCursorArg(c, 2)
 	if !ok {
 		return
@@ -488,7 +489,7 @@ func cmdHscan(c *Ctx) {
 				return
 			}
 			if n < 1 {
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return
 			}
 			count = n
@@ -501,7 +502,7 @@ func cmdHscan(c *Ctx) {
 			noValues = true
 			i++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}

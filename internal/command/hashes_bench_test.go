@@ -8,6 +8,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
 )
@@ -17,15 +18,15 @@ import (
 // go test ./internal/command -run '^$' -bench Hashes
 
 type hashBenchEnv struct {
-	env  *Env
-	sess *Session
+	env  *engine.Env
+	sess *engine.Session
 	w    resp.Writer
 }
 
 func newHashBenchEnv() *hashBenchEnv {
-	env := NewEnv(keyspace.New(16), config.New(), clock.NewManual(1_700_000_000_000),
+	env := engine.NewEnv(keyspace.New(16), config.New(), clock.NewManual(1_700_000_000_000),
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	return &hashBenchEnv{env: env, sess: &Session{ID: 1, Proto: 2, Authed: true, User: "default"}, w: resp.Writer{Proto: 2}}
+	return &hashBenchEnv{env: env, sess: &engine.Session{ID: 1, Proto: 2, Authed: true, User: "default"}, w: resp.Writer{Proto: 2}}
 }
 
 func (e *hashBenchEnv) do(args ...string) string {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/hash"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/num"
 )
 
@@ -15,22 +16,22 @@ import (
 // command documentation. Times are the command's time (Ctx.Now), and a field
 // whose expiry time is <= now is gone.
 
-func registerHashTTLCommands(one func(*Command) *Command) {
+func registerHashTTLCommands(one func(*engine.Command) *engine.Command) {
 	const (
-		wdf  = FlagWrite | FlagDenyOOM | FlagFast
-		wf   = FlagWrite | FlagFast
-		rf   = FlagReadonly | FlagFast
+		wdf  = engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast
+		wf   = engine.FlagWrite | engine.FlagFast
+		rf   = engine.FlagReadonly | engine.FlagFast
 		perN = "O(N) where N is the number of specified fields"
 	)
-	exp := func(name, summary string, h func(*Ctx)) *Command {
-		return one(&Command{Name: name, Arity: -6, Flags: wdf, KeyFlags: "RW update",
+	exp := func(name, summary string, h func(*engine.Ctx)) *engine.Command {
+		return one(&engine.Command{Name: name, Arity: -6, Flags: wdf, KeyFlags: "RW update",
 			Summary: summary, Since: "7.4.0", Complexity: perN, Handler: h})
 	}
-	ttl := func(name, summary string, h func(*Ctx)) *Command {
-		return one(&Command{Name: name, Arity: -5, Flags: rf, KeyFlags: "RO access",
+	ttl := func(name, summary string, h func(*engine.Ctx)) *engine.Command {
+		return one(&engine.Command{Name: name, Arity: -5, Flags: rf, KeyFlags: "RO access",
 			Summary: summary, Since: "7.4.0", Complexity: perN, Handler: h})
 	}
-	Register(
+	engine.Register(
 		exp("hexpire", "Set expiry for hash field using relative time to expire (seconds)", cmdHexpire),
 		exp("hpexpire", "Set expiry for hash field using relative time to expire (milliseconds)", cmdHexpire),
 		exp("hexpireat", "Set expiry for hash field using an absolute Unix timestamp (seconds)", cmdHexpire),
@@ -39,15 +40,15 @@ func registerHashTTLCommands(one func(*Command) *Command) {
 		ttl("hpttl", "Returns the TTL in milliseconds of a hash field.", cmdHttl),
 		ttl("hexpiretime", "Returns the expiration time of a hash field as a Unix timestamp, in seconds.", cmdHttl),
 		ttl("hpexpiretime", "Returns the expiration time of a hash field as a Unix timestamp, in msec.", cmdHttl),
-		one(&Command{Name: "hpersist", Arity: -5, Flags: wf, KeyFlags: "RW update",
+		one(&engine.Command{Name: "hpersist", Arity: -5, Flags: wf, KeyFlags: "RW update",
 			Summary: "Removes the expiration time for each specified field", Since: "7.4.0", Complexity: perN, Handler: cmdHpersist}),
-		one(&Command{Name: "hgetex", Arity: -5, Flags: wf, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "hgetex", Arity: -5, Flags: wf, KeyFlags: "RW access update",
 			Summary: "Get the value of one or more fields of a given hash key, and optionally set their expiration.",
 			Since:   "8.0.0", Complexity: perN, Handler: cmdHgetex}),
-		one(&Command{Name: "hsetex", Arity: -6, Flags: wdf, KeyFlags: "RW update",
+		one(&engine.Command{Name: "hsetex", Arity: -6, Flags: wdf, KeyFlags: "RW update",
 			Summary: "Set the value of one or more fields of a given hash key, and optionally set their expiration.",
 			Since:   "8.0.0", Complexity: perN, Handler: cmdHsetex}),
-		one(&Command{Name: "hgetdel", Arity: -5, Flags: wf, KeyFlags: "RW access delete",
+		one(&engine.Command{Name: "hgetdel", Arity: -5, Flags: wf, KeyFlags: "RW access delete",
 			Summary: "Returns the value of a field and deletes it from the hash.",
 			Since:   "8.0.0", Complexity: perN, Handler: cmdHgetdel}),
 	)
@@ -74,7 +75,7 @@ const hfeMaxMs = (1<<48 - 1) >> 2
 // integer >= 0 in seconds or ms, added to base (the command's time for the
 // relative forms, 0 for the absolute ones), within hfeMaxMs. It returns the
 // absolute unix ms.
-func hashExpireArg(c *Ctx, i int, seconds bool, base int64) (int64, bool) {
+func hashExpireArg(c *engine.Ctx, i int, seconds bool, base int64) (int64, bool) {
 	v, ok := c.Int(i)
 	if !ok {
 		return 0, false
@@ -84,7 +85,7 @@ func hashExpireArg(c *Ctx, i int, seconds bool, base int64) (int64, bool) {
 		return 0, false
 	}
 	bad := func() (int64, bool) {
-		c.Error(fmt.Sprintf(ErrInvalidExpire, c.Cmd.Name))
+		c.Error(fmt.Sprintf(engine.ErrInvalidExpire, c.Cmd.Name))
 		return 0, false
 	}
 	if seconds {
@@ -102,7 +103,7 @@ func hashExpireArg(c *Ctx, i int, seconds bool, base int64) (int64, bool) {
 // numFieldsArg checks "FIELDS numfields field..." with the FIELDS keyword at
 // argument i-1 and the count at i, the fields running to the end of the
 // command. msg is the command's error for a count that is not >= 1.
-func numFieldsArg(c *Ctx, i int, msg string) (fields [][]byte, ok bool) {
+func numFieldsArg(c *engine.Ctx, i int, msg string) (fields [][]byte, ok bool) {
 	if i >= len(c.Args) {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 		return nil, false
@@ -126,7 +127,7 @@ func numFieldsArg(c *Ctx, i int, msg string) (fields [][]byte, ok bool) {
 // HEXPIRE key seconds [NX|XX|GT|LT] FIELDS numfields field [field ...] and
 // HPEXPIRE, HEXPIREAT, HPEXPIREAT. Per field: -2 no such field, 0 condition
 // not met, 1 expiry set, 2 field deleted (the time is not in the future).
-func cmdHexpire(c *Ctx) {
+func cmdHexpire(c *engine.Ctx) {
 	key := c.Key(1)
 	o, h, ok := hashWrite(c, key)
 	if !ok {
@@ -181,7 +182,7 @@ func cmdHexpire(c *Ctx) {
 		if base != 0 || seconds {
 			// HPEXPIREAT with the absolute time; the condition and fields stay.
 			rw := append([][]byte{}, c.Args...)
-			rw[0], rw[2] = []byte("HPEXPIREAT"), MsArg(at)
+			rw[0], rw[2] = []byte("HPEXPIREAT"), engine.MsArg(at)
 			c.Propagate(rw...)
 		}
 	}
@@ -189,16 +190,16 @@ func cmdHexpire(c *Ctx) {
 
 // propagateAbsTTL propagates the command with its relative TTL option
 // (EX or PX at argument i, its value at i+1) as PXAT at.
-func propagateAbsTTL(c *Ctx, i int, at int64) {
+func propagateAbsTTL(c *engine.Ctx, i int, at int64) {
 	rw := append([][]byte{}, c.Args...)
-	rw[i], rw[i+1] = []byte("PXAT"), MsArg(at)
+	rw[i], rw[i+1] = []byte("PXAT"), engine.MsArg(at)
 	c.Propagate(rw...)
 }
 
 // HTTL, HPTTL, HEXPIRETIME, HPEXPIRETIME key FIELDS numfields field ...
 // Per field: -2 no such field, -1 no expiry, else the TTL or the unix time,
 // seconds rounded up as Redis does.
-func cmdHttl(c *Ctx) {
+func cmdHttl(c *engine.Ctx) {
 	h, ok := hashRead(c, c.Key(1))
 	if !ok {
 		return
@@ -235,7 +236,7 @@ func cmdHttl(c *Ctx) {
 
 // HPERSIST key FIELDS numfields field ... Per field: -2 no such field, -1
 // no expiry, 1 expiry removed.
-func cmdHpersist(c *Ctx) {
+func cmdHpersist(c *engine.Ctx) {
 	key := c.Key(1)
 	o, h, ok := hashWrite(c, key)
 	if !ok {
@@ -265,7 +266,7 @@ func cmdHpersist(c *Ctx) {
 // HGETEX key [EX s|PX ms|EXAT s|PXAT ms|PERSIST] FIELDS numfields field ...
 // replies with the values, then gives the fields found the new expiry (or
 // none); an expiry that is not in the future deletes them.
-func cmdHgetex(c *Ctx) {
+func cmdHgetex(c *engine.Ctx) {
 	key := c.Key(1)
 	o, h, ok := hashWrite(c, key)
 	if !ok {
@@ -334,7 +335,7 @@ func cmdHgetex(c *Ctx) {
 // HSETEX key [FNX|FXX] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL]
 // FIELDS numfields field value [field value ...]
 // replies 1 when the fields were set, 0 when FNX or FXX said no.
-func cmdHsetex(c *Ctx) {
+func cmdHsetex(c *engine.Ctx) {
 	const (
 		fnx = 1 << iota
 		fxx
@@ -406,7 +407,7 @@ func cmdHsetex(c *Ctx) {
 	if first < 0 {
 		// Unreachable with the arity of 6: the options alone use at most 3
 		// arguments, so some argument was refused above.
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	key := c.Key(1)
@@ -428,7 +429,7 @@ func cmdHsetex(c *Ctx) {
 			}
 		}
 	}
-	lim := HashLimits(c)
+	lim := engine.HashLimits(c)
 	for i := 0; i < len(pairs); i += 2 {
 		f, v := pairs[i], pairs[i+1]
 		switch {
@@ -455,7 +456,7 @@ func cmdHsetex(c *Ctx) {
 
 // HGETDEL key FIELDS numfields field ... replies with the values and
 // deletes the fields; the key goes with its last field.
-func cmdHgetdel(c *Ctx) {
+func cmdHgetdel(c *engine.Ctx) {
 	key := c.Key(1)
 	o, h, ok := hashWrite(c, key)
 	if !ok {

@@ -3,6 +3,7 @@ package command
 import (
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/ds/hll"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
@@ -19,21 +20,21 @@ func init() {
 		grp = "hyperloglog"
 		acl = "@hyperloglog"
 	)
-	Register(
-		&Command{Name: "pfadd", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagFast, First: 1, Last: 1, Step: 1,
+	engine.Register(
+		&engine.Command{Name: "pfadd", Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast, First: 1, Last: 1, Step: 1,
 			KeyFlags: "RW insert", ACL: acl, Group: grp,
 			Summary: "Adds the specified elements to the specified HyperLogLog.", Since: "2.8.9",
 			Complexity: "O(1) to add every element.", Handler: cmdPfadd},
 		// PFCOUNT is flagged readonly although it may write the cached
 		// cardinality back, hence its key spec's RW.
-		&Command{Name: "pfcount", Arity: -2, Flags: FlagReadonly, First: 1, Last: -1, Step: 1,
+		&engine.Command{Name: "pfcount", Arity: -2, Flags: engine.FlagReadonly, First: 1, Last: -1, Step: 1,
 			KeyFlags: "RW access", ACL: acl, Group: grp,
 			Summary: "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", Since: "2.8.9",
 			Complexity: "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.",
 			Handler:    cmdPfcount},
 		// Redis gives PFMERGE two key specs, the destination "RW access
 		// insert" and the sources "RO access"; the table holds one.
-		&Command{Name: "pfmerge", Arity: -2, Flags: FlagWrite | FlagDenyOOM, First: 1, Last: -1, Step: 1,
+		&engine.Command{Name: "pfmerge", Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 1, Last: -1, Step: 1,
 			KeyFlags: "RW access insert", ACL: acl, Group: grp,
 			Summary: "Merge N different HyperLogLogs into a single one.", Since: "2.8.9",
 			Complexity: "O(N) to merge N HyperLogLogs, but with high constant times.", Handler: cmdPfmerge},
@@ -52,12 +53,12 @@ func hllBytes(o *keyspace.Object) []byte {
 	return o.Raw()
 }
 
-func hllSparseMax(c *Ctx) int { return int(c.Env.Cfg.Int(config.HllSparseMaxBytes)) }
+func hllSparseMax(c *engine.Ctx) int { return int(c.Env.Cfg.Int(config.HllSparseMaxBytes)) }
 
 // hllLookupValid looks key up for reading and checks that it holds a valid
 // HyperLogLog, replying with the error if not. It returns the value's
 // bytes, nil for a missing key.
-func hllLookupValid(c *Ctx, key string) (b []byte, ok bool) {
+func hllLookupValid(c *engine.Ctx, key string) (b []byte, ok bool) {
 	o, ok := c.Lookup(key, keyspace.TypeString)
 	if !ok {
 		return nil, false
@@ -76,7 +77,7 @@ func hllLookupValid(c *Ctx, key string) (b []byte, ok bool) {
 // cmdPfadd is PFADD key [element ...]. The reply is 1 when the key was
 // created or a register changed. Redis's dirty counter grows by one for
 // the creation and one per element that changed a register.
-func cmdPfadd(c *Ctx) {
+func cmdPfadd(c *engine.Ctx) {
 	key := c.Key(1)
 	o, ok := c.LookupWrite(key, keyspace.TypeString)
 	if !ok {
@@ -119,7 +120,7 @@ func cmdPfadd(c *Ctx) {
 // answers, or is computed and written back into the value (a change, as in
 // Redis, though the command is read-only); with several, the cardinality
 // of their union is computed without touching any of them.
-func cmdPfcount(c *Ctx) {
+func cmdPfcount(c *engine.Ctx) {
 	if len(c.Args) > 2 {
 		hlls := make([][]byte, 0, len(c.Args)-1)
 		for i := 1; i < len(c.Args); i++ {
@@ -166,7 +167,7 @@ func cmdPfcount(c *Ctx) {
 
 // cmdPfmerge is PFMERGE destkey [sourcekey ...]: the destination, itself
 // one of the merged values, becomes the union, created if missing.
-func cmdPfmerge(c *Ctx) {
+func cmdPfmerge(c *engine.Ctx) {
 	// Redis reads every key, the destination first, and validates each
 	// before writing anything.
 	srcs := make([][]byte, 0, len(c.Args)-2)

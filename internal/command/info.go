@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 )
 
 // INFO, in Redis's text layout: "# Section\r\nfield:value\r\n...", sections
 // separated by an empty line, fixed section order whatever the request.
 
 func init() {
-	Register(&Command{Name: "info", Arity: -1, Flags: FlagLoading | FlagStale, ACL: "@dangerous", Group: "server",
+	engine.Register(&engine.Command{Name: "info", Arity: -1, Flags: engine.FlagLoading | engine.FlagStale, ACL: "@dangerous", Group: "server",
 		Tips:    "nondeterministic_output request_policy:all_shards response_policy:special",
 		Summary: "Returns information and statistics about the server.", Since: "1.0.0", Complexity: "O(1)",
 		Handler: cmdInfo})
@@ -26,7 +27,7 @@ func init() {
 var infoSections = []struct {
 	name, title string
 	inDefault   bool
-	gen         func(e *Env, b *InfoBuilder)
+	gen         func(e *engine.Env, b *engine.InfoBuilder)
 }{
 	{"server", "Server", true, infoServer},
 	{"clients", "Clients", true, infoClients},
@@ -35,26 +36,26 @@ var infoSections = []struct {
 	{"stats", "Stats", true, infoStats},
 	{"replication", "Replication", true, infoReplication},
 	{"cpu", "CPU", true, infoCPU},
-	{"modules", "Modules", true, func(*Env, *InfoBuilder) {}},
-	{"commandstats", "Commandstats", false, InfoCommandStats},
-	{"errorstats", "Errorstats", true, InfoErrorStats},
-	{"latencystats", "Latencystats", false, func(*Env, *InfoBuilder) {}},
-	{"cluster", "Cluster", true, func(_ *Env, b *InfoBuilder) { b.KV("cluster_enabled", "0") }},
+	{"modules", "Modules", true, func(*engine.Env, *engine.InfoBuilder) {}},
+	{"commandstats", "Commandstats", false, engine.InfoCommandStats},
+	{"errorstats", "Errorstats", true, engine.InfoErrorStats},
+	{"latencystats", "Latencystats", false, func(*engine.Env, *engine.InfoBuilder) {}},
+	{"cluster", "Cluster", true, func(_ *engine.Env, b *engine.InfoBuilder) { b.KV("cluster_enabled", "0") }},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 }
 
-func cmdInfo(c *Ctx) {
+func cmdInfo(c *engine.Ctx) {
 	sections := make([]string, len(c.Args)-1)
 	for i := range sections {
 		sections[i] = c.Arg(i + 1)
 	}
-	c.W.Verbatim("txt", c.Env.InfoString(sections...))
+	c.W.Verbatim("txt", InfoString(c.Env, sections...))
 }
 
-// InfoString returns INFO's text for the given sections (none: the
+// InfoString returns the INFO text of e for the given sections (none: the
 // default ones; "all", "everything" and "default" expand as in Redis 7).
 // It is called under the server lock.
-func (e *Env) InfoString(sections ...string) string {
+func InfoString(e *engine.Env, sections ...string) string {
 	want := map[string]bool{}
 	if len(sections) == 0 {
 		want["default"] = true
@@ -63,7 +64,7 @@ func (e *Env) InfoString(sections ...string) string {
 		want[strings.ToLower(s)] = true
 	}
 	all := want["all"] || want["everything"]
-	var b InfoBuilder
+	var b engine.InfoBuilder
 	n := 0
 	for _, s := range infoSections {
 		if !all && !want[s.name] && !(want["default"] && s.inDefault) {
@@ -79,7 +80,7 @@ func (e *Env) InfoString(sections ...string) string {
 	return b.String()
 }
 
-func infoServer(e *Env, b *InfoBuilder) {
+func infoServer(e *engine.Env, b *engine.InfoBuilder) {
 	now := e.Clock.NowUs()
 	uptime := int64(time.Since(e.Started) / time.Second)
 	exe, _ := os.Executable()
@@ -140,8 +141,8 @@ func pollerName() string {
 	return "go netpoller"
 }
 
-func infoClients(e *Env, b *InfoBuilder) {
-	var clients []*Session
+func infoClients(e *engine.Env, b *engine.InfoBuilder) {
+	var clients []*engine.Session
 	if e.Host != nil {
 		clients = e.Host.Clients()
 	}
@@ -163,8 +164,8 @@ func infoClients(e *Env, b *InfoBuilder) {
 	b.Int("clients_in_timeout_table", int64(e.BlockedWithTimeout())) // blocking.go
 }
 
-func infoMemory(e *Env, b *InfoBuilder) {
-	m := ReadMemStats()
+func infoMemory(e *engine.Env, b *engine.InfoBuilder) {
+	m := engine.ReadMemStats()
 	st := &e.Stats.Info
 	st.NotePeak(m.Heap)
 	peak := uint64(st.Peak.Load())
@@ -231,7 +232,7 @@ func bytesToHuman(n uint64) string {
 	return ""
 }
 
-func infoPersistence(e *Env, b *InfoBuilder) {
+func infoPersistence(e *engine.Env, b *engine.InfoBuilder) {
 	b.KV("loading", "0")
 	b.KV("async_loading", "0")
 	b.KV("current_cow_peak", "0")
@@ -241,7 +242,7 @@ func infoPersistence(e *Env, b *InfoBuilder) {
 	e.Persistence().Info(b)
 }
 
-func infoStats(e *Env, b *InfoBuilder) {
+func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 	st := &e.Stats
 	ks := &e.KS.Stats
 	ops, in, out := st.Info.Rates()
@@ -290,7 +291,7 @@ func infoStats(e *Env, b *InfoBuilder) {
 	b.Int("panics_recovered", st.PanicsRecovered.Load())
 }
 
-func infoReplication(e *Env, b *InfoBuilder) {
+func infoReplication(e *engine.Env, b *engine.InfoBuilder) {
 	b.KV("role", "master")
 	b.KV("connected_slaves", "0")
 	b.KV("master_failover_state", "no-failover")
@@ -304,7 +305,7 @@ func infoReplication(e *Env, b *InfoBuilder) {
 	b.KV("repl_backlog_histlen", "0")
 }
 
-func infoCPU(_ *Env, b *InfoBuilder) {
+func infoCPU(_ *engine.Env, b *engine.InfoBuilder) {
 	sys, user := cpuTimes()
 	b.KV("used_cpu_sys", fmtSeconds(sys))
 	b.KV("used_cpu_user", fmtSeconds(user))
@@ -317,7 +318,7 @@ func fmtSeconds(d time.Duration) string {
 	return fmt.Sprintf("%d.%06d", us/1e6, us%1e6)
 }
 
-func infoKeyspace(e *Env, b *InfoBuilder) {
+func infoKeyspace(e *engine.Env, b *engine.InfoBuilder) {
 	for _, db := range e.KS.DBs {
 		if n := db.Len(); n > 0 {
 			b.KV("db"+strconv.Itoa(db.ID), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=%d", n, db.ExpiresLen(), db.AvgTTL()))

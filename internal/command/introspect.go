@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/resp"
 )
@@ -11,15 +12,15 @@ import (
 // The COMMAND family: everything it says comes from the command table.
 
 func init() {
-	intro := func(arity int, summary, since, complexity string, h func(*Ctx)) *Command {
-		return &Command{Arity: arity, Flags: FlagLoading | FlagStale, ACL: "@connection",
+	intro := func(arity int, summary, since, complexity string, h func(*engine.Ctx)) *engine.Command {
+		return &engine.Command{Arity: arity, Flags: engine.FlagLoading | engine.FlagStale, ACL: "@connection",
 			Summary: summary, Since: since, Complexity: complexity, Handler: h}
 	}
-	Register(&Command{Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, ACL: "@connection", Group: "server",
+	engine.Register(&engine.Command{Name: "command", Arity: -1, Flags: engine.FlagLoading | engine.FlagStale, ACL: "@connection", Group: "server",
 		Tips:    "nondeterministic_output_order",
 		Summary: "Returns detailed information about all commands.", Since: "2.8.13", Complexity: "O(N) where N is the total number of Redis commands",
 		Handler: cmdCommand,
-		Subs: map[string]*Command{
+		Subs: map[string]*engine.Command{
 			"count": intro(2, "Returns a count of commands.", "2.8.13", "O(1)", cmdCommandCount),
 			"docs": withTips(intro(-2, "Returns documentary information about one, multiple or all commands.", "7.0.0",
 				"O(N) where N is the number of commands to look up", cmdCommandDocs), "nondeterministic_output_order"),
@@ -36,22 +37,22 @@ func init() {
 	})
 }
 
-func withTips(c *Command, tips string) *Command {
+func withTips(c *engine.Command, tips string) *engine.Command {
 	c.Tips = tips
 	return c
 }
 
 // Redis's order for flags in COMMAND INFO (may_replicate is not shown).
 var flagReplyOrder = []struct {
-	f    Flag
+	f    engine.Flag
 	name string
 }{
-	{FlagWrite, "write"}, {FlagReadonly, "readonly"}, {FlagDenyOOM, "denyoom"},
-	{FlagAdmin, "admin"}, {FlagPubSub, "pubsub"}, {FlagNoScript, "noscript"},
-	{FlagBlocking, "blocking"}, {FlagLoading, "loading"}, {FlagStale, "stale"},
-	{FlagSkipMonitor, "skip_monitor"}, {FlagSkipSlowlog, "skip_slowlog"},
-	{FlagFast, "fast"}, {FlagNoAuth, "no_auth"}, {FlagNoMandatoryKeys, "no_mandatory_keys"},
-	{FlagNoMulti, "no_multi"}, {FlagMovableKeys, "movablekeys"}, {FlagAllowBusy, "allow_busy"},
+	{engine.FlagWrite, "write"}, {engine.FlagReadonly, "readonly"}, {engine.FlagDenyOOM, "denyoom"},
+	{engine.FlagAdmin, "admin"}, {engine.FlagPubSub, "pubsub"}, {engine.FlagNoScript, "noscript"},
+	{engine.FlagBlocking, "blocking"}, {engine.FlagLoading, "loading"}, {engine.FlagStale, "stale"},
+	{engine.FlagSkipMonitor, "skip_monitor"}, {engine.FlagSkipSlowlog, "skip_slowlog"},
+	{engine.FlagFast, "fast"}, {engine.FlagNoAuth, "no_auth"}, {engine.FlagNoMandatoryKeys, "no_mandatory_keys"},
+	{engine.FlagNoMulti, "no_multi"}, {engine.FlagMovableKeys, "movablekeys"}, {engine.FlagAllowBusy, "allow_busy"},
 }
 
 // aclCategoryOrder is Redis's list of ACL categories, the order COMMAND
@@ -63,10 +64,10 @@ var aclCategoryOrder = []string{
 }
 
 // replyFlags lists the flags COMMAND INFO shows for c.
-func replyFlags(c *Command) []string {
+func replyFlags(c *engine.Command) []string {
 	f := c.Flags
 	if c.Keys != nil {
-		f |= FlagMovableKeys
+		f |= engine.FlagMovableKeys
 	}
 	var out []string
 	for _, fl := range flagReplyOrder {
@@ -78,7 +79,7 @@ func replyFlags(c *Command) []string {
 }
 
 // categories returns c's ACL categories in Redis's order.
-func categories(c *Command) []string {
+func categories(c *engine.Command) []string {
 	cats := c.Categories()
 	rank := func(s string) int {
 		for i, n := range aclCategoryOrder {
@@ -93,17 +94,17 @@ func categories(c *Command) []string {
 }
 
 // hasKeys reports whether a command takes keys (COMMAND GETKEYS).
-func hasKeys(c *Command) bool { return c.First != 0 || c.Keys != nil }
+func hasKeys(c *engine.Command) bool { return c.First != 0 || c.Keys != nil }
 
 // keyFlags returns the key-spec flags of c's keys.
-func keyFlags(c *Command) []string {
+func keyFlags(c *engine.Command) []string {
 	if c.KeyFlags != "" {
 		return strings.Fields(c.KeyFlags)
 	}
 	switch {
-	case c.Flags&FlagWrite != 0:
+	case c.Flags&engine.FlagWrite != 0:
 		return []string{"RW", "update"}
-	case c.Flags&FlagReadonly != 0:
+	case c.Flags&engine.FlagReadonly != 0:
 		return []string{"RO", "access"}
 	}
 	return []string{"RO"}
@@ -111,7 +112,7 @@ func keyFlags(c *Command) []string {
 
 // writeKeySpecs writes c's key specifications: a range spec for the keys at
 // fixed positions and an "unknown" one for keys a function finds.
-func writeKeySpecs(w *resp.Writer, c *Command) {
+func writeKeySpecs(w *resp.Writer, c *engine.Command) {
 	n := 0
 	if c.First != 0 {
 		n++
@@ -177,7 +178,7 @@ func writeSimpleSet(w *resp.Writer, items []string) {
 }
 
 // writeCommandInfo writes COMMAND INFO's ten-element entry for c.
-func writeCommandInfo(w *resp.Writer, c *Command) {
+func writeCommandInfo(w *resp.Writer, c *engine.Command) {
 	w.Array(10)
 	w.BulkString(c.Name)
 	w.Int(int64(c.Arity))
@@ -203,8 +204,8 @@ func writeCommandInfo(w *resp.Writer, c *Command) {
 	}
 }
 
-func sortedSubs(c *Command) []*Command {
-	out := make([]*Command, 0, len(c.Subs))
+func sortedSubs(c *engine.Command) []*engine.Command {
+	out := make([]*engine.Command, 0, len(c.Subs))
 	for _, s := range c.Subs {
 		out = append(out, s)
 	}
@@ -213,9 +214,9 @@ func sortedSubs(c *Command) []*Command {
 }
 
 // lookupFullName finds "get" or "config|get" (any case).
-func lookupFullName(name string) *Command {
+func lookupFullName(name string) *engine.Command {
 	base, sub, isSub := strings.Cut(strings.ToLower(name), "|")
-	c := Lookup([]byte(base))
+	c := engine.Lookup([]byte(base))
 	if c == nil || !isSub {
 		return c
 	}
@@ -224,15 +225,15 @@ func lookupFullName(name string) *Command {
 
 // lookupArgs finds the command an argument vector runs, as Redis's
 // lookupCommand does: a container needs a known subcommand.
-func lookupArgs(args [][]byte) *Command {
-	c := Lookup(args[0])
+func lookupArgs(args [][]byte) *engine.Command {
+	c := engine.Lookup(args[0])
 	if c == nil || len(c.Subs) == 0 || len(args) == 1 {
 		return c
 	}
 	return c.SubFor(args)
 }
 
-func cmdCommand(c *Ctx) {
+func cmdCommand(c *engine.Ctx) {
 	if len(c.Args) > 1 {
 		c.Errorf("ERR unknown subcommand '%.128s'. Try COMMAND HELP.", c.Args[1])
 		return
@@ -241,16 +242,16 @@ func cmdCommand(c *Ctx) {
 }
 
 func writeAllCommandInfo(w *resp.Writer) {
-	all := All()
+	all := engine.All()
 	w.Array(len(all))
 	for _, cmd := range all {
 		writeCommandInfo(w, cmd)
 	}
 }
 
-func cmdCommandCount(c *Ctx) { c.W.Int(int64(NumCommands())) }
+func cmdCommandCount(c *engine.Ctx) { c.W.Int(int64(engine.NumCommands())) }
 
-func cmdCommandInfo(c *Ctx) {
+func cmdCommandInfo(c *engine.Ctx) {
 	if len(c.Args) == 2 {
 		writeAllCommandInfo(c.W)
 		return
@@ -265,10 +266,10 @@ func cmdCommandInfo(c *Ctx) {
 	}
 }
 
-func cmdCommandDocs(c *Ctx) {
-	var cmds []*Command
+func cmdCommandDocs(c *engine.Ctx) {
+	var cmds []*engine.Command
 	if len(c.Args) == 2 {
-		cmds = All()
+		cmds = engine.All()
 	} else {
 		for _, a := range c.Args[2:] {
 			if cmd := lookupFullName(string(a)); cmd != nil {
@@ -284,7 +285,7 @@ func cmdCommandDocs(c *Ctx) {
 }
 
 // writeCommandDocs writes COMMAND DOCS's map for one command.
-func writeCommandDocs(w *resp.Writer, c *Command) {
+func writeCommandDocs(w *resp.Writer, c *engine.Command) {
 	fields := [][2]string{{"summary", c.Summary}, {"since", c.Since}, {"group", c.Group}, {"complexity", c.Complexity}}
 	n := 0
 	for _, f := range fields {
@@ -313,18 +314,18 @@ func writeCommandDocs(w *resp.Writer, c *Command) {
 	}
 }
 
-func cmdCommandList(c *Ctx) {
-	var filter func(*Command) bool
+func cmdCommandList(c *engine.Ctx) {
+	var filter func(*engine.Command) bool
 	switch {
 	case len(c.Args) == 2:
 	case len(c.Args) == 5 && c.ArgIs(2, "filterby"):
 		arg := c.Arg(4)
 		switch {
 		case c.ArgIs(3, "module"):
-			filter = func(*Command) bool { return false }
+			filter = func(*engine.Command) bool { return false }
 		case c.ArgIs(3, "aclcat"):
 			cat := "@" + strings.ToLower(arg)
-			filter = func(cmd *Command) bool {
+			filter = func(cmd *engine.Command) bool {
 				for _, k := range cmd.Categories() {
 					if k == cat {
 						return true
@@ -333,18 +334,18 @@ func cmdCommandList(c *Ctx) {
 				return false
 			}
 		case c.ArgIs(3, "pattern"):
-			filter = func(cmd *Command) bool { return glob.Match(arg, cmd.Name, true) }
+			filter = func(cmd *engine.Command) bool { return glob.Match(arg, cmd.Name, true) }
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	var names []string
-	for _, cmd := range All() {
-		for _, x := range append([]*Command{cmd}, sortedSubs(cmd)...) {
+	for _, cmd := range engine.All() {
+		for _, x := range append([]*engine.Command{cmd}, sortedSubs(cmd)...) {
 			if filter == nil || filter(x) {
 				names = append(names, x.Name)
 			}
@@ -353,10 +354,10 @@ func cmdCommandList(c *Ctx) {
 	c.W.StringArray(names)
 }
 
-func cmdCommandGetKeys(c *Ctx)         { commandGetKeys(c, false) }
-func cmdCommandGetKeysAndFlags(c *Ctx) { commandGetKeys(c, true) }
+func cmdCommandGetKeys(c *engine.Ctx)         { commandGetKeys(c, false) }
+func cmdCommandGetKeysAndFlags(c *engine.Ctx) { commandGetKeys(c, true) }
 
-func commandGetKeys(c *Ctx, withFlags bool) {
+func commandGetKeys(c *engine.Ctx, withFlags bool) {
 	args := c.Args[2:]
 	cmd := lookupArgs(args)
 	switch {
@@ -371,7 +372,7 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 		return
 	}
 	idx := cmd.KeyIndexes(args)
-	if len(idx) == 0 && cmd.Flags&FlagNoMandatoryKeys == 0 {
+	if len(idx) == 0 && cmd.Flags&engine.FlagNoMandatoryKeys == 0 {
 		c.Error("ERR Invalid arguments specified for command")
 		return
 	}
@@ -388,7 +389,7 @@ func commandGetKeys(c *Ctx, withFlags bool) {
 	}
 }
 
-func cmdCommandHelp(c *Ctx) {
+func cmdCommandHelp(c *engine.Ctx) {
 	c.ReplyHelp("COMMAND",
 		"(no subcommand)",
 		"    Return details about every command.",

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abacusdb/abacus/internal/command"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/servertest"
 )
 
@@ -95,8 +95,8 @@ func TestCommandTable(t *testing.T) {
 	c := inst.Raw(t)
 	all := svParse(t, c.Do("COMMAND"))
 	count := svParse(t, c.Do("COMMAND", "COUNT"))
-	if count.str != strconv.Itoa(len(all.items)) || len(all.items) != len(command.All()) {
-		t.Fatalf("COMMAND has %d entries, COUNT %s, table %d", len(all.items), count.str, len(command.All()))
+	if count.str != strconv.Itoa(len(all.items)) || len(all.items) != len(engine.All()) {
+		t.Fatalf("COMMAND has %d entries, COUNT %s, table %d", len(all.items), count.str, len(engine.All()))
 	}
 	var check func(e svValue, parent string)
 	listed := 0

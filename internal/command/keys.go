@@ -6,6 +6,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
@@ -22,71 +23,71 @@ func init() {
 		srv = "server"
 		o1  = "O(1)"
 	)
-	Register(
-		&Command{Name: "del", Arity: -2, Flags: FlagWrite, First: 1, Last: -1, Step: 1, KeyFlags: "RM delete",
+	engine.Register(
+		&engine.Command{Name: "del", Arity: -2, Flags: engine.FlagWrite, First: 1, Last: -1, Step: 1, KeyFlags: "RM delete",
 			Tips: "request_policy:multi_shard response_policy:agg_sum", ACL: ks, Group: gen,
 			Summary: "Delete a key", Since: "1.0.0",
 			Complexity: "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).",
 			Handler:    cmdDel},
-		&Command{Name: "unlink", Arity: -2, Flags: FlagWrite | FlagFast, First: 1, Last: -1, Step: 1, KeyFlags: "RM delete",
+		&engine.Command{Name: "unlink", Arity: -2, Flags: engine.FlagWrite | engine.FlagFast, First: 1, Last: -1, Step: 1, KeyFlags: "RM delete",
 			Tips: "request_policy:multi_shard response_policy:agg_sum", ACL: ks, Group: gen,
 			Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", Since: "4.0.0",
 			Complexity: "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.",
 			Handler:    cmdDel},
-		&Command{Name: "exists", Arity: -2, Flags: FlagReadonly | FlagFast, First: 1, Last: -1, Step: 1, KeyFlags: "RO",
+		&engine.Command{Name: "exists", Arity: -2, Flags: engine.FlagReadonly | engine.FlagFast, First: 1, Last: -1, Step: 1, KeyFlags: "RO",
 			Tips: "request_policy:multi_shard response_policy:agg_sum", ACL: ks, Group: gen,
 			Summary: "Determine if a key exists", Since: "1.0.0",
 			Complexity: "O(N) where N is the number of keys to check.", Handler: cmdExists},
-		&Command{Name: "type", Arity: 2, Flags: FlagReadonly | FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RO",
+		&engine.Command{Name: "type", Arity: 2, Flags: engine.FlagReadonly | engine.FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RO",
 			ACL: ks, Group: gen, Summary: "Determine the type stored at key", Since: "1.0.0", Complexity: o1, Handler: cmdType},
 		// RENAME, RENAMENX and COPY have two key specs in Redis, the source's
 		// (given here) and the destination's: OW update (RENAME, COPY) or OW
 		// insert (RENAMENX). The table holds one spec per command for now.
-		&Command{Name: "rename", Arity: 3, Flags: FlagWrite, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
+		&engine.Command{Name: "rename", Arity: 3, Flags: engine.FlagWrite, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
 			ACL: ks, Group: gen, Summary: "Rename a key", Since: "1.0.0", Complexity: o1, Handler: cmdRename},
-		&Command{Name: "renamenx", Arity: 3, Flags: FlagWrite | FlagFast, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
+		&engine.Command{Name: "renamenx", Arity: 3, Flags: engine.FlagWrite | engine.FlagFast, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
 			ACL: ks, Group: gen, Summary: "Rename a key, only if the new key does not exist", Since: "1.0.0", Complexity: o1, Handler: cmdRename},
-		&Command{Name: "keys", Arity: 2, Flags: FlagReadonly, Tips: "request_policy:all_shards nondeterministic_output_order",
+		&engine.Command{Name: "keys", Arity: 2, Flags: engine.FlagReadonly, Tips: "request_policy:all_shards nondeterministic_output_order",
 			ACL: ks + " @dangerous", Group: gen, Summary: "Find all keys matching the given pattern", Since: "1.0.0",
 			Complexity: "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.",
 			Handler:    cmdKeys},
-		&Command{Name: "scan", Arity: -2, Flags: FlagReadonly, Tips: "nondeterministic_output request_policy:special",
+		&engine.Command{Name: "scan", Arity: -2, Flags: engine.FlagReadonly, Tips: "nondeterministic_output request_policy:special",
 			ACL: ks, Group: gen, Summary: "Incrementally iterate the keys space", Since: "2.8.0",
 			Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
 			Handler:    cmdScan},
-		&Command{Name: "randomkey", Arity: 1, Flags: FlagReadonly, Tips: "request_policy:all_shards nondeterministic_output",
+		&engine.Command{Name: "randomkey", Arity: 1, Flags: engine.FlagReadonly, Tips: "request_policy:all_shards nondeterministic_output",
 			ACL: ks, Group: gen, Summary: "Return a random key from the keyspace", Since: "1.0.0", Complexity: o1, Handler: cmdRandomkey},
-		&Command{Name: "dbsize", Arity: 1, Flags: FlagReadonly | FlagFast, Tips: "request_policy:all_shards response_policy:agg_sum",
+		&engine.Command{Name: "dbsize", Arity: 1, Flags: engine.FlagReadonly | engine.FlagFast, Tips: "request_policy:all_shards response_policy:agg_sum",
 			ACL: ks, Group: srv, Summary: "Return the number of keys in the selected database", Since: "1.0.0", Complexity: o1, Handler: cmdDbsize},
-		&Command{Name: "flushdb", Arity: -1, Flags: FlagWrite, Tips: "request_policy:all_shards response_policy:all_succeeded",
+		&engine.Command{Name: "flushdb", Arity: -1, Flags: engine.FlagWrite, Tips: "request_policy:all_shards response_policy:all_succeeded",
 			ACL: ks + " @dangerous", Group: srv, Summary: "Remove all keys from the current database", Since: "1.0.0",
 			Complexity: "O(N) where N is the number of keys in the selected database", Handler: cmdFlush},
-		&Command{Name: "flushall", Arity: -1, Flags: FlagWrite, Tips: "request_policy:all_shards response_policy:all_succeeded",
+		&engine.Command{Name: "flushall", Arity: -1, Flags: engine.FlagWrite, Tips: "request_policy:all_shards response_policy:all_succeeded",
 			ACL: ks + " @dangerous", Group: srv, Summary: "Remove all keys from all databases", Since: "1.0.0",
 			Complexity: "O(N) where N is the total number of keys in all databases", Handler: cmdFlush},
-		&Command{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RW access update",
+		&engine.Command{Name: "move", Arity: 3, Flags: engine.FlagWrite | engine.FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RW access update",
 			ACL: ks, Group: gen, Summary: "Move a key to another database", Since: "1.0.0", Complexity: o1, Handler: cmdMove},
-		&Command{Name: "copy", Arity: -3, Flags: FlagWrite | FlagDenyOOM, First: 1, Last: 2, Step: 1, KeyFlags: "RO access",
+		&engine.Command{Name: "copy", Arity: -3, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 1, Last: 2, Step: 1, KeyFlags: "RO access",
 			ACL: ks, Group: gen, Summary: "Copy a key", Since: "6.2.0",
 			Complexity: "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.", Handler: cmdCopy},
-		&Command{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, ACL: ks + " @dangerous", Group: srv,
+		&engine.Command{Name: "swapdb", Arity: 3, Flags: engine.FlagWrite | engine.FlagFast, ACL: ks + " @dangerous", Group: srv,
 			Summary: "Swaps two Redis databases", Since: "4.0.0",
 			Complexity: "O(N) where N is the count of clients watching or blocking on keys from both databases.", Handler: cmdSwapdb},
-		&Command{Name: "touch", Arity: -2, Flags: FlagReadonly | FlagFast, First: 1, Last: -1, Step: 1, KeyFlags: "RO",
+		&engine.Command{Name: "touch", Arity: -2, Flags: engine.FlagReadonly | engine.FlagFast, First: 1, Last: -1, Step: 1, KeyFlags: "RO",
 			Tips: "request_policy:multi_shard response_policy:agg_sum", ACL: ks, Group: gen,
 			Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.", Since: "3.2.1",
 			Complexity: "O(N) where N is the number of keys that will be touched.", Handler: cmdTouch},
-		&Command{Name: "object", Arity: -2, Group: gen, Summary: "A container for object introspection commands",
-			Since: "2.2.3", Complexity: "Depends on subcommand.", Subs: map[string]*Command{
-				"help": {Arity: 2, Flags: FlagLoading | FlagStale, ACL: ks,
+		&engine.Command{Name: "object", Arity: -2, Group: gen, Summary: "A container for object introspection commands",
+			Since: "2.2.3", Complexity: "Depends on subcommand.", Subs: map[string]*engine.Command{
+				"help": {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, ACL: ks,
 					Summary: "Show helpful text about the different subcommands", Since: "6.2.0", Complexity: o1, Handler: cmdObjectHelp},
-				"encoding": {Arity: 3, Flags: FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Tips: "nondeterministic_output", ACL: ks,
+				"encoding": {Arity: 3, Flags: engine.FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Tips: "nondeterministic_output", ACL: ks,
 					Summary: "Inspect the internal encoding of a Redis object", Since: "2.2.3", Complexity: o1, Handler: cmdObject},
-				"refcount": {Arity: 3, Flags: FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Tips: "nondeterministic_output", ACL: ks,
+				"refcount": {Arity: 3, Flags: engine.FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Tips: "nondeterministic_output", ACL: ks,
 					Summary: "Get the number of references to the value of the key", Since: "2.2.3", Complexity: o1, Handler: cmdObject},
-				"idletime": {Arity: 3, Flags: FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Tips: "nondeterministic_output", ACL: ks,
+				"idletime": {Arity: 3, Flags: engine.FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Tips: "nondeterministic_output", ACL: ks,
 					Summary: "Get the time since a Redis object was last accessed", Since: "2.2.3", Complexity: o1, Handler: cmdObject},
-				"freq": {Arity: 3, Flags: FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Tips: "nondeterministic_output", ACL: ks,
+				"freq": {Arity: 3, Flags: engine.FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Tips: "nondeterministic_output", ACL: ks,
 					Summary: "Get the logarithmic access frequency counter of a Redis object", Since: "4.0.0", Complexity: o1, Handler: cmdObject},
 			}},
 	)
@@ -95,7 +96,7 @@ func init() {
 // lookupNoTouch is lookupKeyReadWithFlags(LOOKUP_NOTOUCH): a read that
 // counts keyspace hits and misses but leaves the access time alone (TYPE,
 // EXISTS, TTL, OBJECT).
-func lookupNoTouch(c *Ctx, key string) *keyspace.Object {
+func lookupNoTouch(c *engine.Ctx, key string) *keyspace.Object {
 	o := c.DB.Lookup(key)
 	if o == nil {
 		c.Env.KS.Stats.Misses++
@@ -107,11 +108,11 @@ func lookupNoTouch(c *Ctx, key string) *keyspace.Object {
 
 // intArg parses argument i as a C int (getIntFromObjectOrReply). msg, if
 // not empty, replaces both of Redis's default errors.
-func intArg(c *Ctx, i int, msg string) (int, bool) {
+func intArg(c *engine.Ctx, i int, msg string) (int, bool) {
 	v, ok := num.ParseInt(c.Args[i])
 	if !ok {
 		if msg == "" {
-			msg = ErrNotInt
+			msg = engine.ErrNotInt
 		}
 		c.Error(msg)
 		return 0, false
@@ -127,13 +128,13 @@ func intArg(c *Ctx, i int, msg string) (int, bool) {
 }
 
 // dbArg parses a database index argument and checks its range.
-func dbArg(c *Ctx, i int) (*keyspace.DB, bool) {
+func dbArg(c *engine.Ctx, i int) (*keyspace.DB, bool) {
 	id, ok := intArg(c, i, "")
 	if !ok {
 		return nil, false
 	}
 	if id < 0 || id >= len(c.Env.KS.DBs) {
-		c.Error(ErrDBIndex)
+		c.Error(engine.ErrDBIndex)
 		return nil, false
 	}
 	return c.Env.KS.DBs[id], true
@@ -141,7 +142,7 @@ func dbArg(c *Ctx, i int) (*keyspace.DB, bool) {
 
 // cmdDel serves DEL and UNLINK (memory is the collector's to reclaim, so
 // UNLINK has nothing to do in the background).
-func cmdDel(c *Ctx) {
+func cmdDel(c *engine.Ctx) {
 	var n int64
 	for _, k := range c.Args[1:] {
 		if c.DB.Delete(string(k)) {
@@ -152,7 +153,7 @@ func cmdDel(c *Ctx) {
 	c.W.Int(n)
 }
 
-func cmdExists(c *Ctx) {
+func cmdExists(c *engine.Ctx) {
 	var n int64
 	for _, k := range c.Args[1:] {
 		if lookupNoTouch(c, string(k)) != nil {
@@ -162,7 +163,7 @@ func cmdExists(c *Ctx) {
 	c.W.Int(n)
 }
 
-func cmdTouch(c *Ctx) {
+func cmdTouch(c *engine.Ctx) {
 	var n int64
 	for _, k := range c.Args[1:] {
 		if c.DB.LookupRead(string(k)) != nil {
@@ -172,7 +173,7 @@ func cmdTouch(c *Ctx) {
 	c.W.Int(n)
 }
 
-func cmdType(c *Ctx) {
+func cmdType(c *engine.Ctx) {
 	o := lookupNoTouch(c, c.Key(1))
 	if o == nil {
 		c.W.Simple("none")
@@ -183,15 +184,15 @@ func cmdType(c *Ctx) {
 
 // cmdRename serves RENAME and RENAMENX. The value object moves as it is,
 // with its TTL.
-func cmdRename(c *Ctx) {
+func cmdRename(c *engine.Ctx) {
 	nx := c.Cmd.Name == "renamenx"
 	src, dst := c.Key(1), c.Key(2)
 	o := c.DB.Lookup(src)
 	if o == nil {
-		c.Error(ErrNoKey)
+		c.Error(engine.ErrNoKey)
 		return
 	}
-	TouchLRU(c, o)
+	engine.TouchLRU(c, o)
 	if src == dst {
 		if nx {
 			c.W.Int(0)
@@ -217,7 +218,7 @@ func cmdRename(c *Ctx) {
 	}
 }
 
-func cmdKeys(c *Ctx) {
+func cmdKeys(c *engine.Ctx) {
 	pat := c.Args[1]
 	all := len(pat) == 1 && pat[0] == '*'
 	var keys []string
@@ -239,7 +240,7 @@ func cmdKeys(c *Ctx) {
 // scanCursorArg parses a SCAN-family cursor as Redis does, with strtoul:
 // an optional sign ("-1" wraps around), digits up to the first NUL, an
 // empty string meaning 0; leading space and overflow are errors.
-func scanCursorArg(c *Ctx, i int) (uint64, bool) {
+func scanCursorArg(c *engine.Ctx, i int) (uint64, bool) {
 	b := c.Args[i]
 	bad := func() (uint64, bool) {
 		c.Error("ERR invalid cursor")
@@ -290,7 +291,7 @@ type scanOpts struct {
 
 // parseScanOpts parses COUNT, MATCH and (with allowType) TYPE from
 // argument i on, replying with Redis's errors.
-func parseScanOpts(c *Ctx, i int, allowType bool) (scanOpts, bool) {
+func parseScanOpts(c *engine.Ctx, i int, allowType bool) (scanOpts, bool) {
 	o := scanOpts{count: 10}
 	for i < len(c.Args) {
 		more := len(c.Args) - i
@@ -301,7 +302,7 @@ func parseScanOpts(c *Ctx, i int, allowType bool) (scanOpts, bool) {
 				return o, false
 			}
 			if n < 1 {
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return o, false
 			}
 			o.count = n
@@ -311,7 +312,7 @@ func parseScanOpts(c *Ctx, i int, allowType bool) (scanOpts, bool) {
 		case allowType && ascii.OptIs(c.Args[i], "type") && more >= 2:
 			o.hasType, o.typeName = true, c.Args[i+1]
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return o, false
 		}
 		i += 2
@@ -320,7 +321,7 @@ func parseScanOpts(c *Ctx, i int, allowType bool) (scanOpts, bool) {
 }
 
 // replyScan writes a SCAN-family reply: the next cursor and the items.
-func replyScan(c *Ctx, cursor uint64, items []string) {
+func replyScan(c *engine.Ctx, cursor uint64, items []string) {
 	c.W.Array(2)
 	var tmp [24]byte
 	c.W.Bulk(appendUint(tmp[:0], cursor))
@@ -347,7 +348,7 @@ func appendUint(b []byte, v uint64) []byte {
 // cmdScan walks the database with the dict's reverse-binary cursor: a key
 // present for the whole iteration is returned at least once, however the
 // table grows or shrinks in between.
-func cmdScan(c *Ctx) {
+func cmdScan(c *engine.Ctx) {
 	cursor, ok := scanCursorArg(c, 1)
 	if !ok {
 		return
@@ -384,7 +385,7 @@ func cmdScan(c *Ctx) {
 	replyScan(c, cursor, keys)
 }
 
-func cmdRandomkey(c *Ctx) {
+func cmdRandomkey(c *engine.Ctx) {
 	k, ok := c.DB.RandomKey()
 	if !ok {
 		c.W.Null()
@@ -393,17 +394,17 @@ func cmdRandomkey(c *Ctx) {
 	c.W.BulkString(k)
 }
 
-func cmdDbsize(c *Ctx) { c.W.Int(int64(c.DB.Len())) }
+func cmdDbsize(c *engine.Ctx) { c.W.Int(int64(c.DB.Len())) }
 
 // cmdFlush serves FLUSHDB and FLUSHALL [ASYNC|SYNC]. Both modes free
 // synchronously: dropping the tables is O(1) and the collector reclaims
 // the memory concurrently, which is what ASYNC asks for.
-func cmdFlush(c *Ctx) {
+func cmdFlush(c *engine.Ctx) {
 	switch {
 	case len(c.Args) == 1:
 	case len(c.Args) == 2 && (ascii.OptIs(c.Args[1], "sync") || ascii.OptIs(c.Args[1], "async")):
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	dbs := []*keyspace.DB{c.DB}
@@ -426,13 +427,13 @@ func cmdFlush(c *Ctx) {
 	c.W.OK()
 }
 
-func cmdMove(c *Ctx) {
+func cmdMove(c *engine.Ctx) {
 	dst, ok := dbArg(c, 2)
 	if !ok {
 		return
 	}
 	if dst == c.DB {
-		c.Error(ErrSameObject)
+		c.Error(engine.ErrSameObject)
 		return
 	}
 	key := c.Key(1)
@@ -441,7 +442,7 @@ func cmdMove(c *Ctx) {
 		c.W.Int(0)
 		return
 	}
-	TouchLRU(c, o)
+	engine.TouchLRU(c, o)
 	if dst.Lookup(key) != nil {
 		c.W.Int(0)
 		return
@@ -452,7 +453,7 @@ func cmdMove(c *Ctx) {
 	c.W.Int(1)
 }
 
-func cmdCopy(c *Ctx) {
+func cmdCopy(c *engine.Ctx) {
 	dst := c.DB
 	replace := false
 	for j := 3; j < len(c.Args); j++ {
@@ -467,13 +468,13 @@ func cmdCopy(c *Ctx) {
 			dst = db
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
 	src, newKey := c.Key(1), c.Key(2)
 	if dst == c.DB && src == newKey {
-		c.Error(ErrSameObject)
+		c.Error(engine.ErrSameObject)
 		return
 	}
 	o := c.DB.LookupRead(src)
@@ -497,7 +498,7 @@ func cmdCopy(c *Ctx) {
 	c.W.Int(1)
 }
 
-func cmdSwapdb(c *Ctx) {
+func cmdSwapdb(c *engine.Ctx) {
 	a, ok := intArg(c, 1, "ERR invalid first DB index")
 	if !ok {
 		return
@@ -508,7 +509,7 @@ func cmdSwapdb(c *Ctx) {
 	}
 	n := len(c.Env.KS.DBs)
 	if a < 0 || a >= n || b < 0 || b >= n {
-		c.Error(ErrDBIndex)
+		c.Error(engine.ErrDBIndex)
 		return
 	}
 	if a != b {
@@ -536,7 +537,7 @@ var objectHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdObjectHelp(c *Ctx) {
+func cmdObjectHelp(c *engine.Ctx) {
 	c.W.Array(len(objectHelp))
 	for _, l := range objectHelp {
 		c.W.Simple(l)
@@ -551,7 +552,7 @@ const (
 )
 
 // lfuPolicy reports whether maxmemory-policy is one of the LFU policies.
-func lfuPolicy(c *Ctx) bool {
+func lfuPolicy(c *engine.Ctx) bool {
 	p := c.Env.Cfg.Str(config.MaxMemoryPolicy)
 	return p == "allkeys-lfu" || p == "volatile-lfu"
 }
@@ -559,7 +560,7 @@ func lfuPolicy(c *Ctx) bool {
 // sharesIntegers reports whether small integers are shared objects: Redis
 // stops sharing them when maxmemory is set with an LRU or LFU policy,
 // because shared objects cannot carry a per-key access time.
-func sharesIntegers(c *Ctx) bool {
+func sharesIntegers(c *engine.Ctx) bool {
 	if c.Env.Cfg.Int(config.MaxMemory) == 0 {
 		return true
 	}
@@ -571,7 +572,7 @@ func sharesIntegers(c *Ctx) bool {
 }
 
 // cmdObject serves OBJECT ENCODING, REFCOUNT, IDLETIME and FREQ.
-func cmdObject(c *Ctx) {
+func cmdObject(c *engine.Ctx) {
 	o := lookupNoTouch(c, c.Key(2))
 	if o == nil {
 		c.W.Null()

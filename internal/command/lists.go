@@ -6,6 +6,7 @@ import (
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/ds/list"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -31,10 +32,10 @@ func init() {
 		lst    = "@list"
 		grp    = "list"
 		o1     = "O(1)"
-		wd     = FlagWrite | FlagDenyOOM
+		wd     = engine.FlagWrite | engine.FlagDenyOOM
 		pushCx = "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments."
 	)
-	one := func(c *Command) *Command {
+	one := func(c *engine.Command) *engine.Command {
 		c.First, c.Last, c.Step = 1, 1, 1
 		c.ACL, c.Group = lst, grp
 		if c.Complexity == "" {
@@ -42,56 +43,56 @@ func init() {
 		}
 		return c
 	}
-	two := func(c *Command) *Command {
+	two := func(c *engine.Command) *engine.Command {
 		c.First, c.Last, c.Step = 1, 2, 1
 		c.ACL, c.Group = lst, grp
 		c.KeyFlags = "RW access delete"
 		c.Complexity = o1
 		return c
 	}
-	Register(
-		one(&Command{Name: "lpush", Arity: -3, Flags: wd | FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
+	engine.Register(
+		one(&engine.Command{Name: "lpush", Arity: -3, Flags: wd | engine.FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
 			Summary: "Prepend one or multiple elements to a list", Since: "1.0.0", Handler: cmdLpush}),
-		one(&Command{Name: "rpush", Arity: -3, Flags: wd | FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
+		one(&engine.Command{Name: "rpush", Arity: -3, Flags: wd | engine.FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
 			Summary: "Append one or multiple elements to a list", Since: "1.0.0", Handler: cmdRpush}),
-		one(&Command{Name: "lpushx", Arity: -3, Flags: wd | FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
+		one(&engine.Command{Name: "lpushx", Arity: -3, Flags: wd | engine.FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
 			Summary: "Prepend an element to a list, only if the list exists", Since: "2.2.0", Handler: cmdLpushx}),
-		one(&Command{Name: "rpushx", Arity: -3, Flags: wd | FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
+		one(&engine.Command{Name: "rpushx", Arity: -3, Flags: wd | engine.FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
 			Summary: "Append an element to a list, only if the list exists", Since: "2.2.0", Handler: cmdRpushx}),
-		one(&Command{Name: "lpop", Arity: -2, Flags: FlagWrite | FlagFast, KeyFlags: "RW access delete",
+		one(&engine.Command{Name: "lpop", Arity: -2, Flags: engine.FlagWrite | engine.FlagFast, KeyFlags: "RW access delete",
 			Complexity: "O(N) where N is the number of elements returned",
 			Summary:    "Remove and get the first elements in a list", Since: "1.0.0", Handler: cmdLpop}),
-		one(&Command{Name: "rpop", Arity: -2, Flags: FlagWrite | FlagFast, KeyFlags: "RW access delete",
+		one(&engine.Command{Name: "rpop", Arity: -2, Flags: engine.FlagWrite | engine.FlagFast, KeyFlags: "RW access delete",
 			Complexity: "O(N) where N is the number of elements returned",
 			Summary:    "Remove and get the last elements in a list", Since: "1.0.0", Handler: cmdRpop}),
-		one(&Command{Name: "llen", Arity: 2, Flags: FlagReadonly | FlagFast, KeyFlags: "RO",
+		one(&engine.Command{Name: "llen", Arity: 2, Flags: engine.FlagReadonly | engine.FlagFast, KeyFlags: "RO",
 			Summary: "Get the length of a list", Since: "1.0.0", Handler: cmdLlen}),
-		one(&Command{Name: "lrange", Arity: 4, Flags: FlagReadonly, KeyFlags: "RO access",
+		one(&engine.Command{Name: "lrange", Arity: 4, Flags: engine.FlagReadonly, KeyFlags: "RO access",
 			Complexity: "O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.",
 			Summary:    "Get a range of elements from a list", Since: "1.0.0", Handler: cmdLrange}),
-		one(&Command{Name: "lindex", Arity: 3, Flags: FlagReadonly, KeyFlags: "RO access",
+		one(&engine.Command{Name: "lindex", Arity: 3, Flags: engine.FlagReadonly, KeyFlags: "RO access",
 			Complexity: "O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).",
 			Summary:    "Get an element from a list by its index", Since: "1.0.0", Handler: cmdLindex}),
-		one(&Command{Name: "lset", Arity: 4, Flags: wd, KeyFlags: "RW update",
+		one(&engine.Command{Name: "lset", Arity: 4, Flags: wd, KeyFlags: "RW update",
 			Complexity: "O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).",
 			Summary:    "Set the value of an element in a list by its index", Since: "1.0.0", Handler: cmdLset}),
-		one(&Command{Name: "linsert", Arity: 5, Flags: wd, KeyFlags: "RW insert",
+		one(&engine.Command{Name: "linsert", Arity: 5, Flags: wd, KeyFlags: "RW insert",
 			Complexity: "O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).",
 			Summary:    "Insert an element before or after another element in a list", Since: "2.2.0", Handler: cmdLinsert}),
-		one(&Command{Name: "lrem", Arity: 4, Flags: FlagWrite, KeyFlags: "RW delete",
+		one(&engine.Command{Name: "lrem", Arity: 4, Flags: engine.FlagWrite, KeyFlags: "RW delete",
 			Complexity: "O(N+M) where N is the length of the list and M is the number of elements removed.",
 			Summary:    "Remove elements from a list", Since: "1.0.0", Handler: cmdLrem}),
-		one(&Command{Name: "ltrim", Arity: 4, Flags: FlagWrite, KeyFlags: "RW delete",
+		one(&engine.Command{Name: "ltrim", Arity: 4, Flags: engine.FlagWrite, KeyFlags: "RW delete",
 			Complexity: "O(N) where N is the number of elements to be removed by the operation.",
 			Summary:    "Trim a list to the specified range", Since: "1.0.0", Handler: cmdLtrim}),
-		one(&Command{Name: "lpos", Arity: -3, Flags: FlagReadonly, KeyFlags: "RO access",
+		one(&engine.Command{Name: "lpos", Arity: -3, Flags: engine.FlagReadonly, KeyFlags: "RO access",
 			Complexity: "O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.",
 			Summary:    "Return the index of matching elements on a list", Since: "6.0.6", Handler: cmdLpos}),
-		two(&Command{Name: "lmove", Arity: 5, Flags: wd,
+		two(&engine.Command{Name: "lmove", Arity: 5, Flags: wd,
 			Summary: "Pop an element from a list, push it to another list and return it", Since: "6.2.0", Handler: cmdLmove}),
-		two(&Command{Name: "rpoplpush", Arity: 3, Flags: wd,
+		two(&engine.Command{Name: "rpoplpush", Arity: 3, Flags: wd,
 			Summary: "Remove the last element in a list, prepend it to another list and return it", Since: "1.2.0", Handler: cmdRpoplpush}),
-		&Command{Name: "lmpop", Arity: -4, Flags: FlagWrite | FlagMovableKeys, Keys: NumkeysKeys(1), KeyFlags: "RW access delete",
+		&engine.Command{Name: "lmpop", Arity: -4, Flags: engine.FlagWrite | engine.FlagMovableKeys, Keys: engine.NumkeysKeys(1), KeyFlags: "RW access delete",
 			ACL: lst, Group: grp, Since: "7.0.0", Summary: "Pop elements from a list",
 			Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
 			Handler:    cmdLmpop},
@@ -112,24 +113,24 @@ const (
 func listOf(o *keyspace.Object) *list.List { return o.Val().(*list.List) }
 
 // newList makes an empty list with the configured node limit.
-func newList(c *Ctx) *list.List {
+func newList(c *engine.Ctx) *list.List {
 	return list.New(int(c.Env.Cfg.Int(config.ListMaxListpackSize)))
 }
 
 // lookupList finds a list for a write: nil when the key is missing,
 // ok=false (WRONGTYPE already sent) when it holds another type. Like
 // Redis's lookupKeyWrite it refreshes the key's access time.
-func lookupList(c *Ctx, key string) (o *keyspace.Object, ok bool) {
+func lookupList(c *engine.Ctx, key string) (o *keyspace.Object, ok bool) {
 	o, ok = c.LookupWrite(key, keyspace.TypeList)
 	if o != nil {
-		TouchLRU(c, o)
+		engine.TouchLRU(c, o)
 	}
 	return o, ok
 }
 
 // listChanged signals a change to the list at key and deletes the key when
 // the list is empty, as listElementsRemoved does.
-func listChanged(c *Ctx, key string, l *list.List) {
+func listChanged(c *engine.Ctx, key string, l *list.List) {
 	if l.Len() == 0 {
 		c.DB.Delete(key)
 		return
@@ -138,20 +139,20 @@ func listChanged(c *Ctx, key string, l *list.List) {
 }
 
 // parseWhere reads LEFT or RIGHT; front is true for LEFT.
-func parseWhere(c *Ctx, i int) (front, ok bool) {
+func parseWhere(c *engine.Ctx, i int) (front, ok bool) {
 	switch {
 	case ascii.OptIs(c.Args[i], "left"):
 		return true, true
 	case ascii.OptIs(c.Args[i], "right"):
 		return false, true
 	}
-	c.Error(ErrSyntax)
+	c.Error(engine.ErrSyntax)
 	return false, false
 }
 
 // listPush adds vals at one end of the list at key, creating it, and
 // returns the new length. The caller counts the change (Dirty).
-func listPush(c *Ctx, key string, o *keyspace.Object, front bool, vals [][]byte) int {
+func listPush(c *engine.Ctx, key string, o *keyspace.Object, front bool, vals [][]byte) int {
 	var l *list.List
 	if o == nil {
 		l = newList(c)
@@ -170,13 +171,13 @@ func listPush(c *Ctx, key string, o *keyspace.Object, front bool, vals [][]byte)
 	return l.Len()
 }
 
-func cmdLpush(c *Ctx)  { pushCommand(c, true, false) }
-func cmdRpush(c *Ctx)  { pushCommand(c, false, false) }
-func cmdLpushx(c *Ctx) { pushCommand(c, true, true) }
-func cmdRpushx(c *Ctx) { pushCommand(c, false, true) }
+func cmdLpush(c *engine.Ctx)  { pushCommand(c, true, false) }
+func cmdRpush(c *engine.Ctx)  { pushCommand(c, false, false) }
+func cmdLpushx(c *engine.Ctx) { pushCommand(c, true, true) }
+func cmdRpushx(c *engine.Ctx) { pushCommand(c, false, true) }
 
 // pushCommand serves LPUSH, RPUSH and (onlyExisting) LPUSHX, RPUSHX.
-func pushCommand(c *Ctx, front, onlyExisting bool) {
+func pushCommand(c *engine.Ctx, front, onlyExisting bool) {
 	key := c.Key(1)
 	o, ok := lookupList(c, key)
 	if !ok {
@@ -191,12 +192,12 @@ func pushCommand(c *Ctx, front, onlyExisting bool) {
 	c.W.Int(int64(n))
 }
 
-func cmdLpop(c *Ctx) { popCommand(c, true) }
-func cmdRpop(c *Ctx) { popCommand(c, false) }
+func cmdLpop(c *engine.Ctx) { popCommand(c, true) }
+func cmdRpop(c *engine.Ctx) { popCommand(c, false) }
 
 // popCommand serves LPOP and RPOP: one element as a bulk string, or with a
 // count an array (RPOP's from the tail inwards).
-func popCommand(c *Ctx, front bool) {
+func popCommand(c *engine.Ctx, front bool) {
 	if len(c.Args) > 3 {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 		return
@@ -205,7 +206,7 @@ func popCommand(c *Ctx, front bool) {
 	var count int64
 	if hasCount {
 		var ok bool
-		if count, ok = positiveArg(c, 2, ErrPositive); !ok {
+		if count, ok = positiveArg(c, 2, engine.ErrPositive); !ok {
 			return
 		}
 	}
@@ -252,7 +253,7 @@ func listPop(l *list.List, front bool, n int) [][]byte {
 
 // positiveArg parses argument i as a non-negative integer, replying with
 // msg (Redis uses the same text for "not a number" and "negative").
-func positiveArg(c *Ctx, i int, msg string) (int64, bool) {
+func positiveArg(c *engine.Ctx, i int, msg string) (int64, bool) {
 	v, ok := num.ParseInt(c.Args[i])
 	if !ok || v < 0 {
 		c.Error(msg)
@@ -261,7 +262,7 @@ func positiveArg(c *Ctx, i int, msg string) (int64, bool) {
 	return v, true
 }
 
-func cmdLlen(c *Ctx) {
+func cmdLlen(c *engine.Ctx) {
 	o, ok := c.Lookup(c.Key(1), keyspace.TypeList)
 	if !ok {
 		return
@@ -273,7 +274,7 @@ func cmdLlen(c *Ctx) {
 	c.W.Int(int64(listOf(o).Len()))
 }
 
-func cmdLrange(c *Ctx) {
+func cmdLrange(c *engine.Ctx) {
 	start, ok := c.Int(2)
 	if !ok {
 		return
@@ -295,7 +296,7 @@ func cmdLrange(c *Ctx) {
 	l.EachInRange(int(start), int(stop), c.W.Bulk)
 }
 
-func cmdLindex(c *Ctx) {
+func cmdLindex(c *engine.Ctx) {
 	o, ok := c.Lookup(c.Key(1), keyspace.TypeList)
 	if !ok {
 		return
@@ -315,14 +316,14 @@ func cmdLindex(c *Ctx) {
 	}
 }
 
-func cmdLset(c *Ctx) {
+func cmdLset(c *engine.Ctx) {
 	key := c.Key(1)
 	o, ok := lookupList(c, key)
 	if !ok {
 		return
 	}
 	if o == nil {
-		c.Error(ErrNoKey)
+		c.Error(engine.ErrNoKey)
 		return
 	}
 	i, ok := c.Int(2)
@@ -338,14 +339,14 @@ func cmdLset(c *Ctx) {
 	c.W.OK()
 }
 
-func cmdLinsert(c *Ctx) {
+func cmdLinsert(c *engine.Ctx) {
 	var after bool
 	switch {
 	case ascii.OptIs(c.Args[2], "after"):
 		after = true
 	case ascii.OptIs(c.Args[2], "before"):
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	key := c.Key(1)
@@ -367,7 +368,7 @@ func cmdLinsert(c *Ctx) {
 	c.W.Int(int64(l.Len()))
 }
 
-func cmdLrem(c *Ctx) {
+func cmdLrem(c *engine.Ctx) {
 	count, ok := c.Int(2)
 	if !ok {
 		return
@@ -390,7 +391,7 @@ func cmdLrem(c *Ctx) {
 	c.W.Int(int64(n))
 }
 
-func cmdLtrim(c *Ctx) {
+func cmdLtrim(c *engine.Ctx) {
 	start, ok := c.Int(2)
 	if !ok {
 		return
@@ -419,7 +420,7 @@ func cmdLtrim(c *Ctx) {
 
 // cmdLpos is LPOS key element [RANK rank] [COUNT n] [MAXLEN len]: options
 // are checked one by one, in order, before the key is looked up.
-func cmdLpos(c *Ctx) {
+func cmdLpos(c *engine.Ctx) {
 	rank, count, maxlen := int64(1), int64(-1), int64(0)
 	for j := 3; j < len(c.Args); j++ {
 		more := j+1 < len(c.Args)
@@ -450,7 +451,7 @@ func cmdLpos(c *Ctx) {
 			}
 			maxlen = v
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
@@ -489,7 +490,7 @@ func cmdLpos(c *Ctx) {
 	}
 }
 
-func cmdLmove(c *Ctx) {
+func cmdLmove(c *engine.Ctx) {
 	from, ok := parseWhere(c, 3)
 	if !ok {
 		return
@@ -501,12 +502,12 @@ func cmdLmove(c *Ctx) {
 	lmove(c, from, to)
 }
 
-func cmdRpoplpush(c *Ctx) { lmove(c, false, true) }
+func cmdRpoplpush(c *engine.Ctx) { lmove(c, false, true) }
 
 // lmove pops from the source (args[1]) and pushes onto the destination
 // (args[2]), which may be the same list: a rotation. The destination's
 // type is checked before anything is popped.
-func lmove(c *Ctx, fromFront, toFront bool) {
+func lmove(c *engine.Ctx, fromFront, toFront bool) {
 	src, dst := c.Key(1), c.Key(2)
 	so, ok := lookupList(c, src)
 	if !ok {
@@ -540,7 +541,7 @@ func lmove(c *Ctx, fromFront, toFront bool) {
 }
 
 // cmdLmpop is LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count].
-func cmdLmpop(c *Ctx) {
+func cmdLmpop(c *engine.Ctx) {
 	keys, front, count, ok := parseMpop(c, 1, parseWhere)
 	if !ok {
 		return
@@ -553,7 +554,7 @@ func cmdLmpop(c *Ctx) {
 // parseMpop parses the arguments LMPOP, BLMPOP, ZMPOP and BZMPOP share:
 // numkeys at idx, the keys, a direction word read by where, and an
 // optional COUNT (default 1), in Redis's order and with its errors.
-func parseMpop(c *Ctx, idx int, where func(*Ctx, int) (bool, bool)) (keys [][]byte, dir bool, count int64, ok bool) {
+func parseMpop(c *engine.Ctx, idx int, where func(*engine.Ctx, int) (bool, bool)) (keys [][]byte, dir bool, count int64, ok bool) {
 	n, isInt := num.ParseInt(c.Args[idx])
 	if !isInt {
 		c.Error(errNumkeys)
@@ -564,7 +565,7 @@ func parseMpop(c *Ctx, idx int, where func(*Ctx, int) (bool, bool)) (keys [][]by
 		return
 	}
 	if n > int64(len(c.Args)-idx-2) {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	wi := idx + int(n) + 1
@@ -583,7 +584,7 @@ func parseMpop(c *Ctx, idx int, where func(*Ctx, int) (bool, bool)) (keys [][]by
 			count = v
 			continue
 		}
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return nil, false, 0, false
 	}
 	if count == -1 {
@@ -595,7 +596,7 @@ func parseMpop(c *Ctx, idx int, where func(*Ctx, int) (bool, bool)) (keys [][]by
 // lmpopFrom pops up to count elements from the first non-empty list among
 // keys and replies [key, [elements]]. It reports false, having replied
 // nothing, when every key is missing; a key of another type is an error.
-func lmpopFrom(c *Ctx, keys [][]byte, front bool, count int64) bool {
+func lmpopFrom(c *engine.Ctx, keys [][]byte, front bool, count int64) bool {
 	for _, k := range keys {
 		key := string(k)
 		o, ok := lookupList(c, key)
@@ -615,7 +616,7 @@ func lmpopFrom(c *Ctx, keys [][]byte, front bool, count int64) bool {
 		}
 		listChanged(c, key, l)
 		c.Dirty(int64(len(vals)))
-		c.Rewrite(popName(front), k, MsArg(int64(len(vals))))
+		c.Rewrite(popName(front), k, engine.MsArg(int64(len(vals))))
 		return true
 	}
 	return false

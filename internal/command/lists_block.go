@@ -1,6 +1,7 @@
 package command
 
 import (
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
@@ -14,36 +15,36 @@ func init() {
 	const (
 		lst = "@list"
 		grp = "list"
-		blk = FlagWrite | FlagNoScript | FlagBlocking
+		blk = engine.FlagWrite | engine.FlagNoScript | engine.FlagBlocking
 	)
 	popCx := "O(N) where N is the number of provided keys."
-	Register(
-		&Command{Name: "blpop", Arity: -3, Flags: blk, First: 1, Last: -2, Step: 1, KeyFlags: "RW access delete",
+	engine.Register(
+		&engine.Command{Name: "blpop", Arity: -3, Flags: blk, First: 1, Last: -2, Step: 1, KeyFlags: "RW access delete",
 			ACL: lst, Group: grp, Complexity: popCx, Since: "2.0.0",
 			Summary: "Remove and get the first element in a list, or block until one is available", Handler: cmdBlpop},
-		&Command{Name: "brpop", Arity: -3, Flags: blk, First: 1, Last: -2, Step: 1, KeyFlags: "RW access delete",
+		&engine.Command{Name: "brpop", Arity: -3, Flags: blk, First: 1, Last: -2, Step: 1, KeyFlags: "RW access delete",
 			ACL: lst, Group: grp, Complexity: popCx, Since: "2.0.0",
 			Summary: "Remove and get the last element in a list, or block until one is available", Handler: cmdBrpop},
-		&Command{Name: "blmove", Arity: 6, Flags: blk | FlagDenyOOM, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
+		&engine.Command{Name: "blmove", Arity: 6, Flags: blk | engine.FlagDenyOOM, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
 			ACL: lst, Group: grp, Complexity: "O(1)", Since: "6.2.0",
 			Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Handler: cmdBlmove},
-		&Command{Name: "brpoplpush", Arity: 4, Flags: blk | FlagDenyOOM, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
+		&engine.Command{Name: "brpoplpush", Arity: 4, Flags: blk | engine.FlagDenyOOM, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
 			ACL: lst, Group: grp, Complexity: "O(1)", Since: "2.2.0",
 			Summary: "Pop an element from a list, push it to another list and return it; or block until one is available", Handler: cmdBrpoplpush},
-		&Command{Name: "blmpop", Arity: -5, Flags: FlagWrite | FlagBlocking | FlagMovableKeys, Keys: NumkeysKeys(2), KeyFlags: "RW access delete",
+		&engine.Command{Name: "blmpop", Arity: -5, Flags: engine.FlagWrite | engine.FlagBlocking | engine.FlagMovableKeys, Keys: engine.NumkeysKeys(2), KeyFlags: "RW access delete",
 			ACL: lst, Group: grp, Since: "7.0.0",
 			Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.",
 			Summary:    "Pop elements from a list, or block until one is available", Handler: cmdBlmpop},
 	)
 }
 
-func cmdBlpop(c *Ctx) { blockingPop(c, true) }
-func cmdBrpop(c *Ctx) { blockingPop(c, false) }
+func cmdBlpop(c *engine.Ctx) { blockingPop(c, true) }
+func cmdBrpop(c *engine.Ctx) { blockingPop(c, false) }
 
 // blockingPop is BLPOP/BRPOP key [key ...] timeout: the first non-empty
 // list, in argument order, gives one element, replied as [key, element].
 // The timeout is checked before the keys, as in Redis.
-func blockingPop(c *Ctx, front bool) {
+func blockingPop(c *engine.Ctx, front bool) {
 	deadline, ok := c.BlockDeadline(len(c.Args) - 1)
 	if !ok {
 		return
@@ -74,7 +75,7 @@ func blockingPop(c *Ctx, front bool) {
 }
 
 // cmdBlmove is BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout.
-func cmdBlmove(c *Ctx) {
+func cmdBlmove(c *engine.Ctx) {
 	from, ok := parseWhere(c, 3)
 	if !ok {
 		return
@@ -87,13 +88,13 @@ func cmdBlmove(c *Ctx) {
 }
 
 // cmdBrpoplpush is BRPOPLPUSH source destination timeout.
-func cmdBrpoplpush(c *Ctx) { blockingMove(c, false, true, 3) }
+func cmdBrpoplpush(c *engine.Ctx) { blockingMove(c, false, true, 3) }
 
 // blockingMove serves BLMOVE and BRPOPLPUSH: LMOVE when the source has
 // elements, a wait on the source otherwise. The destination's type is
 // checked only when there is something to move, so a client served later
 // can receive WRONGTYPE, as from Redis.
-func blockingMove(c *Ctx, from, to bool, timeoutArg int) {
+func blockingMove(c *engine.Ctx, from, to bool, timeoutArg int) {
 	deadline, ok := c.BlockDeadline(timeoutArg)
 	if !ok {
 		return
@@ -113,7 +114,7 @@ func blockingMove(c *Ctx, from, to bool, timeoutArg int) {
 
 // cmdBlmpop is BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT n]:
 // its arguments are checked before its timeout.
-func cmdBlmpop(c *Ctx) {
+func cmdBlmpop(c *engine.Ctx) {
 	keys, front, count, ok := parseMpop(c, 2, parseWhere)
 	if !ok {
 		return

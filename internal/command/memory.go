@@ -6,27 +6,28 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
 // MEMORY USAGE / STATS / DOCTOR / MALLOC-STATS / PURGE / HELP.
 
 func init() {
-	plain := func(summary string, h func(*Ctx)) *Command {
-		return &Command{Arity: 2, Handler: h, Summary: summary, Since: "4.0.0", Complexity: "O(1)",
+	plain := func(summary string, h func(*engine.Ctx)) *engine.Command {
+		return &engine.Command{Arity: 2, Handler: h, Summary: summary, Since: "4.0.0", Complexity: "O(1)",
 			Tips: "nondeterministic_output request_policy:all_shards response_policy:special"}
 	}
-	Register(&Command{Name: "memory", Arity: -2, Group: "server",
+	engine.Register(&engine.Command{Name: "memory", Arity: -2, Group: "server",
 		Summary: "A container for memory diagnostics commands.", Since: "4.0.0", Complexity: "Depends on subcommand.",
-		Subs: map[string]*Command{
-			"usage": {Arity: -3, Flags: FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Handler: cmdMemoryUsage,
+		Subs: map[string]*engine.Command{
+			"usage": {Arity: -3, Flags: engine.FlagReadonly, First: 2, Last: 2, Step: 1, KeyFlags: "RO", Handler: cmdMemoryUsage,
 				Summary: "Estimates the memory usage of a key.", Since: "4.0.0", Complexity: "O(N) where N is the number of samples."},
 			"stats":        plain("Returns details about memory usage.", cmdMemoryStats),
 			"doctor":       plain("Outputs a memory problems report.", cmdMemoryDoctor),
 			"malloc-stats": plain("Returns the allocator statistics.", cmdMemoryMallocStats),
 			"purge": {Arity: 2, Handler: cmdMemoryPurge, Tips: "request_policy:all_shards response_policy:all_succeeded",
 				Summary: "Asks the allocator to release memory.", Since: "4.0.0", Complexity: "Depends on how much memory is allocated, could be slow"},
-			"help": {Arity: 2, Flags: FlagLoading | FlagStale, Handler: cmdMemoryHelp,
+			"help": {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, Handler: cmdMemoryHelp,
 				Summary: "Returns helpful text about the different subcommands.", Since: "4.0.0", Complexity: "O(1)"},
 		},
 	})
@@ -109,10 +110,10 @@ func valueMemory(o *keyspace.Object) int {
 	return robjSize
 }
 
-func cmdMemoryUsage(c *Ctx) {
+func cmdMemoryUsage(c *engine.Ctx) {
 	for i := 3; i < len(c.Args); i++ {
 		if !c.ArgIs(i, "samples") || i+1 >= len(c.Args) {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 		n, ok := c.Int(i + 1)
@@ -120,7 +121,7 @@ func cmdMemoryUsage(c *Ctx) {
 			return
 		}
 		if n < 0 {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 		i++
@@ -135,9 +136,9 @@ func cmdMemoryUsage(c *Ctx) {
 	c.W.Int(int64(ObjectMemory(o)))
 }
 
-func cmdMemoryStats(c *Ctx) {
+func cmdMemoryStats(c *engine.Ctx) {
 	e := c.Env
-	m := ReadMemStats()
+	m := engine.ReadMemStats()
 	e.Stats.Info.NotePeak(m.Heap)
 	peak := uint64(e.Stats.Info.Peak.Load())
 	startup := uint64(e.Stats.Info.Startup.Load())
@@ -210,8 +211,8 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-func cmdMemoryDoctor(c *Ctx) {
-	m := ReadMemStats()
+func cmdMemoryDoctor(c *engine.Ctx) {
+	m := engine.ReadMemStats()
 	rss := processRSS()
 	peak := uint64(c.Env.Stats.Info.Peak.Load())
 	var b strings.Builder
@@ -240,18 +241,18 @@ func cmdMemoryDoctor(c *Ctx) {
 	c.W.Verbatim("txt", b.String())
 }
 
-func cmdMemoryMallocStats(c *Ctx) {
-	m := ReadMemStats()
+func cmdMemoryMallocStats(c *engine.Ctx) {
+	m := engine.ReadMemStats()
 	c.W.Verbatim("txt", fmt.Sprintf("Go runtime memory\nheap objects bytes: %d\nheap objects: %d\ntotal mapped: %d\nGC cycles: %d\nmemory limit: %d\n",
 		m.Heap, m.Objects, m.Total, m.GCCycles, m.Limit))
 }
 
-func cmdMemoryPurge(c *Ctx) {
+func cmdMemoryPurge(c *engine.Ctx) {
 	debug.FreeOSMemory()
 	c.W.OK()
 }
 
-func cmdMemoryHelp(c *Ctx) {
+func cmdMemoryHelp(c *engine.Ctx) {
 	c.ReplyHelp("MEMORY",
 		"DOCTOR",
 		"    Return a report on memory problems.",

@@ -1,6 +1,9 @@
 package command
 
-import "github.com/abacusdb/abacus/internal/keyspace"
+import (
+	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/keyspace"
+)
 
 // metricsState is what the metrics commands keep beside the keyspace for
 // one engine: each Env has its own, so two servers in one process share
@@ -14,16 +17,16 @@ type metricsState struct {
 }
 
 // metricsExt is the engine's slot for the metrics state.
-var metricsExt = NewExt(newMetricsState)
+var metricsExt = engine.NewExt(newMetricsState)
 
-func newMetricsState(e *Env) *metricsState {
+func newMetricsState(e *engine.Env) *metricsState {
 	m := &metricsState{ks: e.KS}
 	e.OnFlush(m.flushed)
 	return m
 }
 
 // metricsOf is e's metrics state.
-func metricsOf(e *Env) *metricsState { return metricsExt.Of(e) }
+func metricsOf(e *engine.Env) *metricsState { return metricsExt.Of(e) }
 
 // flushed follows FLUSHDB and FLUSHALL, which emptied dbs: their label
 // indexes go with their series. With a script's journal open the flush may

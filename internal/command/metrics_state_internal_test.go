@@ -5,6 +5,8 @@ import (
 	"testing"
 	"weak"
 
+	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/enginetest"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
@@ -12,15 +14,15 @@ import (
 // own series only, and FLUSHDB/FLUSHALL drop the indexes of the databases
 // they emptied instead of leaving them to be pruned by a later query.
 func TestMetricsStateFlushDropsIndex(t *testing.T) {
-	e, s := bkEnv()
-	other, os := bkEnv()
-	bkRun(e, s, "TS.CREATE", "a", "LABELS", "l", "v")
+	e, s := enginetest.New()
+	other, os := enginetest.New()
+	enginetest.Run(e, s, "TS.CREATE", "a", "LABELS", "l", "v")
 	s.DB = 1
-	bkRun(e, s, "TS.CREATE", "b", "LABELS", "l", "v")
-	if got := bkRun(other, os, "TS.QUERYINDEX", "l=v"); got != "*0\r\n" {
+	enginetest.Run(e, s, "TS.CREATE", "b", "LABELS", "l", "v")
+	if got := enginetest.Run(other, os, "TS.QUERYINDEX", "l=v"); got != "*0\r\n" {
 		t.Fatalf("other engine's TS.QUERYINDEX %q", got)
 	}
-	indexed := func(e *Env) (n int) {
+	indexed := func(e *engine.Env) (n int) {
 		for _, d := range metricsOf(e).ts.dbs {
 			n += d.idx.Len()
 		}
@@ -32,7 +34,7 @@ func TestMetricsStateFlushDropsIndex(t *testing.T) {
 	if n := indexed(e); n != 2 {
 		t.Fatalf("%d series indexed, want 2", n)
 	}
-	bkRun(e, s, "FLUSHDB")
+	enginetest.Run(e, s, "FLUSHDB")
 	if n := indexed(e); n != 1 {
 		t.Fatalf("%d series indexed after FLUSHDB, want 1", n)
 	}
@@ -41,19 +43,19 @@ func TestMetricsStateFlushDropsIndex(t *testing.T) {
 	script := "#!lua flags=transactional\n" +
 		"redis.call('FLUSHALL')\n" +
 		"return redis.call('TS.ADD', 'missing', 1, 1, 'ON_DUPLICATE', 'bad')\n"
-	if got := bkRun(e, s, "EVAL", script, "0"); got[0] != '-' {
+	if got := enginetest.Run(e, s, "EVAL", script, "0"); got[0] != '-' {
 		t.Fatalf("script did not fail: %q", got)
 	}
-	if got := bkRun(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\na\r\n" {
+	if got := enginetest.Run(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\na\r\n" {
 		t.Fatalf("TS.QUERYINDEX after a rolled-back FLUSHALL %q", got)
 	}
-	bkRun(e, s, "FLUSHALL")
+	enginetest.Run(e, s, "FLUSHALL")
 	if n := len(metricsOf(e).ts.dbs); n != 0 {
 		t.Fatalf("%d databases indexed after FLUSHALL", n)
 	}
 	// the index is rebuilt as series come back
-	bkRun(e, s, "TS.CREATE", "c", "LABELS", "l", "v")
-	if got := bkRun(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\nc\r\n" {
+	enginetest.Run(e, s, "TS.CREATE", "c", "LABELS", "l", "v")
+	if got := enginetest.Run(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\nc\r\n" {
 		t.Fatalf("TS.QUERYINDEX after FLUSHALL and TS.CREATE %q", got)
 	}
 }
@@ -64,9 +66,9 @@ func TestMetricsStateDroppedWithEnv(t *testing.T) {
 	var ks weak.Pointer[keyspace.Keyspace]
 	var st weak.Pointer[metricsState]
 	func() {
-		e, s := bkEnv()
-		bkRun(e, s, "TS.CREATE", "a", "LABELS", "l", "v")
-		if got := bkRun(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\na\r\n" {
+		e, s := enginetest.New()
+		enginetest.Run(e, s, "TS.CREATE", "a", "LABELS", "l", "v")
+		if got := enginetest.Run(e, s, "TS.QUERYINDEX", "l=v"); got != "*1\r\n$1\r\na\r\n" {
 			t.Fatalf("TS.QUERYINDEX %q", got)
 		}
 		ks, st = weak.Make(e.KS), weak.Make(metricsOf(e))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/rdb"
 	"github.com/abacusdb/abacus/internal/resp"
 )
@@ -21,8 +22,8 @@ import (
 // sent and migrate_cached_sockets stays 0.
 
 func init() {
-	Register(
-		&Command{Name: "migrate", Arity: -6, Flags: FlagWrite | FlagMovableKeys, Keys: migrateKeys,
+	engine.Register(
+		&engine.Command{Name: "migrate", Arity: -6, Flags: engine.FlagWrite | engine.FlagMovableKeys, Keys: migrateKeys,
 			KeyFlags: "RW access delete", Tips: "nondeterministic_output",
 			ACL: "@keyspace @dangerous", Group: "generic",
 			Summary:    "Atomically transfers a key from one Redis instance to another.",
@@ -62,7 +63,7 @@ type migrateArgs struct {
 	keys           [][]byte
 }
 
-func parseMigrate(c *Ctx) (*migrateArgs, bool) {
+func parseMigrate(c *engine.Ctx) (*migrateArgs, bool) {
 	m := &migrateArgs{host: c.Arg(1), port: c.Arg(2)}
 	keys := c.Args[3:4]
 	for j := 6; j < len(c.Args); j++ {
@@ -74,14 +75,14 @@ func parseMigrate(c *Ctx) (*migrateArgs, bool) {
 			m.replace = true
 		case c.ArgIs(j, "auth"):
 			if more < 1 {
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return nil, false
 			}
 			m.user, m.password = nil, c.Args[j+1]
 			j++
 		case c.ArgIs(j, "auth2"):
 			if more < 2 {
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return nil, false
 			}
 			m.user, m.password = c.Args[j+1], c.Args[j+2]
@@ -94,7 +95,7 @@ func parseMigrate(c *Ctx) (*migrateArgs, bool) {
 			keys = c.Args[j+1:]
 			j = len(c.Args)
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return nil, false
 		}
 	}
@@ -112,7 +113,7 @@ func parseMigrate(c *Ctx) (*migrateArgs, bool) {
 	return m, true
 }
 
-func cmdMigrate(c *Ctx) {
+func cmdMigrate(c *engine.Ctx) {
 	m, ok := parseMigrate(c)
 	if !ok {
 		return
@@ -134,7 +135,7 @@ func cmdMigrate(c *Ctx) {
 	buf.Array(2)
 	buf.BulkString("SELECT")
 	buf.BulkString(strconv.FormatInt(m.db, 10))
-	opt := DumpOptions(c)
+	opt := engine.DumpOptions(c)
 	for _, k := range m.keys {
 		o := c.DB.LookupRead(string(k))
 		if o == nil {

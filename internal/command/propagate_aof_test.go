@@ -36,15 +36,15 @@ func TestAOFAutoRewriteInProcess(t *testing.T) {
 	inst := servertest.Start(t, servertest.WithConfig("dir", dir, "hz", "100",
 		"auto-aof-rewrite-min-size", "4096", "auto-aof-rewrite-percentage", "100"))
 	c := inst.Raw(t)
-	if got := infoField(c.Do("INFO", "persistence"), "aof_enabled"); got != "0" {
+	if got := servertest.InfoField(c.Do("INFO", "persistence"), "aof_enabled"); got != "0" {
 		t.Fatalf("aof_enabled %q before", got)
 	}
 	c.Do("CONFIG", "SET", "appendonly", "yes")
 	// Turning the AOF on writes its first base: rewrite number 1.
 	waitInfo(t, c, func(s string) bool {
-		return infoField(s, "aof_enabled") == "1" && infoField(s, "aof_rewrite_in_progress") == "0"
+		return servertest.InfoField(s, "aof_enabled") == "1" && servertest.InfoField(s, "aof_rewrite_in_progress") == "0"
 	})
-	if r := infoField(c.Do("INFO", "persistence"), "aof_rewrites"); r != "1" {
+	if r := servertest.InfoField(c.Do("INFO", "persistence"), "aof_rewrites"); r != "1" {
 		t.Fatalf("aof_rewrites %s after CONFIG SET appendonly yes", r)
 	}
 	for i := 0; i < 400; i++ {
@@ -56,16 +56,16 @@ func TestAOFAutoRewriteInProcess(t *testing.T) {
 	// runs) the file need not end under the minimum size: wait for the
 	// state from which no further automatic rewrite can start.
 	info := waitInfo(t, c, func(s string) bool {
-		size, _ := strconv.Atoi(infoField(s, "aof_current_size"))
-		base, _ := strconv.Atoi(infoField(s, "aof_base_size"))
-		n, _ := strconv.Atoi(infoField(s, "aof_rewrites"))
+		size, _ := strconv.Atoi(servertest.InfoField(s, "aof_current_size"))
+		base, _ := strconv.Atoi(servertest.InfoField(s, "aof_base_size"))
+		n, _ := strconv.Atoi(servertest.InfoField(s, "aof_rewrites"))
 		settled := size <= 4096 || size < 2*base
-		return infoField(s, "aof_rewrite_in_progress") == "0" && n >= 2 && size > 0 && settled
+		return servertest.InfoField(s, "aof_rewrite_in_progress") == "0" && n >= 2 && size > 0 && settled
 	})
 	// aof_rewrites >= 2 is the automatic rewrite. The file's size says
 	// nothing more: when the writes land while a rewrite runs (a slow
 	// machine), all of them stay in the incremental file kept from it.
-	if infoField(info, "aof_last_bgrewrite_status") != "ok" {
+	if servertest.InfoField(info, "aof_last_bgrewrite_status") != "ok" {
 		t.Fatalf("automatic rewrite failed:\n%s", info)
 	}
 	man, err := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
@@ -75,7 +75,7 @@ func TestAOFAutoRewriteInProcess(t *testing.T) {
 	if r := c.Do("BGREWRITEAOF"); r != "+Background append only file rewriting started\r\n" {
 		t.Fatalf("BGREWRITEAOF %q", r)
 	}
-	waitInfo(t, c, func(s string) bool { return infoField(s, "aof_rewrite_in_progress") == "0" })
+	waitInfo(t, c, func(s string) bool { return servertest.InfoField(s, "aof_rewrite_in_progress") == "0" })
 	c.Do("CONFIG", "SET", "appendonly", "no")
-	waitInfo(t, c, func(s string) bool { return infoField(s, "aof_enabled") == "0" })
+	waitInfo(t, c, func(s string) bool { return servertest.InfoField(s, "aof_enabled") == "0" })
 }

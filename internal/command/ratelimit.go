@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/ratelimit"
@@ -27,14 +28,14 @@ func init() {
 		grp = "rate_limit"
 		acl = "@rate_limit"
 	)
-	Register(
+	engine.Register(
 		// redis-cell registers its command with module arity -1 and checks
 		// the count itself, replying with its usage text.
-		&Command{Name: "cl.throttle", Arity: -1, Flags: FlagWrite, First: 1, Last: 1, Step: 1,
+		&engine.Command{Name: "cl.throttle", Arity: -1, Flags: engine.FlagWrite, First: 1, Last: 1, Step: 1,
 			KeyFlags: "RW access update", ACL: acl, Group: grp,
 			Summary: "Rate limit via GCRA, as the redis-cell module does", Since: "redis-cell 0.2.0",
 			Complexity: "O(1)", Handler: cmdClThrottle},
-		&Command{Name: "gcra", Arity: -5, Flags: FlagWrite | FlagDenyOOM | FlagFast, First: 1, Last: 1, Step: 1,
+		&engine.Command{Name: "gcra", Arity: -5, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast, First: 1, Last: 1, Step: 1,
 			KeyFlags: "RW access update", ACL: acl, Group: grp,
 			Summary: "Rate limit via GCRA (Generic Cell Rate Algorithm)", Since: "8.8.0",
 			Complexity: "O(1)", Handler: cmdGcra},
@@ -124,7 +125,7 @@ func cellSeconds(ns int64) int64 {
 // [quantity]: redis-cell's rate_limit in nanoseconds. Arithmetic wraps as
 // redis-cell's release build does; the one difference is that where the
 // module would panic on a time out of range, Abacus wraps too.
-func cmdClThrottle(c *Ctx) {
+func cmdClThrottle(c *engine.Ctx) {
 	if len(c.Args) != 5 && len(c.Args) != 6 {
 		c.Error(errCellUsage)
 		return
@@ -158,7 +159,7 @@ func cmdClThrottle(c *Ctx) {
 	key := c.Key(1)
 	o := c.DB.LookupRead(key)
 	if o != nil && o.Type != keyspace.TypeString {
-		c.Error(ErrWrongType)
+		c.Error(engine.ErrWrongType)
 		return
 	}
 	now := c.Now * 1e6
@@ -228,11 +229,11 @@ func cmdClThrottle(c *Ctx) {
 // It propagates as SET key <tat> [PXAT at]: the state the limiter reached,
 // which a replay at another time reproduces, where the command would
 // decide again against its own clock.
-func storeTAT(c *Ctx, o *keyspace.Object, key string, tat, at int64) {
+func storeTAT(c *engine.Ctx, o *keyspace.Object, key string, tat, at int64) {
 	if at != 0 {
-		c.Propagate([]byte("SET"), c.Args[1], MsArg(tat), []byte("PXAT"), MsArg(at))
+		c.Propagate([]byte("SET"), c.Args[1], engine.MsArg(tat), []byte("PXAT"), engine.MsArg(at))
 	} else {
-		c.Propagate([]byte("SET"), c.Args[1], MsArg(tat))
+		c.Propagate([]byte("SET"), c.Args[1], engine.MsArg(tat))
 	}
 	if o == nil {
 		o = keyspace.NewInt(tat)
@@ -242,14 +243,14 @@ func storeTAT(c *Ctx, o *keyspace.Object, key string, tat, at int64) {
 	}
 	o.SetInt(tat)
 	o.Owned = false
-	TouchLRU(c, o)
+	engine.TouchLRU(c, o)
 	c.DB.SetExpire(o, at) // signals the write too
 }
 
 // expireAt is the unix ms a TTL of ms from now ends at. A TTL of zero
 // ends one millisecond later: Abacus drops a key whose deadline equals
 // now, Redis keeps it through that millisecond.
-func expireAt(c *Ctx, ms int64) int64 {
+func expireAt(c *engine.Ctx, ms int64) int64 {
 	if ms <= 0 {
 		ms = 1
 	}
@@ -266,18 +267,18 @@ func b2i(b bool) int64 {
 // cmdGcra is GCRA key max_burst tokens_per_period period [TOKENS count]
 // (Redis 8.8's gcra.c): microseconds, the emission interval rounded to the
 // nearest microsecond, retry_after and reset_after rounded up to seconds.
-func cmdGcra(c *Ctx) {
+func cmdGcra(c *engine.Ctx) {
 	if len(c.Args) > 7 {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 		return
 	}
 	maxBurst, ok := num.ParseInt(c.Args[2])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if maxBurst < 0 {
-		c.Error(ErrPositive)
+		c.Error(engine.ErrPositive)
 		return
 	}
 	if maxBurst < math.MaxInt64 {
@@ -289,7 +290,7 @@ func cmdGcra(c *Ctx) {
 	}
 	period, ok := num.ParseFloat(c.Args[4])
 	if !ok {
-		c.Error(ErrNotFloat)
+		c.Error(engine.ErrNotFloat)
 		return
 	}
 	if period <= 0 || period >= 1e12 {
@@ -299,7 +300,7 @@ func cmdGcra(c *Ctx) {
 	tokens := int64(1)
 	if len(c.Args) >= 6 {
 		if !ascii.OptIs(c.Args[5], "tokens") {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 		if len(c.Args) == 6 {
@@ -368,10 +369,10 @@ func cmdGcra(c *Ctx) {
 }
 
 // rangeInt is getRangeLongFromObjectOrReply without a custom message.
-func rangeInt(c *Ctx, arg []byte, lo, hi int64) (int64, bool) {
+func rangeInt(c *engine.Ctx, arg []byte, lo, hi int64) (int64, bool) {
 	v, ok := num.ParseInt(arg)
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return 0, false
 	}
 	if v < lo || v > hi {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/clock"
-	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
 )
@@ -34,9 +34,9 @@ func BenchmarkRatelimitExec(b *testing.B) {
 	}
 	for _, row := range rows {
 		b.Run(row.name, func(b *testing.B) {
-			env := command.NewEnv(keyspace.New(16), config.New(), clock.Real{},
+			env := engine.NewEnv(keyspace.New(16), config.New(), clock.Real{},
 				slog.New(slog.NewTextHandler(io.Discard, nil)))
-			sess := &command.Session{ID: 1, Proto: 2, Authed: true, User: "default"}
+			sess := &engine.Session{ID: 1, Proto: 2, Authed: true, User: "default"}
 			w := resp.Writer{Proto: 2}
 			r := rand.New(rand.NewPCG(1, 2))
 			reqs := make([][][]byte, 1<<16)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/hash"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -39,8 +40,8 @@ import (
 // and the tests hold the two to the same replies and hashes.
 
 func init() {
-	Register(&Command{Name: "ratelimit.sliding", Arity: -8, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys,
-		Keys: NumkeysKeys(1), KeyFlags: "RW access update", ACL: "@rate_limit @hash", Group: "rate_limit",
+	engine.Register(&engine.Command{Name: "ratelimit.sliding", Arity: -8, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagMovableKeys,
+		Keys: engine.NumkeysKeys(1), KeyFlags: "RW access update", ACL: "@rate_limit @hash", Group: "rate_limit",
 		Summary:    "Check and count a request against several sliding-window limits on several keys",
 		Since:      "Abacus 0.1.0",
 		Complexity: "O(K*L) for K keys and L limits, plus the sub-buckets that left the window",
@@ -91,10 +92,10 @@ func secondsToMs(b []byte) (int64, bool) {
 	return int64(math.Floor(float64(f*1000) + 0.5)), true
 }
 
-func cmdRatelimitSliding(c *Ctx) {
+func cmdRatelimitSliding(c *engine.Ctx) {
 	nk, ok := num.ParseInt(c.Args[1])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if nk < 1 {
@@ -111,12 +112,12 @@ func cmdRatelimitSliding(c *Ctx) {
 	}
 	j := 2 + int(nk)
 	if j >= len(c.Args) || !ascii.OptIs(c.Args[j], "limits") || j+1 >= len(c.Args) {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	n, ok := num.ParseInt(c.Args[j+1])
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return
 	}
 	if n < 1 {
@@ -125,7 +126,7 @@ func cmdRatelimitSliding(c *Ctx) {
 	}
 	j += 2
 	if n > int64(len(c.Args)-j)/3 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	var limBuf [4]slideLimit
@@ -136,7 +137,7 @@ func cmdRatelimitSliding(c *Ctx) {
 		d, ok1 := secondsToMs(c.Args[j])
 		p, ok2 := secondsToMs(c.Args[j+2])
 		if !ok1 || !ok2 {
-			c.Error(ErrNotFloat)
+			c.Error(engine.ErrNotFloat)
 			return
 		}
 		l, ok := num.ParseInt(c.Args[j+1])
@@ -173,7 +174,7 @@ func cmdRatelimitSliding(c *Ctx) {
 	weight, now, nowGiven := int64(1), c.Now, false
 	for ; j < len(c.Args); j += 2 {
 		if j+1 >= len(c.Args) {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 		switch {
@@ -189,18 +190,18 @@ func cmdRatelimitSliding(c *Ctx) {
 			}
 			nowGiven = true
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
 	// Every key is a hash or missing before anything is written.
 	for _, k := range keys {
 		if o := c.DB.Lookup(string(k)); o != nil && o.Type != keyspace.TypeHash {
-			c.Error(ErrWrongType)
+			c.Error(engine.ErrWrongType)
 			return
 		}
 	}
-	sw := slider{c: c, lim: HashLimits(c), now: now, nowGiven: nowGiven}
+	sw := slider{c: c, lim: engine.HashLimits(c), now: now, nowGiven: nowGiven}
 	sw.run(keys, lims, weight, now)
 }
 
@@ -233,7 +234,7 @@ func hasKey(keys [][]byte, k []byte) bool {
 
 // slider runs one RATELIMIT.SLIDING call.
 type slider struct {
-	c   *Ctx
+	c   *engine.Ctx
 	lim hash.Limits
 	// now is the time the request counts at; nowGiven says the command
 	// named it (NOW), so that it replays as received.
@@ -418,7 +419,7 @@ func (s *slider) finish(keys [][]byte, ks []slideKey, ttls []int64) {
 		if ttls != nil && sk.h.Len(c.Now) > 0 {
 			at := c.Now + ttls[ki]
 			c.DB.SetExpire(sk.o, at)
-			expires = append(expires, [][]byte{[]byte("PEXPIREAT"), keys[ki], MsArg(at)})
+			expires = append(expires, [][]byte{[]byte("PEXPIREAT"), keys[ki], engine.MsArg(at)})
 		}
 	}
 	if !changed {

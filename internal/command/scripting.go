@@ -1,6 +1,7 @@
 package command
 
 import (
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/script"
 )
@@ -13,54 +14,54 @@ import (
 
 func init() {
 	const scr = "@scripting"
-	evalFlags := FlagNoScript | FlagStale | FlagSkipMonitor | FlagNoMandatoryKeys
-	eval := func(name string, ro bool, summary string, h func(*Ctx)) *Command {
-		c := &Command{Name: name, Arity: -3, Flags: evalFlags, Keys: NumkeysKeys(2), KeyFlags: "RW access update",
+	evalFlags := engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor | engine.FlagNoMandatoryKeys
+	eval := func(name string, ro bool, summary string, h func(*engine.Ctx)) *engine.Command {
+		c := &engine.Command{Name: name, Arity: -3, Flags: evalFlags, Keys: engine.NumkeysKeys(2), KeyFlags: "RW access update",
 			ACL: scr, Group: "scripting", Summary: summary, Since: "2.6.0",
 			Complexity: "Depends on the script that is executed.", Handler: h}
 		if ro {
-			c.Flags |= FlagReadonly
+			c.Flags |= engine.FlagReadonly
 			c.KeyFlags = "RO access"
 			c.Since = "7.0.0"
 		}
 		return c
 	}
-	Register(
+	engine.Register(
 		eval("eval", false, "Executes a server-side Lua script.", cmdEval),
 		eval("evalsha", false, "Executes a server-side Lua script by SHA1 digest.", cmdEvalsha),
 		eval("eval_ro", true, "Executes a read-only server-side Lua script.", cmdEvalRO),
 		eval("evalsha_ro", true, "Executes a read-only server-side Lua script by SHA1 digest.", cmdEvalshaRO),
-		&Command{Name: "script", Arity: -2, Group: "scripting",
+		&engine.Command{Name: "script", Arity: -2, Group: "scripting",
 			Summary: "A container for Lua scripts management commands.", Since: "2.6.0", Complexity: "Depends on subcommand.",
-			Subs: map[string]*Command{
-				"load": {Arity: 3, Flags: FlagNoScript | FlagStale, ACL: scr, Handler: cmdScriptLoad,
+			Subs: map[string]*engine.Command{
+				"load": {Arity: 3, Flags: engine.FlagNoScript | engine.FlagStale, ACL: scr, Handler: cmdScriptLoad,
 					Tips:    "request_policy:all_nodes response_policy:all_succeeded",
 					Summary: "Loads a server-side Lua script to the script cache.", Since: "2.6.0",
 					Complexity: "O(N) with N being the length in bytes of the script body."},
-				"exists": {Arity: -3, Flags: FlagNoScript, ACL: scr, Handler: cmdScriptExists,
+				"exists": {Arity: -3, Flags: engine.FlagNoScript, ACL: scr, Handler: cmdScriptExists,
 					Tips:    "request_policy:all_shards response_policy:agg_logical_and",
 					Summary: "Determines whether server-side Lua scripts exist in the script cache.", Since: "2.6.0",
 					Complexity: "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation)."},
-				"flush": {Arity: -2, Flags: FlagNoScript, ACL: scr, Handler: cmdScriptFlush,
+				"flush": {Arity: -2, Flags: engine.FlagNoScript, ACL: scr, Handler: cmdScriptFlush,
 					Tips:    "request_policy:all_nodes response_policy:all_succeeded",
 					Summary: "Removes all server-side Lua scripts from the script cache.", Since: "2.6.0",
 					Complexity: "O(N) with N being the number of scripts in cache"},
-				"kill": {Arity: 2, Flags: FlagNoScript | FlagAllowBusy, ACL: scr, Handler: cmdScriptKill,
+				"kill": {Arity: 2, Flags: engine.FlagNoScript | engine.FlagAllowBusy, ACL: scr, Handler: cmdScriptKill,
 					Tips:    "request_policy:all_shards response_policy:one_succeeded",
 					Summary: "Terminates a server-side Lua script during execution.", Since: "2.6.0", Complexity: "O(1)"},
-				"debug": {Arity: 3, Flags: FlagNoScript, ACL: scr, Handler: cmdScriptDebug,
+				"debug": {Arity: 3, Flags: engine.FlagNoScript, ACL: scr, Handler: cmdScriptDebug,
 					Summary: "Sets the debug mode of server-side Lua scripts.", Since: "3.2.0", Complexity: "O(1)"},
-				"help": {Arity: 2, Flags: FlagLoading | FlagStale, ACL: scr, Handler: cmdScriptHelp,
+				"help": {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, ACL: scr, Handler: cmdScriptHelp,
 					Summary: "Returns helpful text about the different subcommands.", Since: "5.0.0", Complexity: "O(1)"},
 			}},
 	)
 }
 
-func cmdEval(c *Ctx)       { evalGeneric(c, false, false) }
-func cmdEvalsha(c *Ctx)    { evalGeneric(c, true, false) }
-func cmdEvalRO(c *Ctx)     { evalGeneric(c, false, true) }
-func cmdEvalshaRO(c *Ctx)  { evalGeneric(c, true, true) }
-func cmdScriptKill(c *Ctx) { c.Error(ErrNotBusy) } // nothing runs while this holds the lock
+func cmdEval(c *engine.Ctx)       { evalGeneric(c, false, false) }
+func cmdEvalsha(c *engine.Ctx)    { evalGeneric(c, true, false) }
+func cmdEvalRO(c *engine.Ctx)     { evalGeneric(c, false, true) }
+func cmdEvalshaRO(c *engine.Ctx)  { evalGeneric(c, true, true) }
+func cmdScriptKill(c *engine.Ctx) { c.Error(engine.ErrNotBusy) } // nothing runs while this holds the lock
 
 // Errors of the EVAL family.
 const (
@@ -71,7 +72,7 @@ const (
 
 // scriptNumkeys parses the numkeys argument at 2 and replies with the
 // error when it is out of range; bad is the error for a non-integer.
-func scriptNumkeys(c *Ctx, bad string) (int, bool) {
+func scriptNumkeys(c *engine.Ctx, bad string) (int, bool) {
 	n, ok := num.ParseInt(c.Args[2])
 	switch {
 	case !ok:
@@ -89,20 +90,20 @@ func scriptNumkeys(c *Ctx, bad string) (int, bool) {
 
 // feedScriptMonitors shows EVAL and FCALL to monitors before their
 // script's commands, as Redis does (they are skip_monitor for that).
-func feedScriptMonitors(c *Ctx) {
+func feedScriptMonitors(c *engine.Ctx) {
 	if c.Env.Monitored() {
 		c.Env.FeedMonitors(c.S, c.Cmd, c.Args)
 	}
 }
 
-func evalGeneric(c *Ctx, bySHA, ro bool) {
+func evalGeneric(c *engine.Ctx, bySHA, ro bool) {
 	c.PreventPropagation() // the commands it runs propagate their own effects
 	feedScriptMonitors(c)
 	if bySHA && len(c.Args[1]) != 40 {
-		c.Error(ErrNoScript)
+		c.Error(engine.ErrNoScript)
 		return
 	}
-	nkeys, ok := scriptNumkeys(c, ErrNotInt)
+	nkeys, ok := scriptNumkeys(c, engine.ErrNotInt)
 	if !ok {
 		return
 	}
@@ -110,7 +111,7 @@ func evalGeneric(c *Ctx, bySHA, ro bool) {
 	var s *script.Script
 	if bySHA {
 		if s = eng.Lookup(c.Args[1]); s == nil {
-			c.Error(ErrNoScript)
+			c.Error(engine.ErrNoScript)
 			return
 		}
 	} else {
@@ -120,7 +121,7 @@ func evalGeneric(c *Ctx, bySHA, ro bool) {
 			return
 		}
 	}
-	run := &ScriptRun{Eval: true, Name: s.SHA, Flags: s.Flags, Script: s}
+	run := &engine.ScriptRun{Eval: true, Name: s.SHA, Flags: s.Flags, Script: s}
 	if !scriptAllowed(c, s.Flags, ro, run) {
 		return
 	}
@@ -129,7 +130,7 @@ func evalGeneric(c *Ctx, bySHA, ro bool) {
 
 // scriptAllowed applies a script's flags before it runs (Redis's
 // scriptPrepareForRun) and sets the run's read-only mode.
-func scriptAllowed(c *Ctx, flags script.Flags, ro bool, run *ScriptRun) bool {
+func scriptAllowed(c *engine.Ctx, flags script.Flags, ro bool, run *engine.ScriptRun) bool {
 	compat := flags&script.FlagEvalCompat != 0
 	if !compat && flags&script.FlagNoWrites == 0 && ro {
 		c.Error(errWriteFlagRO)
@@ -141,7 +142,7 @@ func scriptAllowed(c *Ctx, flags script.Flags, ro bool, run *ScriptRun) bool {
 }
 
 // SCRIPT LOAD script
-func cmdScriptLoad(c *Ctx) {
+func cmdScriptLoad(c *engine.Ctx) {
 	s, err := c.Env.Scripting().Load(string(c.Args[2]))
 	if err != nil {
 		c.Error(err.Error())
@@ -151,7 +152,7 @@ func cmdScriptLoad(c *Ctx) {
 }
 
 // SCRIPT EXISTS sha [sha ...]
-func cmdScriptExists(c *Ctx) {
+func cmdScriptExists(c *engine.Ctx) {
 	eng := c.Env.Scripting()
 	c.W.Array(len(c.Args) - 2)
 	for _, a := range c.Args[2:] {
@@ -164,7 +165,7 @@ func cmdScriptExists(c *Ctx) {
 }
 
 // SCRIPT FLUSH [ASYNC|SYNC]: both empty the cache at once.
-func cmdScriptFlush(c *Ctx) {
+func cmdScriptFlush(c *engine.Ctx) {
 	if len(c.Args) > 3 || (len(c.Args) == 3 && !c.ArgIs(2, "sync") && !c.ArgIs(2, "async")) {
 		c.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
 		return
@@ -174,7 +175,7 @@ func cmdScriptFlush(c *Ctx) {
 }
 
 // SCRIPT DEBUG YES|SYNC|NO: there is no Lua debugger; NO is accepted.
-func cmdScriptDebug(c *Ctx) {
+func cmdScriptDebug(c *engine.Ctx) {
 	switch {
 	case c.ArgIs(2, "no"):
 		c.W.OK()
@@ -205,10 +206,10 @@ var scriptHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdScriptHelp(c *Ctx) { statusLines(c, scriptHelp) }
+func cmdScriptHelp(c *engine.Ctx) { statusLines(c, scriptHelp) }
 
 // statusLines writes a HELP reply given in full: status lines.
-func statusLines(c *Ctx, lines []string) {
+func statusLines(c *engine.Ctx, lines []string) {
 	c.W.Array(len(lines))
 	for _, l := range lines {
 		c.W.Simple(l)

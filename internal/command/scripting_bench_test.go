@@ -11,6 +11,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
 	"github.com/abacusdb/abacus/internal/script"
@@ -20,7 +21,7 @@ import (
 // redis.call without the network. bench/scriptbench compares the same
 // scripts with redis-server over the network.
 
-func scriptBenchEnv(b *testing.B, body string, transactional bool) (*Env, *Session, string) {
+func scriptBenchEnv(b *testing.B, body string, transactional bool) (*engine.Env, *engine.Session, string) {
 	b.Helper()
 	cfg := config.New()
 	if transactional {
@@ -28,8 +29,8 @@ func scriptBenchEnv(b *testing.B, body string, transactional bool) (*Env, *Sessi
 			b.Fatal(err)
 		}
 	}
-	e := NewEnv(keyspace.New(16), cfg, clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	s := &Session{Proto: 2, Authed: true}
+	e := engine.NewEnv(keyspace.New(16), cfg, clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := &engine.Session{Proto: 2, Authed: true}
 	var w resp.Writer
 	e.Execute(s, [][]byte{[]byte("SCRIPT"), []byte("LOAD"), []byte(body)}, &w)
 	sha := script.SHA1(body)

@@ -1,10 +1,14 @@
 package command
 
+import (
+	"github.com/abacusdb/abacus/internal/engine"
+)
+
 // infoScriptMemory writes INFO memory's scripting lines, in Redis 7.0's
 // order. gopher-lua's memory is Go heap that cannot be told apart from the
 // rest, so the VM figures are estimates: a fixed cost per VM created plus
 // the source of what it holds; the script and library counts are exact.
-func infoScriptMemory(e *Env, b *InfoBuilder) {
+func infoScriptMemory(e *engine.Env, b *engine.InfoBuilder) {
 	const vmBase = 64 << 10 // the globals, libraries and stacks of one VM
 	var vmEval, vmFunc, scriptsEval, functions, nscripts, nfuncs, nlibs int64
 	if eng := e.ScriptEngine(); eng != nil {

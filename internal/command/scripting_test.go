@@ -200,18 +200,18 @@ func TestScriptingClock(t *testing.T) {
 	inst := servertest.Start(t, servertest.WithManualClock(1_700_000_000_000))
 	c := inst.Raw(t)
 	c.Do("SET", "k", "v", "PX", "100")
-	expectReply(t, c.Do("EVAL", "return redis.call('TIME')", "0"), "*2\r\n$10\r\n1700000000\r\n$1\r\n0\r\n")
+	servertest.ExpectReply(t, c.Do("EVAL", "return redis.call('TIME')", "0"), "*2\r\n$10\r\n1700000000\r\n$1\r\n0\r\n")
 	inst.Clock.Advance(50 * time.Millisecond)
-	expectReply(t, c.Do("EVAL", "return {redis.call('GET', 'k'), redis.call('PTTL', 'k')}", "0"), "*2\r\n$1\r\nv\r\n:50\r\n")
+	servertest.ExpectReply(t, c.Do("EVAL", "return {redis.call('GET', 'k'), redis.call('PTTL', 'k')}", "0"), "*2\r\n$1\r\nv\r\n:50\r\n")
 	inst.Clock.Advance(60 * time.Millisecond)
-	expectReply(t, c.Do("EVAL", "return redis.call('GET', 'k')", "0"), "$-1\r\n")
+	servertest.ExpectReply(t, c.Do("EVAL", "return redis.call('GET', 'k')", "0"), "$-1\r\n")
 }
 
 // redis.log writes to the server log at the level asked.
 func TestScriptingLog(t *testing.T) {
 	inst := servertest.Start(t, servertest.WithConfig("loglevel", "debug"))
 	c := inst.Raw(t)
-	expectReply(t, c.Do("EVAL", "redis.log(redis.LOG_WARNING, 'from a script', 42)", "0"), "$-1\r\n")
+	servertest.ExpectReply(t, c.Do("EVAL", "redis.log(redis.LOG_WARNING, 'from a script', 42)", "0"), "$-1\r\n")
 	if !strings.Contains(inst.Logs.String(), "from a script 42") {
 		t.Errorf("the line is not in the log: %s", inst.Logs.String())
 	}
@@ -223,11 +223,11 @@ func TestScriptingLog(t *testing.T) {
 func TestScriptingSelectAndMonitor(t *testing.T) {
 	inst := servertest.Start(t)
 	c, m := inst.Raw(t), inst.Raw(t)
-	expectReply(t, m.Do("MONITOR"), "+OK\r\n")
-	expectReply(t, c.Do("EVAL", "redis.call('SELECT', 3) return redis.call('SET', 'in3', 'x')", "0"), "+OK\r\n")
-	expectReply(t, c.Do("EXISTS", "in3"), ":0\r\n")
-	expectReply(t, c.Do("SELECT", "3"), "+OK\r\n")
-	expectReply(t, c.Do("EXISTS", "in3"), ":1\r\n")
+	servertest.ExpectReply(t, m.Do("MONITOR"), "+OK\r\n")
+	servertest.ExpectReply(t, c.Do("EVAL", "redis.call('SELECT', 3) return redis.call('SET', 'in3', 'x')", "0"), "+OK\r\n")
+	servertest.ExpectReply(t, c.Do("EXISTS", "in3"), ":0\r\n")
+	servertest.ExpectReply(t, c.Do("SELECT", "3"), "+OK\r\n")
+	servertest.ExpectReply(t, c.Do("EXISTS", "in3"), ":1\r\n")
 	var lines []string
 	for i := 0; i < 3; i++ {
 		lines = append(lines, m.Read())

@@ -2,31 +2,33 @@ package command
 
 import (
 	"strconv"
+
+	"github.com/abacusdb/abacus/internal/engine"
 )
 
 // Server commands: TIME, SHUTDOWN. (SLOWLOG and LATENCY are in the
 // engine's slowlog.go, INFO is in info.go, MEMORY in memory.go, DEBUG in debug.go, CONFIG in config.go.)
 
 func init() {
-	Register(
-		&Command{Name: "time", Arity: 1, Flags: FlagLoading | FlagStale | FlagFast, Group: "server",
+	engine.Register(
+		&engine.Command{Name: "time", Arity: 1, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagFast, Group: "server",
 			Tips:    "nondeterministic_output",
 			Summary: "Returns the server time.", Since: "2.6.0", Complexity: "O(1)", Handler: cmdTime},
-		&Command{Name: "shutdown", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagNoMulti | FlagAllowBusy, Group: "server",
+		&engine.Command{Name: "shutdown", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagNoMulti | engine.FlagAllowBusy, Group: "server",
 			Summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.", Since: "1.0.0",
 			Complexity: "O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)",
 			Handler:    cmdShutdown},
 	)
 }
 
-func cmdTime(c *Ctx) {
+func cmdTime(c *engine.Ctx) {
 	us := c.Env.Clock.NowUs()
 	c.W.Array(2)
 	c.W.BulkString(strconv.FormatInt(us/1e6, 10))
 	c.W.BulkString(strconv.FormatInt(us%1e6, 10))
 }
 
-func cmdShutdown(c *Ctx) {
+func cmdShutdown(c *engine.Ctx) {
 	var save, nosave, now, force, abort bool
 	for i := 1; i < len(c.Args); i++ {
 		switch {
@@ -41,12 +43,12 @@ func cmdShutdown(c *Ctx) {
 		case c.ArgIs(i, "abort"):
 			abort = true
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
 	if (abort && (save || nosave || now || force)) || (save && nosave) {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	if abort {

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/abacusdb/abacus/internal/ds/set"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
@@ -32,14 +33,14 @@ func init() {
 		grp  = "set"
 		acl  = "@set"
 		o1   = "O(1)"
-		r    = FlagReadonly
-		rf   = FlagReadonly | FlagFast
-		wf   = FlagWrite | FlagFast
-		wd   = FlagWrite | FlagDenyOOM
+		r    = engine.FlagReadonly
+		rf   = engine.FlagReadonly | engine.FlagFast
+		wf   = engine.FlagWrite | engine.FlagFast
+		wd   = engine.FlagWrite | engine.FlagDenyOOM
 		card = "O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets."
 		sumN = "O(N) where N is the total number of elements in all given sets."
 	)
-	one := func(c *Command) *Command {
+	one := func(c *engine.Command) *engine.Command {
 		c.First, c.Last, c.Step = 1, 1, 1
 		c.ACL, c.Group = acl, grp
 		if c.Complexity == "" {
@@ -49,65 +50,65 @@ func init() {
 	}
 	// all: every argument from 1 on is a key (SINTER, SUNION, SDIFF) or,
 	// for the STORE forms, the destination and then the sources.
-	all := func(c *Command) *Command {
+	all := func(c *engine.Command) *engine.Command {
 		c.First, c.Last, c.Step = 1, -1, 1
 		c.ACL, c.Group = acl, grp
 		return c
 	}
-	Register(
-		one(&Command{Name: "sadd", Arity: -3, Flags: wd | FlagFast, KeyFlags: "RW insert",
+	engine.Register(
+		one(&engine.Command{Name: "sadd", Arity: -3, Flags: wd | engine.FlagFast, KeyFlags: "RW insert",
 			Summary: "Add one or more members to a set", Since: "1.0.0",
 			Complexity: "O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.",
 			Handler:    cmdSadd}),
-		one(&Command{Name: "srem", Arity: -3, Flags: wf, KeyFlags: "RW delete",
+		one(&engine.Command{Name: "srem", Arity: -3, Flags: wf, KeyFlags: "RW delete",
 			Summary: "Remove one or more members from a set", Since: "1.0.0",
 			Complexity: "O(N) where N is the number of members to be removed.", Handler: cmdSrem}),
-		one(&Command{Name: "sismember", Arity: 3, Flags: rf, KeyFlags: "RO",
+		one(&engine.Command{Name: "sismember", Arity: 3, Flags: rf, KeyFlags: "RO",
 			Summary: "Determine if a given value is a member of a set", Since: "1.0.0", Handler: cmdSismember}),
-		one(&Command{Name: "smismember", Arity: -3, Flags: rf, KeyFlags: "RO access",
+		one(&engine.Command{Name: "smismember", Arity: -3, Flags: rf, KeyFlags: "RO access",
 			Summary: "Returns the membership associated with the given elements for a set", Since: "6.2.0",
 			Complexity: "O(N) where N is the number of elements being checked for membership", Handler: cmdSmismember}),
-		one(&Command{Name: "scard", Arity: 2, Flags: rf, KeyFlags: "RO",
+		one(&engine.Command{Name: "scard", Arity: 2, Flags: rf, KeyFlags: "RO",
 			Summary: "Get the number of members in a set", Since: "1.0.0", Handler: cmdScard}),
-		one(&Command{Name: "smembers", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
+		one(&engine.Command{Name: "smembers", Arity: 2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
 			Summary: "Get all the members in a set", Since: "1.0.0",
 			Complexity: "O(N) where N is the set cardinality.", Handler: cmdSmembers}),
-		one(&Command{Name: "srandmember", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
+		one(&engine.Command{Name: "srandmember", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
 			Summary: "Get one or multiple random members from a set", Since: "1.0.0",
 			Complexity: "Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.",
 			Handler:    cmdSrandmember}),
-		one(&Command{Name: "spop", Arity: -2, Flags: wf, KeyFlags: "RW access delete", Tips: "nondeterministic_output",
+		one(&engine.Command{Name: "spop", Arity: -2, Flags: wf, KeyFlags: "RW access delete", Tips: "nondeterministic_output",
 			Summary: "Remove and return one or multiple random members from a set", Since: "1.0.0",
 			Complexity: "Without the count argument O(1), otherwise O(N) where N is the value of the passed count.",
 			Handler:    cmdSpop}),
 		// SMOVE has two key specs in Redis: the source's (RW access delete)
 		// and the destination's (RW insert); the table holds the first.
-		&Command{Name: "smove", Arity: 4, Flags: wf, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
+		&engine.Command{Name: "smove", Arity: 4, Flags: wf, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
 			ACL: acl, Group: grp, Summary: "Move a member from one set to another", Since: "1.0.0", Complexity: o1,
 			Handler: cmdSmove},
-		one(&Command{Name: "sscan", Arity: -3, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
+		one(&engine.Command{Name: "sscan", Arity: -3, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
 			Summary: "Incrementally iterate Set elements", Since: "2.8.0",
 			Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
 			Handler:    cmdSscan}),
 
-		all(&Command{Name: "sinter", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
+		all(&engine.Command{Name: "sinter", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
 			Summary: "Intersect multiple sets", Since: "1.0.0", Complexity: card, Handler: cmdSinter}),
-		&Command{Name: "sintercard", Arity: -3, Flags: r | FlagMovableKeys, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
+		&engine.Command{Name: "sintercard", Arity: -3, Flags: r | engine.FlagMovableKeys, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
 			ACL: acl, Group: grp, Summary: "Intersect multiple sets and return the cardinality of the result", Since: "7.0.0",
 			Complexity: card, Handler: cmdSintercard},
 		// The STORE forms have two key specs in Redis, the destination's
 		// (given here) and the sources' (RO access).
-		all(&Command{Name: "sinterstore", Arity: -3, Flags: wd, KeyFlags: "RW update",
+		all(&engine.Command{Name: "sinterstore", Arity: -3, Flags: wd, KeyFlags: "RW update",
 			Summary: "Intersect multiple sets and store the resulting set in a key", Since: "1.0.0", Complexity: card,
 			Handler: cmdSinterstore}),
-		all(&Command{Name: "sunion", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
+		all(&engine.Command{Name: "sunion", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
 			Summary: "Add multiple sets", Since: "1.0.0", Complexity: sumN, Handler: cmdSunion}),
-		all(&Command{Name: "sunionstore", Arity: -3, Flags: wd, KeyFlags: "OW update",
+		all(&engine.Command{Name: "sunionstore", Arity: -3, Flags: wd, KeyFlags: "OW update",
 			Summary: "Add multiple sets and store the resulting set in a key", Since: "1.0.0", Complexity: sumN,
 			Handler: cmdSunionstore}),
-		all(&Command{Name: "sdiff", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
+		all(&engine.Command{Name: "sdiff", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
 			Summary: "Subtract multiple sets", Since: "1.0.0", Complexity: sumN, Handler: cmdSdiff}),
-		all(&Command{Name: "sdiffstore", Arity: -3, Flags: wd, KeyFlags: "OW update",
+		all(&engine.Command{Name: "sdiffstore", Arity: -3, Flags: wd, KeyFlags: "OW update",
 			Summary: "Subtract multiple sets and store the resulting set in a key", Since: "1.0.0", Complexity: sumN,
 			Handler: cmdSdiffstore}),
 	)
@@ -116,7 +117,7 @@ func init() {
 // setRead looks key up for a read command (lookupKeyRead: a keyspace hit
 // or miss) and replies WRONGTYPE (ok false) for another type. A missing key
 // gives a nil set.
-func setRead(c *Ctx, key string) (s *set.Set, ok bool) {
+func setRead(c *engine.Ctx, key string) (s *set.Set, ok bool) {
 	o, ok := c.Lookup(key, keyspace.TypeSet)
 	if !ok || o == nil {
 		return nil, ok
@@ -125,19 +126,19 @@ func setRead(c *Ctx, key string) (s *set.Set, ok bool) {
 }
 
 // setWrite looks key up for a write (lookupKeyWrite: no statistics).
-func setWrite(c *Ctx, key string) (o *keyspace.Object, s *set.Set, ok bool) {
+func setWrite(c *engine.Ctx, key string) (o *keyspace.Object, s *set.Set, ok bool) {
 	o, ok = c.LookupWrite(key, keyspace.TypeSet)
 	if !ok || o == nil {
 		return nil, nil, ok
 	}
-	TouchLRU(c, o)
+	engine.TouchLRU(c, o)
 	return o, o.Val().(*set.Set), true
 }
 
 // setChanged finishes a write that removed members from the set at key:
 // an emptied set is deleted (Redis never keeps an empty set), any other
 // change is signalled (WATCH, blocked clients).
-func setChanged(c *Ctx, key string, s *set.Set) {
+func setChanged(c *engine.Ctx, key string, s *set.Set) {
 	if s.Len() == 0 {
 		c.DB.Delete(key)
 		return
@@ -147,7 +148,7 @@ func setChanged(c *Ctx, key string, s *set.Set) {
 
 // replyMembers writes s's members as a set reply (RESP3 '~'), in its
 // iteration order. A nil s is empty.
-func replyMembers(c *Ctx, s *set.Set) {
+func replyMembers(c *engine.Ctx, s *set.Set) {
 	if s == nil {
 		c.W.Set(0)
 		return
@@ -158,7 +159,7 @@ func replyMembers(c *Ctx, s *set.Set) {
 	}
 }
 
-func cmdSadd(c *Ctx) {
+func cmdSadd(c *engine.Ctx) {
 	key := c.Key(1)
 	o, s, ok := setWrite(c, key)
 	if !ok {
@@ -169,7 +170,7 @@ func cmdSadd(c *Ctx) {
 		s = set.New()
 		o = keyspace.NewValue(keyspace.TypeSet, s)
 	}
-	lim := SetLimits(c)
+	lim := engine.SetLimits(c)
 	added := 0
 	for _, m := range c.Args[2:] {
 		if s.Add(lim, m) {
@@ -187,7 +188,7 @@ func cmdSadd(c *Ctx) {
 	c.W.Int(int64(added))
 }
 
-func cmdSrem(c *Ctx) {
+func cmdSrem(c *engine.Ctx) {
 	key := c.Key(1)
 	o, s, ok := setWrite(c, key)
 	if !ok {
@@ -213,7 +214,7 @@ func cmdSrem(c *Ctx) {
 	c.W.Int(int64(removed))
 }
 
-func cmdSismember(c *Ctx) {
+func cmdSismember(c *engine.Ctx) {
 	s, ok := setRead(c, c.Key(1))
 	if !ok {
 		return
@@ -225,7 +226,7 @@ func cmdSismember(c *Ctx) {
 	c.W.Int(0)
 }
 
-func cmdSmismember(c *Ctx) {
+func cmdSmismember(c *engine.Ctx) {
 	s, ok := setRead(c, c.Key(1))
 	if !ok {
 		return
@@ -240,7 +241,7 @@ func cmdSmismember(c *Ctx) {
 	}
 }
 
-func cmdScard(c *Ctx) {
+func cmdScard(c *engine.Ctx) {
 	s, ok := setRead(c, c.Key(1))
 	if !ok {
 		return
@@ -254,7 +255,7 @@ func cmdScard(c *Ctx) {
 
 // cmdSmembers is SINTER of one key in Redis 7.0; the reply is the set in
 // its iteration order.
-func cmdSmembers(c *Ctx) {
+func cmdSmembers(c *engine.Ctx) {
 	s, ok := setRead(c, c.Key(1))
 	if !ok {
 		return
@@ -264,7 +265,7 @@ func cmdSmembers(c *Ctx) {
 
 // cmdSmove moves a member between sets. Both keys are looked up first (so
 // both expire if due); a missing source answers 0 before any type check.
-func cmdSmove(c *Ctx) {
+func cmdSmove(c *engine.Ctx) {
 	srcKey, dstKey := c.Key(1), c.Key(2)
 	src, dst := c.DB.Lookup(srcKey), c.DB.Lookup(dstKey)
 	if src == nil {
@@ -272,12 +273,12 @@ func cmdSmove(c *Ctx) {
 		return
 	}
 	if src.Type != keyspace.TypeSet || dst != nil && dst.Type != keyspace.TypeSet {
-		c.Error(ErrWrongType)
+		c.Error(engine.ErrWrongType)
 		return
 	}
-	TouchLRU(c, src)
+	engine.TouchLRU(c, src)
 	if dst != nil {
-		TouchLRU(c, dst)
+		engine.TouchLRU(c, dst)
 	}
 	m := c.Args[3]
 	srcSet := src.Val().(*set.Set)
@@ -296,7 +297,7 @@ func cmdSmove(c *Ctx) {
 	}
 	setChanged(c, srcKey, srcSet)
 	c.Dirty(1)
-	lim := SetLimits(c)
+	lim := engine.SetLimits(c)
 	if dst == nil {
 		s := set.New()
 		s.Add(lim, m)
@@ -313,7 +314,7 @@ func cmdSmove(c *Ctx) {
 // call, whatever the cursor, as Redis does; larger sets walk the data
 // structure's cursor. A missing key answers an empty scan before the
 // options are parsed, as in Redis.
-func cmdSscan(c *Ctx) {
+func cmdSscan(c *engine.Ctx) {
 	cursor, ok := scanCursorArg(c, 2)
 	if !ok {
 		return

@@ -3,6 +3,7 @@ package command
 import (
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/set"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -24,7 +25,7 @@ import (
 
 // setSources looks up the source keys for the algebra. Missing keys give
 // nil sets and set missing; ok is false after a WRONGTYPE reply.
-func setSources(c *Ctx, keys [][]byte) (sets []*set.Set, missing, ok bool) {
+func setSources(c *engine.Ctx, keys [][]byte) (sets []*set.Set, missing, ok bool) {
 	sets = make([]*set.Set, len(keys))
 	for i, k := range keys {
 		o := c.DB.LookupRead(string(k))
@@ -33,7 +34,7 @@ func setSources(c *Ctx, keys [][]byte) (sets []*set.Set, missing, ok bool) {
 			continue
 		}
 		if o.Type != keyspace.TypeSet {
-			c.Error(ErrWrongType)
+			c.Error(engine.ErrWrongType)
 			return nil, false, false
 		}
 		sets[i] = o.Val().(*set.Set)
@@ -43,7 +44,7 @@ func setSources(c *Ctx, keys [][]byte) (sets []*set.Set, missing, ok bool) {
 
 // storeSet puts the result of a STORE form at key and replies with its
 // size; an empty result deletes key instead.
-func storeSet(c *Ctx, key string, res *set.Set) {
+func storeSet(c *engine.Ctx, key string, res *set.Set) {
 	if res == nil || res.Len() == 0 {
 		if c.DB.Delete(key) {
 			c.Dirty(1)
@@ -57,21 +58,21 @@ func storeSet(c *Ctx, key string, res *set.Set) {
 }
 
 // intersect is SINTER's computation; nil when a key is missing.
-func intersect(c *Ctx, keys [][]byte) (res *set.Set, ok bool) {
+func intersect(c *engine.Ctx, keys [][]byte) (res *set.Set, ok bool) {
 	sets, missing, ok := setSources(c, keys)
 	if !ok || missing {
 		return nil, ok
 	}
-	return set.Intersect(SetLimits(c), sets...), true
+	return set.Intersect(engine.SetLimits(c), sets...), true
 }
 
-func cmdSinter(c *Ctx) {
+func cmdSinter(c *engine.Ctx) {
 	if res, ok := intersect(c, c.Args[1:]); ok {
 		replyMembers(c, res)
 	}
 }
 
-func cmdSinterstore(c *Ctx) {
+func cmdSinterstore(c *engine.Ctx) {
 	if res, ok := intersect(c, c.Args[2:]); ok {
 		storeSet(c, c.Key(1), res)
 	}
@@ -79,7 +80,7 @@ func cmdSinterstore(c *Ctx) {
 
 // cmdSintercard: numkeys, the keys, then LIMIT (the last one given wins; 0
 // means none). Options are checked before any key is looked up.
-func cmdSintercard(c *Ctx) {
+func cmdSintercard(c *engine.Ctx) {
 	const errNumkeys = "ERR numkeys should be greater than 0"
 	numkeys, ok := num.ParseInt(c.Args[1])
 	if !ok || numkeys < 1 {
@@ -94,7 +95,7 @@ func cmdSintercard(c *Ctx) {
 	limit := int64(0)
 	for i := end; i < len(c.Args); i++ {
 		if !ascii.OptIs(c.Args[i], "limit") || i+1 >= len(c.Args) {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 		i++
@@ -118,31 +119,31 @@ func cmdSintercard(c *Ctx) {
 
 const maxInt = int(^uint(0) >> 1)
 
-func cmdSunion(c *Ctx) {
+func cmdSunion(c *engine.Ctx) {
 	sets, _, ok := setSources(c, c.Args[1:])
 	if ok {
-		replyMembers(c, set.Union(SetLimits(c), sets...))
+		replyMembers(c, set.Union(engine.SetLimits(c), sets...))
 	}
 }
 
-func cmdSunionstore(c *Ctx) {
+func cmdSunionstore(c *engine.Ctx) {
 	sets, _, ok := setSources(c, c.Args[2:])
 	if ok {
-		storeSet(c, c.Key(1), set.Union(SetLimits(c), sets...))
+		storeSet(c, c.Key(1), set.Union(engine.SetLimits(c), sets...))
 	}
 }
 
-func cmdSdiff(c *Ctx) {
+func cmdSdiff(c *engine.Ctx) {
 	sets, _, ok := setSources(c, c.Args[1:])
 	if ok {
-		replyMembers(c, setDiff(SetLimits(c), sets))
+		replyMembers(c, setDiff(engine.SetLimits(c), sets))
 	}
 }
 
-func cmdSdiffstore(c *Ctx) {
+func cmdSdiffstore(c *engine.Ctx) {
 	sets, _, ok := setSources(c, c.Args[2:])
 	if ok {
-		storeSet(c, c.Key(1), setDiff(SetLimits(c), sets))
+		storeSet(c, c.Key(1), setDiff(engine.SetLimits(c), sets))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/abacusdb/abacus/internal/ds/set"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/num"
 )
 
@@ -13,9 +14,9 @@ import (
 // RESP3), the whole set in iteration order when the count covers it, errors,
 // and dirty counts.
 
-func cmdSrandmember(c *Ctx) {
+func cmdSrandmember(c *engine.Ctx) {
 	if len(c.Args) > 3 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	if len(c.Args) == 2 {
@@ -61,9 +62,9 @@ func cmdSrandmember(c *Ctx) {
 	s.RandomDistinct(rng, n, write)
 }
 
-func cmdSpop(c *Ctx) {
+func cmdSpop(c *engine.Ctx) {
 	if len(c.Args) > 3 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	key := c.Key(1)
@@ -86,7 +87,7 @@ func cmdSpop(c *Ctx) {
 	}
 	count, ok := num.ParseInt(c.Args[2])
 	if !ok || count < 0 {
-		c.Error(ErrPositive)
+		c.Error(engine.ErrPositive)
 		return
 	}
 	o, s, ok := setWrite(c, key)
@@ -104,7 +105,7 @@ func cmdSpop(c *Ctx) {
 		// more keyspace hit and iterates a fresh copy (an all-integer hash
 		// table replies in ascending order), and then deletes the key.
 		c.DB.LookupRead(key)
-		replyMembers(c, set.Union(SetLimits(c), s))
+		replyMembers(c, set.Union(engine.SetLimits(c), s))
 		c.DB.Delete(key)
 		c.Dirty(int64(size))
 		c.Propagate([]byte("DEL"), c.Args[1])
@@ -123,7 +124,7 @@ func cmdSpop(c *Ctx) {
 		// new set of them (its encoding follows its content, so a hash
 		// table left with integers becomes an intset again) and reply with
 		// the rest in the old set's order.
-		lim := SetLimits(c)
+		lim := engine.SetLimits(c)
 		kept := set.New()
 		s.RandomDistinct(rng, keep, func(m []byte) { kept.Add(lim, m) })
 		for m := range s.All() {
@@ -140,7 +141,7 @@ func cmdSpop(c *Ctx) {
 
 // sremEach propagates each member SPOP took as an SREM of its own, as
 // Redis 7.0 does (several are wrapped in MULTI/EXEC).
-type sremEach struct{ c *Ctx }
+type sremEach struct{ c *engine.Ctx }
 
 func (b sremEach) add(m []byte) { b.c.Propagate([]byte("SREM"), b.c.Args[1], m) }
 

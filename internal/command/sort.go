@@ -9,6 +9,7 @@ import (
 	"github.com/abacusdb/abacus/internal/ds/list"
 	"github.com/abacusdb/abacus/internal/ds/set"
 	"github.com/abacusdb/abacus/internal/ds/zset"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -28,12 +29,12 @@ func init() {
 		acl        = "@set @sortedset @list @dangerous"
 		complexity = "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N)."
 	)
-	Register(
-		&Command{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagMovableKeys,
+	engine.Register(
+		&engine.Command{Name: "sort", Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagMovableKeys,
 			First: 1, Last: 1, Step: 1, Keys: sortKeys, KeyFlags: "RO access",
 			ACL: acl, Group: "generic", Since: "1.0.0", Complexity: complexity,
 			Summary: "Sort the elements in a list, set or sorted set", Handler: cmdSort},
-		&Command{Name: "sort_ro", Arity: -2, Flags: FlagReadonly | FlagMovableKeys,
+		&engine.Command{Name: "sort_ro", Arity: -2, Flags: engine.FlagReadonly | engine.FlagMovableKeys,
 			First: 1, Last: 1, Step: 1, Keys: sortROKeys, KeyFlags: "RO access",
 			ACL: acl, Group: "generic", Since: "7.0.0", Complexity: complexity,
 			Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Handler: cmdSortRO},
@@ -87,8 +88,8 @@ func cEqualFold(b []byte, word string) bool {
 	return true
 }
 
-func cmdSort(c *Ctx)   { sortGeneric(c, false) }
-func cmdSortRO(c *Ctx) { sortGeneric(c, true) }
+func cmdSort(c *engine.Ctx)   { sortGeneric(c, false) }
+func cmdSortRO(c *engine.Ctx) { sortGeneric(c, true) }
 
 // sortOptions is a parsed SORT command line.
 type sortOptions struct {
@@ -105,7 +106,7 @@ type sortOptions struct {
 
 // parseSort reads the options after the key, replying and returning false
 // on the first bad one.
-func parseSort(c *Ctx, readonly bool) (o sortOptions, ok bool) {
+func parseSort(c *engine.Ctx, readonly bool) (o sortOptions, ok bool) {
 	o.count = -1
 	args := c.Args
 	for j := 2; j < len(args); j++ {
@@ -139,7 +140,7 @@ func parseSort(c *Ctx, readonly bool) (o sortOptions, ok bool) {
 			o.gets = append(o.gets, args[j+1])
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return o, false
 		}
 	}
@@ -154,7 +155,7 @@ type sortItem struct {
 	cmp   []byte
 }
 
-func sortGeneric(c *Ctx, readonly bool) {
+func sortGeneric(c *engine.Ctx, readonly bool) {
 	o, ok := parseSort(c, readonly)
 	if !ok {
 		return
@@ -164,7 +165,7 @@ func sortGeneric(c *Ctx, readonly bool) {
 	if obj != nil {
 		typ = obj.Type
 		if typ != keyspace.TypeList && typ != keyspace.TypeSet && typ != keyspace.TypeZSet {
-			c.Error(ErrWrongType)
+			c.Error(engine.ErrWrongType)
 			return
 		}
 	}
@@ -333,7 +334,7 @@ func sortLoad(obj *keyspace.Object, typ keyspace.Type, n int, o sortOptions, sta
 
 // sortWeigh sets each item's score (numeric) or cmp (ALPHA BY), reporting
 // false when a weight is not a number strtod takes whole.
-func sortWeigh(c *Ctx, items []sortItem, o sortOptions) bool {
+func sortWeigh(c *engine.Ctx, items []sortItem, o sortOptions) bool {
 	ok := true
 	for i := range items {
 		it := &items[i]
@@ -413,7 +414,7 @@ func sortComparator(o sortOptions) func(a, b *sortItem) int {
 // is replaced by the element and the key's string value is returned, or,
 // with "->field" after the '*', that field of the key's hash. Patterns are
 // scanned as C strings (up to a NUL byte) but keep their bytes beyond.
-func sortLookup(c *Ctx, pat, elem []byte) ([]byte, bool) {
+func sortLookup(c *engine.Ctx, pat, elem []byte) ([]byte, bool) {
 	cp := ascii.CStr(pat)
 	if len(cp) == 1 && cp[0] == '#' {
 		return elem, true
@@ -453,4 +454,4 @@ func sortLookup(c *Ctx, pat, elem []byte) ([]byte, bool) {
 
 // sortFromScript reports whether the command runs for a script (Redis's
 // CLIENT_SCRIPT): only a script's own commands run while one is running.
-func sortFromScript(c *Ctx) bool { return c.Env.ScriptRunning() }
+func sortFromScript(c *engine.Ctx) bool { return c.Env.ScriptRunning() }

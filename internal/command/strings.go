@@ -6,6 +6,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -22,15 +23,15 @@ import (
 
 func init() {
 	const (
-		w, r    = FlagWrite, FlagReadonly
-		wd      = FlagWrite | FlagDenyOOM
-		wdf     = FlagWrite | FlagDenyOOM | FlagFast
+		w, r    = engine.FlagWrite, engine.FlagReadonly
+		wd      = engine.FlagWrite | engine.FlagDenyOOM
+		wdf     = engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast
 		str     = "@string"
 		grp     = "string"
 		o1      = "O(1)"
 		rangeOp = "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings."
 	)
-	one := func(c *Command) *Command {
+	one := func(c *engine.Command) *engine.Command {
 		c.First, c.Last, c.Step = 1, 1, 1
 		c.ACL, c.Group = str, grp
 		if c.Complexity == "" {
@@ -38,60 +39,60 @@ func init() {
 		}
 		return c
 	}
-	Register(
-		one(&Command{Name: "get", Arity: 2, Flags: r | FlagFast, KeyFlags: "RO access",
+	engine.Register(
+		one(&engine.Command{Name: "get", Arity: 2, Flags: r | engine.FlagFast, KeyFlags: "RO access",
 			Summary: "Get the value of a key", Since: "1.0.0", Handler: cmdGet}),
-		one(&Command{Name: "set", Arity: -3, Flags: wd, KeyFlags: "RW access update variable_flags",
+		one(&engine.Command{Name: "set", Arity: -3, Flags: wd, KeyFlags: "RW access update variable_flags",
 			Summary: "Set the string value of a key", Since: "1.0.0", Handler: cmdSet}),
-		one(&Command{Name: "getset", Arity: 3, Flags: wdf, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "getset", Arity: 3, Flags: wdf, KeyFlags: "RW access update",
 			Summary: "Set the string value of a key and return its old value", Since: "1.0.0", Handler: cmdGetset}),
-		one(&Command{Name: "getdel", Arity: 2, Flags: w | FlagFast, KeyFlags: "RW access delete",
+		one(&engine.Command{Name: "getdel", Arity: 2, Flags: w | engine.FlagFast, KeyFlags: "RW access delete",
 			Summary: "Get the value of a key and delete the key", Since: "6.2.0", Handler: cmdGetdel}),
-		one(&Command{Name: "getex", Arity: -2, Flags: w | FlagFast, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "getex", Arity: -2, Flags: w | engine.FlagFast, KeyFlags: "RW access update",
 			Summary: "Get the value of a key and optionally set its expiration", Since: "6.2.0", Handler: cmdGetex}),
-		one(&Command{Name: "setnx", Arity: 3, Flags: wdf, KeyFlags: "OW insert",
+		one(&engine.Command{Name: "setnx", Arity: 3, Flags: wdf, KeyFlags: "OW insert",
 			Summary: "Set the value of a key, only if the key does not exist", Since: "1.0.0", Handler: cmdSetnx}),
-		one(&Command{Name: "setex", Arity: 4, Flags: wd, KeyFlags: "OW update",
+		one(&engine.Command{Name: "setex", Arity: 4, Flags: wd, KeyFlags: "OW update",
 			Summary: "Set the value and expiration of a key", Since: "2.0.0", Handler: cmdSetex}),
-		one(&Command{Name: "psetex", Arity: 4, Flags: wd, KeyFlags: "OW update",
+		one(&engine.Command{Name: "psetex", Arity: 4, Flags: wd, KeyFlags: "OW update",
 			Summary: "Set the value and expiration in milliseconds of a key", Since: "2.6.0", Handler: cmdSetex}),
-		&Command{Name: "mset", Arity: -3, Flags: wd, First: 1, Last: -1, Step: 2, KeyFlags: "OW update",
+		&engine.Command{Name: "mset", Arity: -3, Flags: wd, First: 1, Last: -1, Step: 2, KeyFlags: "OW update",
 			Tips: "request_policy:multi_shard response_policy:all_succeeded", ACL: str, Group: grp,
 			Summary: "Set multiple keys to multiple values", Since: "1.0.1",
 			Complexity: "O(N) where N is the number of keys to set.", Handler: cmdMset},
-		&Command{Name: "msetnx", Arity: -3, Flags: wd, First: 1, Last: -1, Step: 2, KeyFlags: "OW insert",
+		&engine.Command{Name: "msetnx", Arity: -3, Flags: wd, First: 1, Last: -1, Step: 2, KeyFlags: "OW insert",
 			Tips: "request_policy:multi_shard response_policy:agg_min", ACL: str, Group: grp,
 			Summary: "Set multiple keys to multiple values, only if none of the keys exist", Since: "1.0.1",
 			Complexity: "O(N) where N is the number of keys to set.", Handler: cmdMset},
-		&Command{Name: "mget", Arity: -2, Flags: r | FlagFast, First: 1, Last: -1, Step: 1, KeyFlags: "RO access",
+		&engine.Command{Name: "mget", Arity: -2, Flags: r | engine.FlagFast, First: 1, Last: -1, Step: 1, KeyFlags: "RO access",
 			Tips: "request_policy:multi_shard", ACL: str, Group: grp,
 			Summary: "Get the values of all the given keys", Since: "1.0.0",
 			Complexity: "O(N) where N is the number of keys to retrieve.", Handler: cmdMget},
-		one(&Command{Name: "append", Arity: 3, Flags: wdf, KeyFlags: "RW insert",
+		one(&engine.Command{Name: "append", Arity: 3, Flags: wdf, KeyFlags: "RW insert",
 			Summary: "Append a value to a key", Since: "2.0.0",
 			Complexity: "O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.",
 			Handler:    cmdAppend}),
-		one(&Command{Name: "strlen", Arity: 2, Flags: r | FlagFast, KeyFlags: "RO",
+		one(&engine.Command{Name: "strlen", Arity: 2, Flags: r | engine.FlagFast, KeyFlags: "RO",
 			Summary: "Get the length of the value stored in a key", Since: "2.2.0", Handler: cmdStrlen}),
-		one(&Command{Name: "getrange", Arity: 4, Flags: r, KeyFlags: "RO access",
+		one(&engine.Command{Name: "getrange", Arity: 4, Flags: r, KeyFlags: "RO access",
 			Summary: "Get a substring of the string stored at a key", Since: "2.4.0", Complexity: rangeOp, Handler: cmdGetrange}),
-		one(&Command{Name: "substr", Arity: 4, Flags: r, KeyFlags: "RO access",
+		one(&engine.Command{Name: "substr", Arity: 4, Flags: r, KeyFlags: "RO access",
 			Summary: "Get a substring of the string stored at a key", Since: "1.0.0", Complexity: rangeOp, Handler: cmdGetrange}),
-		one(&Command{Name: "setrange", Arity: 4, Flags: wd, KeyFlags: "RW update",
+		one(&engine.Command{Name: "setrange", Arity: 4, Flags: wd, KeyFlags: "RW update",
 			Summary: "Overwrite part of a string at key starting at the specified offset", Since: "2.2.0",
 			Complexity: "O(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.",
 			Handler:    cmdSetrange}),
-		one(&Command{Name: "incr", Arity: 2, Flags: wdf, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "incr", Arity: 2, Flags: wdf, KeyFlags: "RW access update",
 			Summary: "Increment the integer value of a key by one", Since: "1.0.0", Handler: cmdIncr}),
-		one(&Command{Name: "decr", Arity: 2, Flags: wdf, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "decr", Arity: 2, Flags: wdf, KeyFlags: "RW access update",
 			Summary: "Decrement the integer value of a key by one", Since: "1.0.0", Handler: cmdDecr}),
-		one(&Command{Name: "incrby", Arity: 3, Flags: wdf, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "incrby", Arity: 3, Flags: wdf, KeyFlags: "RW access update",
 			Summary: "Increment the integer value of a key by the given amount", Since: "1.0.0", Handler: cmdIncrby}),
-		one(&Command{Name: "decrby", Arity: 3, Flags: wdf, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "decrby", Arity: 3, Flags: wdf, KeyFlags: "RW access update",
 			Summary: "Decrement the integer value of a key by the given number", Since: "1.0.0", Handler: cmdDecrby}),
-		one(&Command{Name: "incrbyfloat", Arity: 3, Flags: wdf, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "incrbyfloat", Arity: 3, Flags: wdf, KeyFlags: "RW access update",
 			Summary: "Increment the float value of a key by the given amount", Since: "2.6.0", Handler: cmdIncrbyfloat}),
-		&Command{Name: "lcs", Arity: -3, Flags: r, First: 1, Last: 2, Step: 1, KeyFlags: "RO access",
+		&engine.Command{Name: "lcs", Arity: -3, Flags: r, First: 1, Last: 2, Step: 1, KeyFlags: "RO access",
 			ACL: str, Group: grp, Summary: "Find longest common substring", Since: "7.0.0",
 			Complexity: "O(N*M) where N and M are the lengths of s1 and s2, respectively", Handler: cmdLcs},
 	)
@@ -125,10 +126,10 @@ func rawBytes(o *keyspace.Object) []byte {
 
 // checkStringLength is Redis's guard for APPEND and SETRANGE: the result
 // may not exceed proto-max-bulk-len.
-func checkStringLength(c *Ctx, size, add int64) bool {
+func checkStringLength(c *engine.Ctx, size, add int64) bool {
 	total := uint64(size) + uint64(add)
 	if int64(total) > c.Env.Cfg.Int(config.ProtoMaxBulkLen) || int64(total) < size || int64(total) < add {
-		c.Error(ErrStringTooLong)
+		c.Error(engine.ErrStringTooLong)
 		return false
 	}
 	return true
@@ -151,7 +152,7 @@ const (
 // parseStringOpts parses SET's options (isSet) or GETEX's from argument
 // start on, with Redis's rules for which combinations are a syntax error.
 // It returns the flags and the expire argument, if any.
-func parseStringOpts(c *Ctx, start int, isSet bool) (flags int, expire []byte, ok bool) {
+func parseStringOpts(c *engine.Ctx, start int, isSet bool) (flags int, expire []byte, ok bool) {
 	args := c.Args
 	for j := start; j < len(args); j++ {
 		opt := args[j]
@@ -189,7 +190,7 @@ func parseStringOpts(c *Ctx, start int, isSet bool) (flags int, expire []byte, o
 			expire = args[j+1]
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return 0, nil, false
 		}
 	}
@@ -199,15 +200,15 @@ func parseStringOpts(c *Ctx, start int, isSet bool) (flags int, expire []byte, o
 // parseSetExpire turns an EX/PX/EXAT/PXAT argument into a unix ms time
 // (getExpireMillisecondsOrReply): the value must be positive, and neither
 // the unit conversion nor adding the current time may overflow.
-func parseSetExpire(c *Ctx, arg []byte, flags int) (int64, bool) {
+func parseSetExpire(c *engine.Ctx, arg []byte, flags int) (int64, bool) {
 	v, ok := num.ParseInt(arg)
 	if !ok {
-		c.Error(ErrNotInt)
+		c.Error(engine.ErrNotInt)
 		return 0, false
 	}
 	seconds := flags&(setEX|setEXAT) != 0
 	if v <= 0 || (seconds && v > math.MaxInt64/1000) {
-		c.Errorf(ErrInvalidExpire, c.Cmd.Name)
+		c.Errorf(engine.ErrInvalidExpire, c.Cmd.Name)
 		return 0, false
 	}
 	if seconds {
@@ -217,14 +218,14 @@ func parseSetExpire(c *Ctx, arg []byte, flags int) (int64, bool) {
 		v += c.Now // may wrap, which the check below catches as Redis does
 	}
 	if v <= 0 {
-		c.Errorf(ErrInvalidExpire, c.Cmd.Name)
+		c.Errorf(engine.ErrInvalidExpire, c.Cmd.Name)
 		return 0, false
 	}
 	return v, true
 }
 
 // replyString writes a string object's value as a bulk string.
-func replyString(c *Ctx, o *keyspace.Object) {
+func replyString(c *engine.Ctx, o *keyspace.Object) {
 	if o.Enc == keyspace.EncInt {
 		c.W.BulkInt(o.Int())
 		return
@@ -253,7 +254,7 @@ func strBytes(o *keyspace.Object, scratch []byte) []byte {
 
 // replyGet is getGenericCommand: reply with the value at key or null; it
 // returns false after replying WRONGTYPE.
-func replyGet(c *Ctx, key string) bool {
+func replyGet(c *engine.Ctx, key string) bool {
 	o, ok := c.Lookup(key, keyspace.TypeString)
 	if !ok {
 		return false
@@ -266,13 +267,13 @@ func replyGet(c *Ctx, key string) bool {
 	return true
 }
 
-func cmdGet(c *Ctx) { replyGet(c, c.Key(1)) }
+func cmdGet(c *engine.Ctx) { replyGet(c, c.Key(1)) }
 
 // setGeneric is setGenericCommand: SET, SETNX, SETEX and PSETEX. SETNX
 // (intReply) answers 1 or 0 where the others answer OK or null.
 // The key stays bytes until it is stored: lookups convert it without
 // allocating, and StoreString copies it only for a new key.
-func setGeneric(c *Ctx, flags int, key, val, expire []byte, intReply bool) {
+func setGeneric(c *engine.Ctx, flags int, key, val, expire []byte, intReply bool) {
 	var at int64
 	if flags&setExpireAny != 0 {
 		var ok bool
@@ -299,7 +300,7 @@ func setGeneric(c *Ctx, flags int, key, val, expire []byte, intReply bool) {
 	if flags&setExpireAny != 0 {
 		// Any TTL replays as the absolute time, without the other
 		// options (the write happened), as Redis 7.0 propagates it.
-		c.Propagate([]byte("SET"), key, val, []byte("PXAT"), MsArg(at))
+		c.Propagate([]byte("SET"), key, val, []byte("PXAT"), engine.MsArg(at))
 	}
 	if flags&setGet == 0 {
 		if intReply {
@@ -310,7 +311,7 @@ func setGeneric(c *Ctx, flags int, key, val, expire []byte, intReply bool) {
 	}
 }
 
-func cmdSet(c *Ctx) {
+func cmdSet(c *engine.Ctx) {
 	if len(c.Args) > 3 && setHasCondition(c.Args) {
 		cmdSetCond(c) // IFEQ, IFNE, IFDEQ, IFDNE (condwrite.go)
 		return
@@ -322,12 +323,12 @@ func cmdSet(c *Ctx) {
 	setGeneric(c, flags, c.Args[1], c.Args[2], expire, false)
 }
 
-func cmdSetnx(c *Ctx) {
+func cmdSetnx(c *engine.Ctx) {
 	setGeneric(c, setNX, c.Args[1], c.Args[2], nil, true)
 }
 
 // cmdSetex serves SETEX (seconds) and PSETEX (milliseconds).
-func cmdSetex(c *Ctx) {
+func cmdSetex(c *engine.Ctx) {
 	flags := setEX
 	if c.Cmd.Name == "psetex" {
 		flags = setPX
@@ -335,7 +336,7 @@ func cmdSetex(c *Ctx) {
 	setGeneric(c, flags, c.Args[1], c.Args[3], c.Args[2], false)
 }
 
-func cmdGetset(c *Ctx) {
+func cmdGetset(c *engine.Ctx) {
 	key := c.Key(1)
 	if !replyGet(c, key) {
 		return
@@ -344,7 +345,7 @@ func cmdGetset(c *Ctx) {
 	c.Dirty(1)
 }
 
-func cmdGetdel(c *Ctx) {
+func cmdGetdel(c *engine.Ctx) {
 	key := c.Key(1)
 	o, ok := c.Lookup(key, keyspace.TypeString)
 	if !ok {
@@ -360,7 +361,7 @@ func cmdGetdel(c *Ctx) {
 	c.Propagate([]byte("DEL"), c.Args[1])
 }
 
-func cmdGetex(c *Ctx) {
+func cmdGetex(c *engine.Ctx) {
 	flags, expire, ok := parseStringOpts(c, 2, false)
 	if !ok {
 		return
@@ -391,7 +392,7 @@ func cmdGetex(c *Ctx) {
 	case flags&setExpireAny != 0:
 		c.DB.SetExpire(o, at)
 		c.Dirty(1)
-		c.Propagate([]byte("PEXPIREAT"), c.Args[1], MsArg(at))
+		c.Propagate([]byte("PEXPIREAT"), c.Args[1], engine.MsArg(at))
 	case flags&setPersist != 0 && o.Expire != 0:
 		c.DB.SetExpire(o, 0)
 		c.Dirty(1)
@@ -400,7 +401,7 @@ func cmdGetex(c *Ctx) {
 }
 
 // cmdMset serves MSET and MSETNX.
-func cmdMset(c *Ctx) {
+func cmdMset(c *engine.Ctx) {
 	if len(c.Args)%2 == 0 {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 		return
@@ -427,7 +428,7 @@ func cmdMset(c *Ctx) {
 	}
 }
 
-func cmdMget(c *Ctx) {
+func cmdMget(c *engine.Ctx) {
 	c.W.Array(len(c.Args) - 1)
 	for _, k := range c.Args[1:] {
 		o := c.DB.LookupRead(string(k))
@@ -439,7 +440,7 @@ func cmdMget(c *Ctx) {
 	}
 }
 
-func cmdAppend(c *Ctx) {
+func cmdAppend(c *engine.Ctx) {
 	key, add := c.Key(1), c.Args[2]
 	o, ok := c.LookupWrite(key, keyspace.TypeString)
 	if !ok {
@@ -456,14 +457,14 @@ func cmdAppend(c *Ctx) {
 		}
 		o.SetRaw(append(rawBytes(o), add...))
 		total = len(o.Raw())
-		TouchLRU(c, o)
+		engine.TouchLRU(c, o)
 		c.DB.Modified(o.Key)
 	}
 	c.Dirty(1)
 	c.W.Int(int64(total))
 }
 
-func cmdStrlen(c *Ctx) {
+func cmdStrlen(c *engine.Ctx) {
 	o, ok := c.Lookup(c.Key(1), keyspace.TypeString)
 	if !ok {
 		return
@@ -476,7 +477,7 @@ func cmdStrlen(c *Ctx) {
 }
 
 // cmdGetrange serves GETRANGE and SUBSTR.
-func cmdGetrange(c *Ctx) {
+func cmdGetrange(c *engine.Ctx) {
 	start, ok := c.Int(2)
 	if !ok {
 		return
@@ -517,7 +518,7 @@ func cmdGetrange(c *Ctx) {
 	c.W.Bulk(s[start : end+1])
 }
 
-func cmdSetrange(c *Ctx) {
+func cmdSetrange(c *engine.Ctx) {
 	offset, ok := c.Int(2)
 	if !ok {
 		return
@@ -556,23 +557,23 @@ func cmdSetrange(c *Ctx) {
 		}
 		copy(b[offset:], val)
 		o.SetRaw(b)
-		TouchLRU(c, o)
+		engine.TouchLRU(c, o)
 		c.DB.Modified(o.Key)
 	}
 	c.Dirty(1)
 	c.W.Int(int64(len(o.Raw())))
 }
 
-func cmdIncr(c *Ctx) { incrDecr(c, 1) }
-func cmdDecr(c *Ctx) { incrDecr(c, -1) }
+func cmdIncr(c *engine.Ctx) { incrDecr(c, 1) }
+func cmdDecr(c *engine.Ctx) { incrDecr(c, -1) }
 
-func cmdIncrby(c *Ctx) {
+func cmdIncrby(c *engine.Ctx) {
 	if by, ok := c.Int(2); ok {
 		incrDecr(c, by)
 	}
 }
 
-func cmdDecrby(c *Ctx) {
+func cmdDecrby(c *engine.Ctx) {
 	by, ok := c.Int(2)
 	if !ok {
 		return
@@ -586,12 +587,12 @@ func cmdDecrby(c *Ctx) {
 
 // incrDecr adds by to the integer at key. An existing key is updated in
 // place, keeping its TTL: an integer-encoded value costs no allocation.
-func incrDecr(c *Ctx, by int64) {
+func incrDecr(c *engine.Ctx, by int64) {
 	o := c.DB.Lookup(string(c.Args[1]))
 	var v int64
 	if o != nil {
 		if o.Type != keyspace.TypeString {
-			c.Error(ErrWrongType)
+			c.Error(engine.ErrWrongType)
 			return
 		}
 		if o.Enc == keyspace.EncInt {
@@ -599,13 +600,13 @@ func incrDecr(c *Ctx, by int64) {
 		} else {
 			var ok bool
 			if v, ok = num.ParseInt(o.Raw()); !ok {
-				c.Error(ErrNotInt)
+				c.Error(engine.ErrNotInt)
 				return
 			}
 		}
 	}
 	if (by < 0 && v < 0 && by < math.MinInt64-v) || (by > 0 && v > 0 && by > math.MaxInt64-v) {
-		c.Error(ErrOverflow)
+		c.Error(engine.ErrOverflow)
 		return
 	}
 	v += by
@@ -614,7 +615,7 @@ func incrDecr(c *Ctx, by int64) {
 		// either way the value is no longer a private copy.
 		o.SetInt(v)
 		o.Owned = false
-		TouchLRU(c, o)
+		engine.TouchLRU(c, o)
 		c.DB.Modified(o.Key)
 	} else {
 		c.DB.Set(c.Key(1), keyspace.NewInt(v), false)
@@ -625,7 +626,7 @@ func incrDecr(c *Ctx, by int64) {
 
 // cmdIncrbyfloat adds in x87 long double precision, as Redis does, and
 // stores the result as text ("%.17Lf" with trailing zeros removed).
-func cmdIncrbyfloat(c *Ctx) {
+func cmdIncrbyfloat(c *engine.Ctx) {
 	o, ok := c.LookupWrite(c.Key(1), keyspace.TypeString)
 	if !ok {
 		return
@@ -635,24 +636,24 @@ func cmdIncrbyfloat(c *Ctx) {
 		if o.Enc == keyspace.EncInt {
 			cur = num.LongDoubleFromInt(o.Int())
 		} else if cur, ok = num.ParseLongDouble(o.Raw()); !ok {
-			c.Error(ErrNotFloat)
+			c.Error(engine.ErrNotFloat)
 			return
 		}
 	}
 	incr, ok := num.ParseLongDouble(c.Args[2])
 	if !ok {
-		c.Error(ErrNotFloat)
+		c.Error(engine.ErrNotFloat)
 		return
 	}
 	// inf+x is inf and inf-inf is NaN: either way an error, which also
 	// keeps big.Float from panicking on the NaN.
 	if cur.IsInf() || incr.IsInf() {
-		c.Error(ErrNaNOrInf)
+		c.Error(engine.ErrNaNOrInf)
 		return
 	}
 	sum := num.AddLongDouble(cur, incr)
 	if !num.LongDoubleInRange(sum) {
-		c.Error(ErrNaNOrInf)
+		c.Error(engine.ErrNaNOrInf)
 		return
 	}
 	s := num.FormatLongDouble(sum)
@@ -663,7 +664,7 @@ func cmdIncrbyfloat(c *Ctx) {
 		if len(s) <= keyspace.EmbstrMaxLen {
 			o.Enc = keyspace.EncEmbstr
 		}
-		TouchLRU(c, o)
+		engine.TouchLRU(c, o)
 		c.DB.Modified(o.Key)
 	} else {
 		o = newStringNoInt([]byte(s))

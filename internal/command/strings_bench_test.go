@@ -7,23 +7,24 @@ import (
 
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // skBenchEnv is an Env with one integer key, "counter", for measuring
 // INCR without a network in the way.
-func skBenchEnv() (*Env, *Session) {
-	e := NewEnv(keyspace.New(16), config.New(), clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+func skBenchEnv() (*engine.Env, *engine.Session) {
+	e := engine.NewEnv(keyspace.New(16), config.New(), clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	e.KS.DBs[0].Set("counter", keyspace.NewInt(1000), false)
-	return e, &Session{Proto: 2, Authed: true}
+	return e, &engine.Session{Proto: 2, Authed: true}
 }
 
 // incrCtx runs INCR counter through its handler, as Execute does after the
 // table lookup.
-func skIncrOnce(e *Env, s *Session, c *Ctx, w *resp.Writer, args [][]byte) {
+func skIncrOnce(e *engine.Env, s *engine.Session, c *engine.Ctx, w *resp.Writer, args [][]byte) {
 	w.Reset()
-	*c = Ctx{Args: args, Cmd: Lookup([]byte("incr")), W: w, S: s, Env: e, DB: e.KS.DBs[0], Now: e.KS.Now}
+	*c = engine.Ctx{Args: args, Cmd: engine.Lookup([]byte("incr")), W: w, S: s, Env: e, DB: e.KS.DBs[0], Now: e.KS.Now}
 	c.Cmd.Handler(c)
 }
 
@@ -32,7 +33,7 @@ func skIncrOnce(e *Env, s *Session, c *Ctx, w *resp.Writer, args [][]byte) {
 func TestIncrDoesNotAllocate(t *testing.T) {
 	e, s := skBenchEnv()
 	var w resp.Writer
-	var c Ctx
+	var c engine.Ctx
 	args := [][]byte{[]byte("incr"), []byte("counter")}
 	skIncrOnce(e, s, &c, &w, args) // warm the writer's buffer
 	allocs := testing.AllocsPerRun(1000, func() { skIncrOnce(e, s, &c, &w, args) })
@@ -51,7 +52,7 @@ func TestIncrDoesNotAllocate(t *testing.T) {
 func BenchmarkIncrHandler(b *testing.B) {
 	e, s := skBenchEnv()
 	var w resp.Writer
-	var c Ctx
+	var c engine.Ctx
 	args := [][]byte{[]byte("incr"), []byte("counter")}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

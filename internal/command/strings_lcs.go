@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
@@ -17,7 +18,7 @@ const lcsMaxCells = 1 << 30
 // programming table, walked back from the end. The walk breaks ties the
 // way Redis does (towards the shorter prefix of the second string), so the
 // subsequence and the match ranges are the ones redis-server reports.
-func cmdLcs(c *Ctx) {
+func cmdLcs(c *engine.Ctx) {
 	oa := c.DB.LookupRead(c.Key(1))
 	ob := c.DB.LookupRead(c.Key(2))
 	if (oa != nil && oa.Type != keyspace.TypeString) || (ob != nil && ob.Type != keyspace.TypeString) {
@@ -52,7 +53,7 @@ func cmdLcs(c *Ctx) {
 			minLen = max(v, 0)
 			j++
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/abacusdb/abacus/internal/ds/ts"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -38,38 +39,38 @@ func init() {
 		grp = "timeseries"
 		acl = "@timeseries"
 	)
-	w := FlagWrite | FlagDenyOOM
-	Register(
-		&Command{Name: "ts.create", Arity: -2, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW insert", ACL: acl, Group: grp,
+	w := engine.FlagWrite | engine.FlagDenyOOM
+	engine.Register(
+		&engine.Command{Name: "ts.create", Arity: -2, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW insert", ACL: acl, Group: grp,
 			Summary: "Create a new time series", Since: "1.0.0", Complexity: "O(1)", Handler: cmdTSCreate},
-		&Command{Name: "ts.alter", Arity: -2, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.alter", Arity: -2, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,
 			Summary: "Update the retention, chunk size, duplicate policy, and labels of an existing time series", Since: "1.0.0",
 			Complexity: "O(N) where N is the number of labels requested to update", Handler: cmdTSAlter},
-		&Command{Name: "ts.add", Arity: -4, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW insert", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.add", Arity: -4, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW insert", ACL: acl, Group: grp,
 			Summary: "Append a sample to a time series", Since: "1.0.0", Complexity: "O(M) when M is the amount of compaction rules or O(1) with no compaction",
 			Handler: cmdTSAdd},
-		&Command{Name: "ts.madd", Arity: -4, Flags: w, First: 1, Last: -3, Step: 3, KeyFlags: "RW insert", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.madd", Arity: -4, Flags: w, First: 1, Last: -3, Step: 3, KeyFlags: "RW insert", ACL: acl, Group: grp,
 			Summary: "Append new samples to one or more time series", Since: "1.0.0",
 			Complexity: "O(N*M) when N is the amount of series updated and M is the amount of compaction rules or O(N) with no compaction",
 			Handler:    cmdTSMadd},
-		&Command{Name: "ts.incrby", Arity: -3, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.incrby", Arity: -3, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,
 			Summary: "Increase the value of the sample with the maximum existing timestamp, or create a new sample with a value equal to the value of the sample with the maximum existing timestamp with a given increment",
 			Since:   "1.0.0", Complexity: "O(M) when M is the amount of compaction rules or O(1) with no compaction", Handler: cmdTSIncrby},
-		&Command{Name: "ts.decrby", Arity: -3, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.decrby", Arity: -3, Flags: w, First: 1, Last: 1, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,
 			Summary: "Decrease the value of the sample with the maximum existing timestamp, or create a new sample with a value equal to the value of the sample with the maximum existing timestamp with a given decrement",
 			Since:   "1.0.0", Complexity: "O(M) when M is the amount of compaction rules or O(1) with no compaction", Handler: cmdTSIncrby},
-		&Command{Name: "ts.del", Arity: 4, Flags: FlagWrite, First: 1, Last: 1, Step: 1, KeyFlags: "RW delete", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.del", Arity: 4, Flags: engine.FlagWrite, First: 1, Last: 1, Step: 1, KeyFlags: "RW delete", ACL: acl, Group: grp,
 			Summary: "Delete all samples between two timestamps for a given time series", Since: "1.6.0",
 			Complexity: "O(N) where N is the number of data points that will be removed", Handler: cmdTSDel},
-		&Command{Name: "ts.get", Arity: -2, Flags: FlagReadonly, First: 1, Last: 1, Step: 1, KeyFlags: "RO access", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.get", Arity: -2, Flags: engine.FlagReadonly, First: 1, Last: 1, Step: 1, KeyFlags: "RO access", ACL: acl, Group: grp,
 			Summary: "Get the sample with the highest timestamp from a given time series", Since: "1.0.0", Complexity: "O(1)", Handler: cmdTSGet},
-		&Command{Name: "ts.createrule", Arity: -6, Flags: FlagWrite, First: 1, Last: 2, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.createrule", Arity: -6, Flags: engine.FlagWrite, First: 1, Last: 2, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,
 			Summary: "Create a compaction rule", Since: "1.0.0", Complexity: "O(1)", Handler: cmdTSCreaterule},
-		&Command{Name: "ts.deleterule", Arity: 3, Flags: FlagWrite, First: 1, Last: 2, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.deleterule", Arity: 3, Flags: engine.FlagWrite, First: 1, Last: 2, Step: 1, KeyFlags: "RW update", ACL: acl, Group: grp,
 			Summary: "Delete a compaction rule", Since: "1.0.0", Complexity: "O(1)", Handler: cmdTSDeleterule},
-		&Command{Name: "ts.info", Arity: -2, Flags: FlagReadonly, First: 1, Last: 1, Step: 1, KeyFlags: "RO access", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.info", Arity: -2, Flags: engine.FlagReadonly, First: 1, Last: 1, Step: 1, KeyFlags: "RO access", ACL: acl, Group: grp,
 			Summary: "Returns information and statistics for a time series", Since: "1.0.0", Complexity: "O(1)", Handler: cmdTSInfo},
-		&Command{Name: "ts.queryindex", Arity: -2, Flags: FlagReadonly, ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.queryindex", Arity: -2, Flags: engine.FlagReadonly, ACL: acl, Group: grp,
 			Summary: "Get all time series keys matching a filter list", Since: "1.0.0",
 			Complexity: "O(n) where n is the number of time-series that match the filters", Handler: cmdTSQueryindex},
 	)
@@ -117,7 +118,7 @@ type tsState struct {
 
 // tsFor returns the state of c's database, hooking the keyspace on first
 // use. Called with the server lock held.
-func tsFor(c *Ctx) *tsDB {
+func tsFor(c *engine.Ctx) *tsDB {
 	st := &metricsOf(c.Env).ts
 	if !st.hooked {
 		st.hook(c.Env.KS)
@@ -239,7 +240,7 @@ func liveRules(db *keyspace.DB, key string, s *ts.Series) []*ts.Rule {
 
 // tsLookup returns the series at key for reading; it replies with the
 // error (missing key, wrong type) and returns nil when there is none.
-func tsLookup(c *Ctx, key string, write bool) *ts.Series {
+func tsLookup(c *engine.Ctx, key string, write bool) *ts.Series {
 	var o *keyspace.Object
 	var ok bool
 	if write {
@@ -284,7 +285,7 @@ const (
 
 // parseTSOpts reads options from args. LABELS takes the rest of the
 // arguments, in pairs.
-func parseTSOpts(c *Ctx, args [][]byte, allow int) (tsOpts, bool) {
+func parseTSOpts(c *engine.Ctx, args [][]byte, allow int) (tsOpts, bool) {
 	o := tsOpts{chunk: ts.DefaultChunkSize}
 	for i := 0; i < len(args); i++ {
 		word := strings.ToUpper(string(args[i]))
@@ -423,12 +424,12 @@ func newSeries(key string, o *tsOpts) *ts.Series {
 }
 
 // storeSeries adds a new series at key.
-func storeSeries(c *Ctx, key string, s *ts.Series) {
+func storeSeries(c *engine.Ctx, key string, s *ts.Series) {
 	tsFor(c)
 	c.DB.Set(key, keyspace.NewValue(keyspace.TypeTimeSeries, s), false)
 }
 
-func cmdTSCreate(c *Ctx) {
+func cmdTSCreate(c *engine.Ctx) {
 	key := c.Key(1)
 	o, ok := parseTSOpts(c, c.Args[2:], optEncoding|optPolicy)
 	if !ok {
@@ -443,7 +444,7 @@ func cmdTSCreate(c *Ctx) {
 	c.W.OK()
 }
 
-func cmdTSAlter(c *Ctx) {
+func cmdTSAlter(c *engine.Ctx) {
 	key := c.Key(1)
 	o, ok := parseTSOpts(c, c.Args[2:], optPolicy)
 	if !ok {
@@ -474,12 +475,12 @@ func cmdTSAlter(c *Ctx) {
 	c.W.OK()
 }
 
-func cmdTSGet(c *Ctx) {
+func cmdTSGet(c *engine.Ctx) {
 	key := c.Key(1)
 	latest := false
 	for i := 2; i < len(c.Args); i++ {
 		if !c.ArgIs(i, "LATEST") {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 		latest = true
@@ -513,13 +514,13 @@ func latestBucket(db *keyspace.DB, key string, s *ts.Series) (ts.Sample, bool) {
 
 // writeSample writes [timestamp, value]: RESP3 a double, RESP2 a simple
 // string with the shortest form of the value.
-func writeSample(c *Ctx, sm ts.Sample) {
+func writeSample(c *engine.Ctx, sm ts.Sample) {
 	c.W.Array(2)
 	c.W.Int(sm.T)
 	writeTSValue(c, sm.V)
 }
 
-func writeTSValue(c *Ctx, v float64) {
+func writeTSValue(c *engine.Ctx, v float64) {
 	var tmp [32]byte
 	b := appendTSValue(tmp[:0], v)
 	if c.W.Proto == 3 {
@@ -556,12 +557,12 @@ func appendTSValue(dst []byte, v float64) []byte {
 	return strconv.AppendFloat(dst, v, 'g', -1, 64)
 }
 
-func cmdTSInfo(c *Ctx) {
+func cmdTSInfo(c *engine.Ctx) {
 	key := c.Key(1)
 	debug := false
 	for i := 2; i < len(c.Args); i++ {
 		if !c.ArgIs(i, "DEBUG") {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 		debug = true
@@ -660,7 +661,7 @@ func cmdTSInfo(c *Ctx) {
 }
 
 // writeLabels writes a label list: RESP2 pairs, RESP3 a map.
-func writeLabels(c *Ctx, ls []ts.Label) {
+func writeLabels(c *engine.Ctx, ls []ts.Label) {
 	w := c.W
 	if w.Proto == 3 {
 		w.Map(len(ls))
@@ -679,7 +680,7 @@ func writeLabels(c *Ctx, ls []ts.Label) {
 }
 
 // parseFilters reads FILTER expressions.
-func parseFilters(c *Ctx, args [][]byte) ([]ts.Matcher, bool) {
+func parseFilters(c *engine.Ctx, args [][]byte) ([]ts.Matcher, bool) {
 	ms := make([]ts.Matcher, 0, len(args))
 	positive := false
 	for _, a := range args {
@@ -699,7 +700,7 @@ func parseFilters(c *Ctx, args [][]byte) ([]ts.Matcher, bool) {
 }
 
 // queryIndex returns the keys of the series matching ms, sorted.
-func queryIndex(c *Ctx, ms []ts.Matcher) []string {
+func queryIndex(c *engine.Ctx, ms []ts.Matcher) []string {
 	d := tsFor(c)
 	return d.idx.Query(ms, func(key string) ([]ts.Label, bool) {
 		o := c.DB.Lookup(key) // expires a series whose TTL passed
@@ -710,7 +711,7 @@ func queryIndex(c *Ctx, ms []ts.Matcher) []string {
 	}, !c.Env.KS.UndoOpen())
 }
 
-func cmdTSQueryindex(c *Ctx) {
+func cmdTSQueryindex(c *engine.Ctx) {
 	ms, ok := parseFilters(c, c.Args[1:])
 	if !ok {
 		return

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/abacusdb/abacus/internal/ds/ts"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/resp"
 )
@@ -18,23 +19,23 @@ func init() {
 		grp = "timeseries"
 		acl = "@timeseries"
 	)
-	ro := FlagReadonly
-	Register(
-		&Command{Name: "ts.range", Arity: -4, Flags: ro, First: 1, Last: 1, Step: 1, KeyFlags: "RO access", ACL: acl, Group: grp,
+	ro := engine.FlagReadonly
+	engine.Register(
+		&engine.Command{Name: "ts.range", Arity: -4, Flags: ro, First: 1, Last: 1, Step: 1, KeyFlags: "RO access", ACL: acl, Group: grp,
 			Summary: "Query a range in forward direction", Since: "1.0.0", Complexity: "O(n/m+k) where n = Number of data points, m = Chunk size (data points per chunk), k = Number of data points that are in the requested range",
 			Handler: cmdTSRange},
-		&Command{Name: "ts.revrange", Arity: -4, Flags: ro, First: 1, Last: 1, Step: 1, KeyFlags: "RO access", ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.revrange", Arity: -4, Flags: ro, First: 1, Last: 1, Step: 1, KeyFlags: "RO access", ACL: acl, Group: grp,
 			Summary: "Query a range in reverse direction", Since: "1.4.0", Complexity: "O(n/m+k) where n = Number of data points, m = Chunk size (data points per chunk), k = Number of data points that are in the requested range",
 			Handler: cmdTSRange},
-		&Command{Name: "ts.mrange", Arity: -4, Flags: ro, ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.mrange", Arity: -4, Flags: ro, ACL: acl, Group: grp,
 			Summary: "Query a range across multiple time series by filters in forward direction", Since: "1.0.0",
 			Complexity: "O(n/m+k) where n = Number of data points, m = Chunk size (data points per chunk), k = Number of data points that are in the requested ranges",
 			Handler:    cmdTSMrange},
-		&Command{Name: "ts.mrevrange", Arity: -4, Flags: ro, ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.mrevrange", Arity: -4, Flags: ro, ACL: acl, Group: grp,
 			Summary: "Query a range across multiple time-series by filters in reverse direction", Since: "1.4.0",
 			Complexity: "O(n/m+k) where n = Number of data points, m = Chunk size (data points per chunk), k = Number of data points that are in the requested ranges",
 			Handler:    cmdTSMrange},
-		&Command{Name: "ts.mget", Arity: -3, Flags: ro, ACL: acl, Group: grp,
+		&engine.Command{Name: "ts.mget", Arity: -3, Flags: ro, ACL: acl, Group: grp,
 			Summary: "Get the sample with the highest timestamp from each time series matching a specific filter", Since: "1.0.0",
 			Complexity: "O(n) where n is the number of time-series that match the filters", Handler: cmdTSMget},
 	)
@@ -61,7 +62,7 @@ var rangeWords = map[string]bool{
 
 // parseRangeQuery reads fromTimestamp, toTimestamp and the options that
 // follow; multi enables the TS.MRANGE clauses.
-func parseRangeQuery(c *Ctx, args [][]byte, multi bool) (*rangeQuery, bool) {
+func parseRangeQuery(c *engine.Ctx, args [][]byte, multi bool) (*rangeQuery, bool) {
 	q := &rangeQuery{opts: ts.RangeOpts{Count: -1}}
 	o := &q.opts
 	fromMin := len(args[0]) == 1 && args[0][0] == '-'
@@ -274,7 +275,7 @@ func parseRangeQuery(c *Ctx, args [][]byte, multi bool) (*rangeQuery, bool) {
 // parseLabelsOpt reads the WITHLABELS or SELECTED_LABELS option at
 // args[i] of TS.MRANGE / TS.MGET into mode (1 or 2) and selected,
 // returning the index of its last argument; the two do not combine.
-func parseLabelsOpt(c *Ctx, args [][]byte, i int, mode *int, selected *[]string) (int, bool) {
+func parseLabelsOpt(c *engine.Ctx, args [][]byte, i int, mode *int, selected *[]string) (int, bool) {
 	if strings.EqualFold(string(args[i]), "WITHLABELS") {
 		if *mode == 2 {
 			c.Error("ERR TSDB: cannot accept WITHLABELS and SELECT_LABELS together")
@@ -300,7 +301,7 @@ func parseLabelsOpt(c *Ctx, args [][]byte, i int, mode *int, selected *[]string)
 }
 
 // samples runs the query on one series (at key).
-func (q *rangeQuery) samples(c *Ctx, key string, s *ts.Series, reverse bool) []ts.Sample {
+func (q *rangeQuery) samples(c *engine.Ctx, key string, s *ts.Series, reverse bool) []ts.Sample {
 	o := q.opts
 	o.Reverse = reverse
 	o.Extra = nil
@@ -314,14 +315,14 @@ func (q *rangeQuery) samples(c *Ctx, key string, s *ts.Series, reverse bool) []t
 	return s.Range(&o)
 }
 
-func writeSamples(c *Ctx, sms []ts.Sample) {
+func writeSamples(c *engine.Ctx, sms []ts.Sample) {
 	c.W.Array(len(sms))
 	for _, sm := range sms {
 		writeSample(c, sm)
 	}
 }
 
-func cmdTSRange(c *Ctx) {
+func cmdTSRange(c *engine.Ctx) {
 	key := c.Key(1)
 	q, ok := parseRangeQuery(c, c.Args[2:], false)
 	if !ok {
@@ -345,7 +346,7 @@ func mapOrArray(w *resp.Writer, n int) {
 }
 
 // writeSeriesLabels writes the labels part of a TS.MRANGE / TS.MGET entry.
-func writeSeriesLabels(c *Ctx, s *ts.Series, mode int, selected []string) {
+func writeSeriesLabels(c *engine.Ctx, s *ts.Series, mode int, selected []string) {
 	switch mode {
 	case 1:
 		writeLabels(c, s.Labels)
@@ -376,7 +377,7 @@ func writeSeriesLabels(c *Ctx, s *ts.Series, mode int, selected []string) {
 }
 
 // matchedSeries is the series the filters select, by key.
-func matchedSeries(c *Ctx, ms []ts.Matcher) ([]string, []*ts.Series) {
+func matchedSeries(c *engine.Ctx, ms []ts.Matcher) ([]string, []*ts.Series) {
 	keys := queryIndex(c, ms)
 	series := make([]*ts.Series, len(keys))
 	for i, k := range keys {
@@ -385,7 +386,7 @@ func matchedSeries(c *Ctx, ms []ts.Matcher) ([]string, []*ts.Series) {
 	return keys, series
 }
 
-func cmdTSMrange(c *Ctx) {
+func cmdTSMrange(c *engine.Ctx) {
 	q, ok := parseRangeQuery(c, c.Args[1:], true)
 	if !ok {
 		return
@@ -419,7 +420,7 @@ func cmdTSMrange(c *Ctx) {
 // entryHead starts one series' entry of TS.MRANGE / TS.MGET: RESP3 a map
 // key and an array of n (labels, metadata, samples...), RESP2 an array of
 // the name and the n parts.
-func entryHead(c *Ctx, name string, n int) {
+func entryHead(c *engine.Ctx, name string, n int) {
 	if c.W.Proto == 3 {
 		c.W.BulkString(name)
 		c.W.Array(n + 1)
@@ -432,7 +433,7 @@ func entryHead(c *Ctx, name string, n int) {
 // writeGroups answers TS.MRANGE ... GROUPBY label REDUCE reducer: the
 // series with the label, grouped by its value, their samples reduced per
 // timestamp.
-func writeGroups(c *Ctx, q *rangeQuery, keys []string, series []*ts.Series, reverse bool) {
+func writeGroups(c *engine.Ctx, q *rangeQuery, keys []string, series []*ts.Series, reverse bool) {
 	type group struct {
 		value   string
 		sources []string
@@ -506,7 +507,7 @@ func writeGroups(c *Ctx, q *rangeQuery, keys []string, series []*ts.Series, reve
 	}
 }
 
-func cmdTSMget(c *Ctx) {
+func cmdTSMget(c *engine.Ctx) {
 	latest := false
 	mode := 0
 	var selected []string

@@ -5,6 +5,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/ts"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -14,7 +15,7 @@ import (
 
 // parseTimestamp reads a sample timestamp: a non-negative integer, or "*"
 // for the command's time.
-func parseTimestamp(c *Ctx, b []byte) (int64, bool) {
+func parseTimestamp(c *engine.Ctx, b []byte) (int64, bool) {
 	if len(b) == 1 && b[0] == '*' {
 		return c.Now, true
 	}
@@ -39,7 +40,7 @@ func parseSampleValue(b []byte) (float64, bool) {
 
 // addSample adds (t, v) to s at key under policy p and applies the
 // compaction writes; it returns the error text on failure.
-func addSample(c *Ctx, key string, s *ts.Series, t int64, v float64, p ts.Policy) (ts.AddResult, string) {
+func addSample(c *engine.Ctx, key string, s *ts.Series, t int64, v float64, p ts.Policy) (ts.AddResult, string) {
 	if p == ts.PolicyNone {
 		p = s.Policy
 	}
@@ -65,7 +66,7 @@ func addSample(c *Ctx, key string, s *ts.Series, t int64, v float64, p ts.Policy
 }
 
 // applyWrites carries compaction results to their destinations.
-func applyWrites(c *Ctx, ws []ts.Write) {
+func applyWrites(c *engine.Ctx, ws []ts.Write) {
 	for _, w := range ws {
 		o := c.DB.Lookup(w.Dest) // journals the destination for scripts
 		if o == nil || o.Type != keyspace.TypeTimeSeries {
@@ -81,7 +82,7 @@ func applyWrites(c *Ctx, ws []ts.Write) {
 	}
 }
 
-func cmdTSAdd(c *Ctx) {
+func cmdTSAdd(c *engine.Ctx) {
 	key := c.Key(1)
 	t, ok := parseTimestamp(c, c.Args[2])
 	if !ok {
@@ -105,14 +106,14 @@ func cmdTSAdd(c *Ctx) {
 // rewriteClockTimes replaces the "*" timestamps (the server's clock) at
 // argument from and every step after it with the command's time, so that
 // a replay adds the samples at the times they were added.
-func rewriteClockTimes(c *Ctx, from, step int) {
+func rewriteClockTimes(c *engine.Ctx, from, step int) {
 	var rw [][]byte
 	for i := from; i < len(c.Args); i += step {
 		if a := c.Args[i]; len(a) == 1 && a[0] == '*' {
 			if rw == nil {
 				rw = append([][]byte{}, c.Args...)
 			}
-			rw[i] = MsArg(c.Now)
+			rw[i] = engine.MsArg(c.Now)
 		}
 	}
 	if rw != nil {
@@ -122,7 +123,7 @@ func rewriteClockTimes(c *Ctx, from, step int) {
 
 // seriesForWrite returns the series at key, made from o when the key is
 // missing; nil after replying WRONGTYPE.
-func seriesForWrite(c *Ctx, key string, o *tsOpts) *ts.Series {
+func seriesForWrite(c *engine.Ctx, key string, o *tsOpts) *ts.Series {
 	obj, ok := c.LookupWrite(key, keyspace.TypeTimeSeries)
 	if !ok {
 		return nil
@@ -137,7 +138,7 @@ func seriesForWrite(c *Ctx, key string, o *tsOpts) *ts.Series {
 
 // replyAdd adds (t, v) and replies with the sample's timestamp (the
 // latest one when IGNORE dropped the sample) or the error.
-func replyAdd(c *Ctx, key string, s *ts.Series, t int64, v float64, p ts.Policy) {
+func replyAdd(c *engine.Ctx, key string, s *ts.Series, t int64, v float64, p ts.Policy) {
 	res, msg := addSample(c, key, s, t, v, p)
 	if msg != "" {
 		c.Error(msg)
@@ -150,7 +151,7 @@ func replyAdd(c *Ctx, key string, s *ts.Series, t int64, v float64, p ts.Policy)
 	c.W.Int(t)
 }
 
-func cmdTSMadd(c *Ctx) {
+func cmdTSMadd(c *engine.Ctx) {
 	if (len(c.Args)-1)%3 != 0 {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 		return
@@ -176,7 +177,7 @@ func cmdTSMadd(c *Ctx) {
 			continue
 		}
 		if obj.Type != keyspace.TypeTimeSeries {
-			c.W.Error(ErrWrongType)
+			c.W.Error(engine.ErrWrongType)
 			continue
 		}
 		s := obj.Val().(*ts.Series)
@@ -195,7 +196,7 @@ func cmdTSMadd(c *Ctx) {
 }
 
 // parseTimestampQuiet is parseTimestamp without replying.
-func parseTimestampQuiet(c *Ctx, b []byte) (int64, bool) {
+func parseTimestampQuiet(c *engine.Ctx, b []byte) (int64, bool) {
 	if len(b) == 1 && b[0] == '*' {
 		return c.Now, true
 	}
@@ -205,7 +206,7 @@ func parseTimestampQuiet(c *Ctx, b []byte) (int64, bool) {
 
 // cmdTSIncrby is TS.INCRBY and TS.DECRBY: the latest sample's value plus
 // (minus) the addend, at the latest timestamp or a later one.
-func cmdTSIncrby(c *Ctx) {
+func cmdTSIncrby(c *engine.Ctx) {
 	key := c.Key(1)
 	addend, ok := parseSampleValue(c.Args[2])
 	if !ok {
@@ -243,7 +244,7 @@ func cmdTSIncrby(c *Ctx) {
 	replyAdd(c, key, s, t, v, ts.PolicyLast)
 }
 
-func cmdTSDel(c *Ctx) {
+func cmdTSDel(c *engine.Ctx) {
 	key := c.Key(1)
 	from, ok := parseRangeBound(c, c.Args[2], true)
 	if !ok {
@@ -276,7 +277,7 @@ func cmdTSDel(c *Ctx) {
 }
 
 // parseRangeBound reads fromTimestamp ("-") or toTimestamp ("+").
-func parseRangeBound(c *Ctx, b []byte, from bool) (int64, bool) {
+func parseRangeBound(c *engine.Ctx, b []byte, from bool) (int64, bool) {
 	if from && len(b) == 1 && b[0] == '-' {
 		return 0, true
 	}
@@ -295,7 +296,7 @@ func parseRangeBound(c *Ctx, b []byte, from bool) (int64, bool) {
 	return v, true
 }
 
-func cmdTSCreaterule(c *Ctx) {
+func cmdTSCreaterule(c *engine.Ctx) {
 	srcKey, dstKey := c.Key(1), c.Key(2)
 	if !c.ArgIs(3, "AGGREGATION") || len(c.Args) > 7 {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
@@ -356,7 +357,7 @@ func cmdTSCreaterule(c *Ctx) {
 	c.W.OK()
 }
 
-func cmdTSDeleterule(c *Ctx) {
+func cmdTSDeleterule(c *engine.Ctx) {
 	srcKey, dstKey := c.Key(1), c.Key(2)
 	src := tsLookup(c, srcKey, true)
 	if src == nil {
@@ -379,18 +380,18 @@ func cmdTSDeleterule(c *Ctx) {
 // rewriteIncrTime makes TS.INCRBY/TS.DECRBY's clock time explicit: the
 // TIMESTAMP * option gets the time, or TIMESTAMP t goes right after the
 // value when the option is absent.
-func rewriteIncrTime(c *Ctx, t int64) {
+func rewriteIncrTime(c *engine.Ctx, t int64) {
 	for i := 3; i+1 < len(c.Args); i++ {
 		if ascii.OptIs(c.Args[i], "labels") {
 			break
 		}
 		if ascii.OptIs(c.Args[i], "timestamp") {
 			rw := append([][]byte{}, c.Args...)
-			rw[i+1] = MsArg(t)
+			rw[i+1] = engine.MsArg(t)
 			c.Rewrite(rw...)
 			return
 		}
 	}
-	rw := append(append([][]byte{}, c.Args[:3]...), []byte("TIMESTAMP"), MsArg(t))
+	rw := append(append([][]byte{}, c.Args[:3]...), []byte("TIMESTAMP"), engine.MsArg(t))
 	c.Rewrite(append(rw, c.Args[3:]...)...)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/zset"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/resp"
@@ -28,133 +29,133 @@ import (
 
 func init() {
 	const (
-		w, r = FlagWrite, FlagReadonly
-		wd   = FlagWrite | FlagDenyOOM
-		f    = FlagFast
+		w, r = engine.FlagWrite, engine.FlagReadonly
+		wd   = engine.FlagWrite | engine.FlagDenyOOM
+		f    = engine.FlagFast
 		acl  = "@sortedset"
 		grp  = "sorted-set"
 		logN = "O(log(N)) with N being the number of elements in the sorted set."
 	)
-	one := func(c *Command) *Command {
+	one := func(c *engine.Command) *engine.Command {
 		c.First, c.Last, c.Step = 1, 1, 1
 		c.ACL, c.Group = acl, grp
 		return c
 	}
-	moving := func(c *Command) *Command {
-		c.Flags |= FlagMovableKeys
+	moving := func(c *engine.Command) *engine.Command {
+		c.Flags |= engine.FlagMovableKeys
 		c.ACL, c.Group = acl, grp
 		return c
 	}
 	rangeCx := "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned."
 	limitCx := "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N))."
 	remCx := "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation."
-	Register(
-		one(&Command{Name: "zadd", Arity: -4, Flags: wd | f, KeyFlags: "RW update",
+	engine.Register(
+		one(&engine.Command{Name: "zadd", Arity: -4, Flags: wd | f, KeyFlags: "RW update",
 			Summary: "Add one or more members to a sorted set, or update its score if it already exists", Since: "1.2.0",
 			Complexity: "O(log(N)) for each item added, where N is the number of elements in the sorted set.", Handler: cmdZadd}),
-		one(&Command{Name: "zincrby", Arity: 4, Flags: wd | f, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "zincrby", Arity: 4, Flags: wd | f, KeyFlags: "RW access update",
 			Summary: "Increment the score of a member in a sorted set", Since: "1.2.0",
 			Complexity: "O(log(N)) where N is the number of elements in the sorted set.", Handler: cmdZincrby}),
-		one(&Command{Name: "zscore", Arity: 3, Flags: r | f, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zscore", Arity: 3, Flags: r | f, KeyFlags: "RO access",
 			Summary: "Get the score associated with the given member in a sorted set", Since: "1.2.0",
 			Complexity: "O(1)", Handler: cmdZscore}),
-		one(&Command{Name: "zmscore", Arity: -3, Flags: r | f, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zmscore", Arity: -3, Flags: r | f, KeyFlags: "RO access",
 			Summary: "Get the score associated with the given members in a sorted set", Since: "6.2.0",
 			Complexity: "O(N) where N is the number of members being requested.", Handler: cmdZmscore}),
-		one(&Command{Name: "zcard", Arity: 2, Flags: r | f, KeyFlags: "RO",
+		one(&engine.Command{Name: "zcard", Arity: 2, Flags: r | f, KeyFlags: "RO",
 			Summary: "Get the number of members in a sorted set", Since: "1.2.0", Complexity: "O(1)", Handler: cmdZcard}),
-		one(&Command{Name: "zcount", Arity: 4, Flags: r | f, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zcount", Arity: 4, Flags: r | f, KeyFlags: "RO access",
 			Summary: "Count the members in a sorted set with scores within the given values", Since: "2.0.0",
 			Complexity: logN, Handler: cmdZcount}),
-		one(&Command{Name: "zlexcount", Arity: 4, Flags: r | f, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zlexcount", Arity: 4, Flags: r | f, KeyFlags: "RO access",
 			Summary: "Count the number of members in a sorted set between a given lexicographical range", Since: "2.8.9",
 			Complexity: logN, Handler: cmdZlexcount}),
-		one(&Command{Name: "zrank", Arity: -3, Flags: r | f, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zrank", Arity: -3, Flags: r | f, KeyFlags: "RO access",
 			Summary: "Determine the index of a member in a sorted set", Since: "2.0.0",
 			Complexity: "O(log(N))", Handler: cmdZrank}),
-		one(&Command{Name: "zrevrank", Arity: -3, Flags: r | f, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zrevrank", Arity: -3, Flags: r | f, KeyFlags: "RO access",
 			Summary: "Determine the index of a member in a sorted set, with scores ordered from high to low", Since: "2.0.0",
 			Complexity: "O(log(N))", Handler: cmdZrevrank}),
-		one(&Command{Name: "zrem", Arity: -3, Flags: w | f, KeyFlags: "RW delete",
+		one(&engine.Command{Name: "zrem", Arity: -3, Flags: w | f, KeyFlags: "RW delete",
 			Summary: "Remove one or more members from a sorted set", Since: "1.2.0",
 			Complexity: "O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.",
 			Handler:    cmdZrem}),
-		one(&Command{Name: "zremrangebyrank", Arity: 4, Flags: w, KeyFlags: "RW delete",
+		one(&engine.Command{Name: "zremrangebyrank", Arity: 4, Flags: w, KeyFlags: "RW delete",
 			Summary: "Remove all members in a sorted set within the given indexes", Since: "2.0.0",
 			Complexity: remCx, Handler: cmdZremrangebyrank}),
-		one(&Command{Name: "zremrangebyscore", Arity: 4, Flags: w, KeyFlags: "RW delete",
+		one(&engine.Command{Name: "zremrangebyscore", Arity: 4, Flags: w, KeyFlags: "RW delete",
 			Summary: "Remove all members in a sorted set within the given scores", Since: "1.2.0",
 			Complexity: remCx, Handler: cmdZremrangebyscore}),
-		one(&Command{Name: "zremrangebylex", Arity: 4, Flags: w, KeyFlags: "RW delete",
+		one(&engine.Command{Name: "zremrangebylex", Arity: 4, Flags: w, KeyFlags: "RW delete",
 			Summary: "Remove all members in a sorted set between the given lexicographical range", Since: "2.8.9",
 			Complexity: remCx, Handler: cmdZremrangebylex}),
 
-		one(&Command{Name: "zrange", Arity: -4, Flags: r, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zrange", Arity: -4, Flags: r, KeyFlags: "RO access",
 			Summary: "Return a range of members in a sorted set", Since: "1.2.0", Complexity: rangeCx, Handler: cmdZrange}),
-		&Command{Name: "zrangestore", Arity: -5, Flags: wd, First: 1, Last: 2, Step: 1, KeyFlags: "OW update",
+		&engine.Command{Name: "zrangestore", Arity: -5, Flags: wd, First: 1, Last: 2, Step: 1, KeyFlags: "OW update",
 			ACL: acl, Group: grp, Summary: "Store a range of members from sorted set into another key", Since: "6.2.0",
 			Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.",
 			Handler:    cmdZrangestore},
-		one(&Command{Name: "zrevrange", Arity: -4, Flags: r, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zrevrange", Arity: -4, Flags: r, KeyFlags: "RO access",
 			Summary: "Return a range of members in a sorted set, by index, with scores ordered from high to low", Since: "1.2.0",
 			Complexity: rangeCx, Handler: cmdZrevrange}),
-		one(&Command{Name: "zrangebyscore", Arity: -4, Flags: r, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zrangebyscore", Arity: -4, Flags: r, KeyFlags: "RO access",
 			Summary: "Return a range of members in a sorted set, by score", Since: "1.0.5", Complexity: limitCx, Handler: cmdZrangebyscore}),
-		one(&Command{Name: "zrevrangebyscore", Arity: -4, Flags: r, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zrevrangebyscore", Arity: -4, Flags: r, KeyFlags: "RO access",
 			Summary: "Return a range of members in a sorted set, by score, with scores ordered from high to low", Since: "2.2.0",
 			Complexity: limitCx, Handler: cmdZrevrangebyscore}),
-		one(&Command{Name: "zrangebylex", Arity: -4, Flags: r, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zrangebylex", Arity: -4, Flags: r, KeyFlags: "RO access",
 			Summary: "Return a range of members in a sorted set, by lexicographical range", Since: "2.8.9",
 			Complexity: limitCx, Handler: cmdZrangebylex}),
-		one(&Command{Name: "zrevrangebylex", Arity: -4, Flags: r, KeyFlags: "RO access",
+		one(&engine.Command{Name: "zrevrangebylex", Arity: -4, Flags: r, KeyFlags: "RO access",
 			Summary: "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", Since: "2.8.9",
 			Complexity: limitCx, Handler: cmdZrevrangebylex}),
 
-		moving(&Command{Name: "zunion", Arity: -3, Flags: r, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
+		moving(&engine.Command{Name: "zunion", Arity: -3, Flags: r, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
 			Summary: "Add multiple sorted sets", Since: "6.2.0",
 			Complexity: "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
 			Handler:    cmdZunion}),
-		moving(&Command{Name: "zinter", Arity: -3, Flags: r, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
+		moving(&engine.Command{Name: "zinter", Arity: -3, Flags: r, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
 			Summary: "Intersect multiple sorted sets", Since: "6.2.0",
 			Complexity: "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
 			Handler:    cmdZinter}),
-		moving(&Command{Name: "zdiff", Arity: -3, Flags: r, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
+		moving(&engine.Command{Name: "zdiff", Arity: -3, Flags: r, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
 			Summary: "Subtract multiple sorted sets", Since: "6.2.0",
 			Complexity: "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.",
 			Handler:    cmdZdiff}),
-		moving(&Command{Name: "zunionstore", Arity: -4, Flags: wd, First: 1, Last: 1, Step: 1, Keys: zsNumkeysKeys(2, true), KeyFlags: "OW update",
+		moving(&engine.Command{Name: "zunionstore", Arity: -4, Flags: wd, First: 1, Last: 1, Step: 1, Keys: zsNumkeysKeys(2, true), KeyFlags: "OW update",
 			Summary: "Add multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0",
 			Complexity: "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.",
 			Handler:    cmdZunionstore}),
-		moving(&Command{Name: "zinterstore", Arity: -4, Flags: wd, First: 1, Last: 1, Step: 1, Keys: zsNumkeysKeys(2, true), KeyFlags: "OW update",
+		moving(&engine.Command{Name: "zinterstore", Arity: -4, Flags: wd, First: 1, Last: 1, Step: 1, Keys: zsNumkeysKeys(2, true), KeyFlags: "OW update",
 			Summary: "Intersect multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0",
 			Complexity: "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.",
 			Handler:    cmdZinterstore}),
-		moving(&Command{Name: "zdiffstore", Arity: -4, Flags: wd, First: 1, Last: 1, Step: 1, Keys: zsNumkeysKeys(2, true), KeyFlags: "OW update",
+		moving(&engine.Command{Name: "zdiffstore", Arity: -4, Flags: wd, First: 1, Last: 1, Step: 1, Keys: zsNumkeysKeys(2, true), KeyFlags: "OW update",
 			Summary: "Subtract multiple sorted sets and store the resulting sorted set in a new key", Since: "6.2.0",
 			Complexity: "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.",
 			Handler:    cmdZdiffstore}),
-		moving(&Command{Name: "zintercard", Arity: -3, Flags: r, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
+		moving(&engine.Command{Name: "zintercard", Arity: -3, Flags: r, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
 			Summary: "Intersect multiple sorted sets and return the cardinality of the result", Since: "7.0.0",
 			Complexity: "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.",
 			Handler:    cmdZintercard}),
 
-		one(&Command{Name: "zpopmin", Arity: -2, Flags: w | f, KeyFlags: "RW access delete",
+		one(&engine.Command{Name: "zpopmin", Arity: -2, Flags: w | f, KeyFlags: "RW access delete",
 			Summary: "Remove and return members with the lowest scores in a sorted set", Since: "5.0.0",
 			Complexity: "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.",
 			Handler:    cmdZpopmin}),
-		one(&Command{Name: "zpopmax", Arity: -2, Flags: w | f, KeyFlags: "RW access delete",
+		one(&engine.Command{Name: "zpopmax", Arity: -2, Flags: w | f, KeyFlags: "RW access delete",
 			Summary: "Remove and return members with the highest scores in a sorted set", Since: "5.0.0",
 			Complexity: "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.",
 			Handler:    cmdZpopmax}),
-		moving(&Command{Name: "zmpop", Arity: -4, Flags: w, Keys: zsNumkeysKeys(1, false), KeyFlags: "RW access delete",
+		moving(&engine.Command{Name: "zmpop", Arity: -4, Flags: w, Keys: zsNumkeysKeys(1, false), KeyFlags: "RW access delete",
 			Summary: "Remove and return members with scores in a sorted set", Since: "7.0.0",
 			Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
 			Handler:    cmdZmpop}),
-		one(&Command{Name: "zrandmember", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
+		one(&engine.Command{Name: "zrandmember", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
 			Summary: "Get one or multiple random elements from a sorted set", Since: "6.2.0",
 			Complexity: "O(N) where N is the number of elements returned", Handler: cmdZrandmember}),
-		one(&Command{Name: "zscan", Arity: -3, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
+		one(&engine.Command{Name: "zscan", Arity: -3, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
 			Summary: "Incrementally iterate sorted sets elements and associated scores", Since: "2.8.0",
 			Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..",
 			Handler:    cmdZscan}),
@@ -186,7 +187,7 @@ func zsView(b []byte) string {
 
 // zsRead returns the sorted set at key for a read, nil when the key is
 // missing; ok is false once WRONGTYPE has been replied.
-func zsRead(c *Ctx, key string) (s *zset.Set, ok bool) {
+func zsRead(c *engine.Ctx, key string) (s *zset.Set, ok bool) {
 	o, ok := c.Lookup(key, keyspace.TypeZSet)
 	if !ok || o == nil {
 		return nil, ok
@@ -197,14 +198,14 @@ func zsRead(c *Ctx, key string) (s *zset.Set, ok bool) {
 // zsWrite is zsRead for a write: no hit/miss statistics, and the set picks
 // up limits changed by CONFIG SET since its last write, so the insert that
 // follows converts where Redis's would.
-func zsWrite(c *Ctx, key string) (s *zset.Set, ok bool) {
+func zsWrite(c *engine.Ctx, key string) (s *zset.Set, ok bool) {
 	o, ok := c.LookupWrite(key, keyspace.TypeZSet)
 	if !ok || o == nil {
 		return nil, ok
 	}
 	o.LRU = uint32(c.Now / 1000) // lookupKeyWrite touches the key too
 	s = o.Val().(*zset.Set)
-	if lim := ZSetLimits(c); s.Limits() != lim {
+	if lim := engine.ZSetLimits(c); s.Limits() != lim {
 		s.SetLimits(lim)
 	}
 	return s, true
@@ -244,7 +245,7 @@ func zsFromEntries(es []zset.Entry, lim zset.Limits) *zset.Set {
 // zsReplyEntries writes members, with their scores if asked: one flat
 // array in RESP2, an array of [member, score] pairs in RESP3 (Redis 7's
 // shape, so clients keep the order).
-func zsReplyEntries(c *Ctx, es []zset.Entry, withScores bool) {
+func zsReplyEntries(c *engine.Ctx, es []zset.Entry, withScores bool) {
 	r := zsStartReply(c, len(es), withScores)
 	for _, e := range es {
 		r.entry(e.Member, e.Score)
@@ -259,7 +260,7 @@ type zsReply struct {
 
 // zsStartReply writes the header of a reply of n entries in
 // zsReplyEntries's shape.
-func zsStartReply(c *Ctx, n int, withScores bool) zsReply {
+func zsStartReply(c *engine.Ctx, n int, withScores bool) zsReply {
 	r := zsReply{w: c.W, withScores: withScores, nested: withScores && c.W.Proto > 2}
 	if withScores && !r.nested {
 		n *= 2
@@ -311,13 +312,13 @@ const (
 	zaddCH
 )
 
-func cmdZadd(c *Ctx)    { zaddGeneric(c, 0) }
-func cmdZincrby(c *Ctx) { zaddGeneric(c, zaddIncr) }
+func cmdZadd(c *engine.Ctx)    { zaddGeneric(c, 0) }
+func cmdZincrby(c *engine.Ctx) { zaddGeneric(c, zaddIncr) }
 
 // zaddGeneric is zaddGenericCommand: options (which ZINCRBY parses too, so
 // "ZINCRBY k nx m" is a syntax error there as well), every score parsed
 // before anything changes, then one zsetAdd per pair.
-func zaddGeneric(c *Ctx, flags int) {
+func zaddGeneric(c *engine.Ctx, flags int) {
 	args := c.Args
 	idx := 2
 options:
@@ -343,7 +344,7 @@ options:
 	gt, lt := flags&zaddGT != 0, flags&zaddLT != 0
 	elements := len(args) - idx
 	if elements%2 != 0 || elements == 0 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	elements /= 2
@@ -362,7 +363,7 @@ options:
 	for j := range scores {
 		v, ok := zsParseDouble(args[idx+2*j])
 		if !ok {
-			c.Error(ErrNotFloat)
+			c.Error(engine.ErrNotFloat)
 			return
 		}
 		scores[j] = v
@@ -379,7 +380,7 @@ options:
 			zaddReply(c, incr, flags&zaddCH != 0, 0, 0, 0, 0)
 			return
 		}
-		s = zset.New(ZSetLimits(c))
+		s = zset.New(engine.ZSetLimits(c))
 		created = true
 	}
 	var added, updated, processed int64
@@ -434,7 +435,7 @@ options:
 }
 
 // zaddFinish stores a new set or signals the change of an existing one.
-func zaddFinish(c *Ctx, key string, s *zset.Set, created bool, changed int64) {
+func zaddFinish(c *engine.Ctx, key string, s *zset.Set, created bool, changed int64) {
 	if created {
 		if s.Len() > 0 {
 			c.DB.Set(key, keyspace.NewValue(keyspace.TypeZSet, s), false)
@@ -445,7 +446,7 @@ func zaddFinish(c *Ctx, key string, s *zset.Set, created bool, changed int64) {
 	c.Dirty(changed)
 }
 
-func zaddReply(c *Ctx, incr, ch bool, added, updated, processed int64, score float64) {
+func zaddReply(c *engine.Ctx, incr, ch bool, added, updated, processed int64, score float64) {
 	switch {
 	case incr && processed > 0:
 		c.W.Double(score)
@@ -458,7 +459,7 @@ func zaddReply(c *Ctx, incr, ch bool, added, updated, processed int64, score flo
 	}
 }
 
-func cmdZscore(c *Ctx) {
+func cmdZscore(c *engine.Ctx) {
 	s, ok := zsRead(c, c.Key(1))
 	if !ok {
 		return
@@ -474,7 +475,7 @@ func cmdZscore(c *Ctx) {
 	}
 }
 
-func cmdZmscore(c *Ctx) {
+func cmdZmscore(c *engine.Ctx) {
 	s, ok := zsRead(c, c.Key(1))
 	if !ok {
 		return
@@ -493,7 +494,7 @@ func cmdZmscore(c *Ctx) {
 	}
 }
 
-func cmdZcard(c *Ctx) {
+func cmdZcard(c *engine.Ctx) {
 	s, ok := zsRead(c, c.Key(1))
 	if !ok {
 		return
@@ -506,7 +507,7 @@ func cmdZcard(c *Ctx) {
 }
 
 // zsScoreRange parses a min and max as zslParseRange does.
-func zsScoreRange(c *Ctx, minIdx, maxIdx int) (zset.ScoreRange, bool) {
+func zsScoreRange(c *engine.Ctx, minIdx, maxIdx int) (zset.ScoreRange, bool) {
 	var r zset.ScoreRange
 	var ok1, ok2 bool
 	r.Min, r.MinExclusive, ok1 = zsParseRangeEnd(c.Args[minIdx])
@@ -543,7 +544,7 @@ func zsLexBound(b []byte) (zset.LexBound, bool) {
 }
 
 // zsLexRange parses a lexicographic min and max.
-func zsLexRange(c *Ctx, minIdx, maxIdx int) (zset.LexRange, bool) {
+func zsLexRange(c *engine.Ctx, minIdx, maxIdx int) (zset.LexRange, bool) {
 	lo, ok1 := zsLexBound(c.Args[minIdx])
 	hi, ok2 := zsLexBound(c.Args[maxIdx])
 	if !ok1 || !ok2 {
@@ -553,7 +554,7 @@ func zsLexRange(c *Ctx, minIdx, maxIdx int) (zset.LexRange, bool) {
 	return zset.LexRange{Min: lo, Max: hi}, true
 }
 
-func cmdZcount(c *Ctx) {
+func cmdZcount(c *engine.Ctx) {
 	r, ok := zsScoreRange(c, 2, 3)
 	if !ok {
 		return
@@ -569,7 +570,7 @@ func cmdZcount(c *Ctx) {
 	c.W.Int(int64(s.CountByScore(r)))
 }
 
-func cmdZlexcount(c *Ctx) {
+func cmdZlexcount(c *engine.Ctx) {
 	r, ok := zsLexRange(c, 2, 3)
 	if !ok {
 		return
@@ -585,12 +586,12 @@ func cmdZlexcount(c *Ctx) {
 	c.W.Int(int64(s.CountByLex(r)))
 }
 
-func cmdZrank(c *Ctx)    { zrankGeneric(c, false) }
-func cmdZrevrank(c *Ctx) { zrankGeneric(c, true) }
+func cmdZrank(c *engine.Ctx)    { zrankGeneric(c, false) }
+func cmdZrevrank(c *engine.Ctx) { zrankGeneric(c, true) }
 
 // zrankGeneric is ZRANK/ZREVRANK with Redis 7.2's WITHSCORE: the reply
 // becomes [rank, score], and a miss a null array instead of a null.
-func zrankGeneric(c *Ctx, reverse bool) {
+func zrankGeneric(c *engine.Ctx, reverse bool) {
 	if len(c.Args) > 4 {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.FullName())
 		return
@@ -598,7 +599,7 @@ func zrankGeneric(c *Ctx, reverse bool) {
 	withScore := false
 	if len(c.Args) == 4 {
 		if !ascii.OptIs(c.Args[3], "withscore") {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 		withScore = true
@@ -634,7 +635,7 @@ func zrankGeneric(c *Ctx, reverse bool) {
 	c.W.Int(int64(rank))
 }
 
-func cmdZrem(c *Ctx) {
+func cmdZrem(c *engine.Ctx) {
 	key := c.Key(1)
 	s, ok := zsWrite(c, key)
 	if !ok {
@@ -688,7 +689,7 @@ func zsRank(start, stop int64, n int) (lo, hi int, ok bool) {
 	return int(start), int(stop), true
 }
 
-func cmdZremrangebyrank(c *Ctx) {
+func cmdZremrangebyrank(c *engine.Ctx) {
 	start, ok := c.Int(2)
 	if !ok {
 		return
@@ -706,7 +707,7 @@ func cmdZremrangebyrank(c *Ctx) {
 	})
 }
 
-func cmdZremrangebyscore(c *Ctx) {
+func cmdZremrangebyscore(c *engine.Ctx) {
 	r, ok := zsScoreRange(c, 2, 3)
 	if !ok {
 		return
@@ -714,7 +715,7 @@ func cmdZremrangebyscore(c *Ctx) {
 	zremrangeGeneric(c, func(s *zset.Set) int { return s.DeleteByScore(r) })
 }
 
-func cmdZremrangebylex(c *Ctx) {
+func cmdZremrangebylex(c *engine.Ctx) {
 	r, ok := zsLexRange(c, 2, 3)
 	if !ok {
 		return
@@ -724,7 +725,7 @@ func cmdZremrangebylex(c *Ctx) {
 
 // zremrangeGeneric runs a range deletion parsed by the caller, deleting
 // the key when it empties.
-func zremrangeGeneric(c *Ctx, del func(*zset.Set) int) {
+func zremrangeGeneric(c *engine.Ctx, del func(*zset.Set) int) {
 	key := c.Key(1)
 	s, ok := zsWrite(c, key)
 	if !ok {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/zset"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -108,19 +109,19 @@ func zsAggregate(target *float64, val float64, agg int) {
 	}
 }
 
-func cmdZunion(c *Ctx)      { zsAlgebra(c, "", false, 1, zsUnion, false) }
-func cmdZinter(c *Ctx)      { zsAlgebra(c, "", false, 1, zsInter, false) }
-func cmdZdiff(c *Ctx)       { zsAlgebra(c, "", false, 1, zsDiff, false) }
-func cmdZintercard(c *Ctx)  { zsAlgebra(c, "", false, 1, zsInter, true) }
-func cmdZunionstore(c *Ctx) { zsAlgebra(c, c.Key(1), true, 2, zsUnion, false) }
-func cmdZinterstore(c *Ctx) { zsAlgebra(c, c.Key(1), true, 2, zsInter, false) }
-func cmdZdiffstore(c *Ctx)  { zsAlgebra(c, c.Key(1), true, 2, zsDiff, false) }
+func cmdZunion(c *engine.Ctx)      { zsAlgebra(c, "", false, 1, zsUnion, false) }
+func cmdZinter(c *engine.Ctx)      { zsAlgebra(c, "", false, 1, zsInter, false) }
+func cmdZdiff(c *engine.Ctx)       { zsAlgebra(c, "", false, 1, zsDiff, false) }
+func cmdZintercard(c *engine.Ctx)  { zsAlgebra(c, "", false, 1, zsInter, true) }
+func cmdZunionstore(c *engine.Ctx) { zsAlgebra(c, c.Key(1), true, 2, zsUnion, false) }
+func cmdZinterstore(c *engine.Ctx) { zsAlgebra(c, c.Key(1), true, 2, zsInter, false) }
+func cmdZdiffstore(c *engine.Ctx)  { zsAlgebra(c, c.Key(1), true, 2, zsDiff, false) }
 
 // zsAlgebra parses "numkeys key [key ...] [WEIGHTS w ...] [AGGREGATE
 // SUM|MIN|MAX] [WITHSCORES]" (or LIMIT for ZINTERCARD) from numIdx on, in
 // Redis's order: numkeys, then the keys' types, then the options, each of
 // which may repeat.
-func zsAlgebra(c *Ctx, dst string, store bool, numIdx int, op int, cardOnly bool) {
+func zsAlgebra(c *engine.Ctx, dst string, store bool, numIdx int, op int, cardOnly bool) {
 	args := c.Args
 	setnum, ok := c.Int(numIdx)
 	if !ok {
@@ -131,7 +132,7 @@ func zsAlgebra(c *Ctx, dst string, store bool, numIdx int, op int, cardOnly bool
 		return
 	}
 	if setnum > int64(len(args)-(numIdx+1)) {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	srcs := make([]zsSource, setnum)
@@ -151,7 +152,7 @@ func zsAlgebra(c *Ctx, dst string, store bool, numIdx int, op int, cardOnly bool
 			}
 			srcs[i].s = ps
 		default:
-			c.Error(ErrWrongType)
+			c.Error(engine.ErrWrongType)
 			return
 		}
 		srcs[i].val = o.Val()
@@ -182,7 +183,7 @@ func zsAlgebra(c *Ctx, dst string, store bool, numIdx int, op int, cardOnly bool
 			case ascii.OptIs(b, "max"):
 				agg = zsAggMax
 			default:
-				c.Error(ErrSyntax)
+				c.Error(engine.ErrSyntax)
 				return
 			}
 			j += 2
@@ -198,7 +199,7 @@ func zsAlgebra(c *Ctx, dst string, store bool, numIdx int, op int, cardOnly bool
 			limit = v
 			j += 2
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}

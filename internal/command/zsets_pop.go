@@ -6,6 +6,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/zset"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/glob"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
@@ -13,15 +14,15 @@ import (
 
 // ZPOPMIN, ZPOPMAX, ZMPOP, ZRANDMEMBER and ZSCAN.
 
-func cmdZpopmin(c *Ctx) { zpopMinMax(c, false) }
-func cmdZpopmax(c *Ctx) { zpopMinMax(c, true) }
+func cmdZpopmin(c *engine.Ctx) { zpopMinMax(c, false) }
+func cmdZpopmax(c *engine.Ctx) { zpopMinMax(c, true) }
 
 // zpopMinMax is "ZPOPMIN|ZPOPMAX key [count]". Without a count the reply
 // is a flat [member, score] in both protocols; with one, RESP3 nests the
 // pairs.
-func zpopMinMax(c *Ctx, max bool) {
+func zpopMinMax(c *engine.Ctx, max bool) {
 	if len(c.Args) > 3 {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return
 	}
 	count := int64(-1)
@@ -29,7 +30,7 @@ func zpopMinMax(c *Ctx, max bool) {
 		// getPositiveLongFromObjectOrReply: one error for both.
 		v, ok := num.ParseInt(c.Args[2])
 		if !ok || v < 0 {
-			c.Error(ErrPositive)
+			c.Error(engine.ErrPositive)
 			return
 		}
 		count = v
@@ -55,7 +56,7 @@ func zpopMinMax(c *Ctx, max bool) {
 // and flat [key, m, s]; with emitKey and nested [key, [[m, s], ...]].
 // It reports whether anything was popped; the key is deleted when it
 // empties.
-func zpopGeneric(c *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, nilWhenEmpty bool) bool {
+func zpopGeneric(c *engine.Ctx, keys [][]byte, max bool, count int64, emitKey, nested, nilWhenEmpty bool) bool {
 	var key string
 	var o *keyspace.Object
 	for _, k := range keys {
@@ -64,7 +65,7 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 			continue
 		}
 		if o.Type != keyspace.TypeZSet {
-			c.Error(ErrWrongType)
+			c.Error(engine.ErrWrongType)
 			return false
 		}
 		break
@@ -98,7 +99,7 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 		if countless {
 			c.Rewrite(pop, []byte(key))
 		} else {
-			c.Rewrite(pop, []byte(key), MsArg(int64(n)))
+			c.Rewrite(pop, []byte(key), engine.MsArg(int64(n)))
 		}
 	}
 	switch {
@@ -137,7 +138,7 @@ func zpopGeneric(c *Ctx, keys [][]byte, max bool, count int64, emitKey, nested, 
 }
 
 // cmdZmpop is "ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]".
-func cmdZmpop(c *Ctx) {
+func cmdZmpop(c *engine.Ctx) {
 	keys, max, count, ok := zmpopArgs(c, 1)
 	if !ok {
 		return
@@ -148,7 +149,7 @@ func cmdZmpop(c *Ctx) {
 // zmpopArgs parses ZMPOP's arguments from numkeys at numIdx on (BZMPOP
 // has a timeout before numkeys): the keys, MIN or MAX, and COUNT (1 when
 // absent).
-func zmpopArgs(c *Ctx, numIdx int) (keys [][]byte, max bool, count int64, ok bool) {
+func zmpopArgs(c *engine.Ctx, numIdx int) (keys [][]byte, max bool, count int64, ok bool) {
 	args := c.Args
 	const numkeysErr = "ERR numkeys should be greater than 0"
 	numkeys, isInt := num.ParseInt(args[numIdx])
@@ -157,7 +158,7 @@ func zmpopArgs(c *Ctx, numIdx int) (keys [][]byte, max bool, count int64, ok boo
 		return nil, false, 0, false
 	}
 	if numkeys >= int64(len(args)-numIdx-1) {
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return nil, false, 0, false
 	}
 	whereIdx := numIdx + int(numkeys) + 1
@@ -166,7 +167,7 @@ func zmpopArgs(c *Ctx, numIdx int) (keys [][]byte, max bool, count int64, ok boo
 	case ascii.OptIs(args[whereIdx], "max"):
 		max = true
 	default:
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return nil, false, 0, false
 	}
 	count = -1
@@ -181,7 +182,7 @@ func zmpopArgs(c *Ctx, numIdx int) (keys [][]byte, max bool, count int64, ok boo
 			count = v
 			continue
 		}
-		c.Error(ErrSyntax)
+		c.Error(engine.ErrSyntax)
 		return nil, false, 0, false
 	}
 	if count == -1 {
@@ -191,7 +192,7 @@ func zmpopArgs(c *Ctx, numIdx int) (keys [][]byte, max bool, count int64, ok boo
 }
 
 // cmdZrandmember is "ZRANDMEMBER key [count [WITHSCORES]]".
-func cmdZrandmember(c *Ctx) {
+func cmdZrandmember(c *engine.Ctx) {
 	args := c.Args
 	if len(args) >= 3 {
 		l, ok := c.Int(2)
@@ -203,7 +204,7 @@ func cmdZrandmember(c *Ctx) {
 			return
 		}
 		if len(args) > 4 || (len(args) == 4 && !ascii.OptIs(args[3], "withscores")) {
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 		withScores := len(args) == 4
@@ -230,7 +231,7 @@ func cmdZrandmember(c *Ctx) {
 // zrandmemberCount answers ZRANDMEMBER with a count: a negative count
 // draws with repetition, a positive one without; a count at least the
 // set's size returns the whole set, highest score first as Redis walks it.
-func zrandmemberCount(c *Ctx, l int64, withScores bool) {
+func zrandmemberCount(c *engine.Ctx, l int64, withScores bool) {
 	s, ok := zsRead(c, c.Key(1))
 	if !ok {
 		return
@@ -296,7 +297,7 @@ func zrandmemberCount(c *Ctx, l int64, withScores bool) {
 // as lexicographic sets do, is returned whole, like a listpack), and a
 // member whose score changes mid-scan may be missed or repeated, which
 // Redis's scan of its member hash table avoids (see docs/design.md).
-func cmdZscan(c *Ctx) {
+func cmdZscan(c *engine.Ctx) {
 	cursor, ok := scanCursorArg(c, 2)
 	if !ok {
 		return

@@ -3,6 +3,7 @@ package command
 import (
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/zset"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
@@ -28,18 +29,18 @@ const (
 	zdReverse
 )
 
-func cmdZrange(c *Ctx)           { zrangeGeneric(c, 1, false, zrAuto, zdAuto) }
-func cmdZrangestore(c *Ctx)      { zrangeGeneric(c, 2, true, zrAuto, zdAuto) }
-func cmdZrevrange(c *Ctx)        { zrangeGeneric(c, 1, false, zrRank, zdReverse) }
-func cmdZrangebyscore(c *Ctx)    { zrangeGeneric(c, 1, false, zrScore, zdForward) }
-func cmdZrevrangebyscore(c *Ctx) { zrangeGeneric(c, 1, false, zrScore, zdReverse) }
-func cmdZrangebylex(c *Ctx)      { zrangeGeneric(c, 1, false, zrLex, zdForward) }
-func cmdZrevrangebylex(c *Ctx)   { zrangeGeneric(c, 1, false, zrLex, zdReverse) }
+func cmdZrange(c *engine.Ctx)           { zrangeGeneric(c, 1, false, zrAuto, zdAuto) }
+func cmdZrangestore(c *engine.Ctx)      { zrangeGeneric(c, 2, true, zrAuto, zdAuto) }
+func cmdZrevrange(c *engine.Ctx)        { zrangeGeneric(c, 1, false, zrRank, zdReverse) }
+func cmdZrangebyscore(c *engine.Ctx)    { zrangeGeneric(c, 1, false, zrScore, zdForward) }
+func cmdZrevrangebyscore(c *engine.Ctx) { zrangeGeneric(c, 1, false, zrScore, zdReverse) }
+func cmdZrangebylex(c *engine.Ctx)      { zrangeGeneric(c, 1, false, zrLex, zdForward) }
+func cmdZrevrangebylex(c *engine.Ctx)   { zrangeGeneric(c, 1, false, zrLex, zdReverse) }
 
 // zsReplySpan writes a range as zsReplyEntries would, streaming it from
 // the set into the reply: the span knows its length before the walk, so
 // no slice of entries is built on the way.
-func zsReplySpan(c *Ctx, sp *zset.Span, withScores bool) {
+func zsReplySpan(c *engine.Ctx, sp *zset.Span, withScores bool) {
 	r := zsStartReply(c, sp.Len(), withScores)
 	sp.Walk(func(m string, sc float64) bool {
 		r.entry(m, sc)
@@ -50,7 +51,7 @@ func zsReplySpan(c *Ctx, sp *zset.Span, withScores bool) {
 // zrangeGeneric parses "<src> <min> <max> [BYSCORE|BYLEX] [REV]
 // [WITHSCORES] [LIMIT offset count]" from argument argStart on and replies
 // with the range, or stores it at argument 1 when store is set.
-func zrangeGeneric(c *Ctx, argStart int, store bool, by zrangeBy, dir zrangeDir) {
+func zrangeGeneric(c *engine.Ctx, argStart int, store bool, by zrangeBy, dir zrangeDir) {
 	args := c.Args
 	minIdx, maxIdx := argStart+1, argStart+2
 	var offset int64
@@ -77,7 +78,7 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, by zrangeBy, dir zrangeDir)
 		case by == zrAuto && ascii.OptIs(a, "byscore"):
 			by = zrScore
 		default:
-			c.Error(ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 	}
@@ -167,7 +168,7 @@ func zrangeGeneric(c *Ctx, argStart int, store bool, by zrangeBy, dir zrangeDir)
 // when sizeHint entries fit (or a skiplist) and inserts the entries one at
 // a time, so a -0 inserted before the set converts becomes 0 and one
 // inserted after stays -0.
-func zsStoreResult(c *Ctx, dst string, es []zset.Entry, sizeHint int) {
+func zsStoreResult(c *engine.Ctx, dst string, es []zset.Entry, sizeHint int) {
 	if len(es) == 0 {
 		c.W.Int(0)
 		if c.DB.Delete(dst) {
@@ -175,7 +176,7 @@ func zsStoreResult(c *Ctx, dst string, es []zset.Entry, sizeHint int) {
 		}
 		return
 	}
-	lim := ZSetLimits(c)
+	lim := engine.ZSetLimits(c)
 	if sizeHint >= 0 {
 		compact := sizeHint <= lim.MaxEntries
 		for i := range es {

@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/clock"
-	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
 // Server is one Abacus server.
 type Server struct {
-	Env *command.Env
+	Env *engine.Env
 	Cfg *config.Config
 	Log *slog.Logger
 
@@ -77,7 +77,7 @@ func New(cfg *config.Config, opt Options) *Server {
 		done:              make(chan struct{}),
 		ShutdownRequested: make(chan struct{}, 1),
 	}
-	s.Env = command.NewEnv(ks, cfg, opt.Clock, opt.Logger)
+	s.Env = engine.NewEnv(ks, cfg, opt.Clock, opt.Logger)
 	s.Env.Host = s
 	for i := int64(0); i < cfg.Int(config.IOThreads); i++ {
 		if l := newEventLoop(s); l != nil {
@@ -243,10 +243,10 @@ func (s *Server) Close() {
 func (s *Server) Done() <-chan struct{} { return s.done }
 
 // Clients implements command.Host.
-func (s *Server) Clients() []*command.Session {
+func (s *Server) Clients() []*engine.Session {
 	s.clientsMu.Lock()
 	defer s.clientsMu.Unlock()
-	out := make([]*command.Session, 0, len(s.clients))
+	out := make([]*engine.Session, 0, len(s.clients))
 	for _, c := range s.clients {
 		// A killed client is gone for CLIENT LIST, CLIENT KILL and INFO,
 		// as Redis frees it at once, even while its goroutine or the
@@ -261,7 +261,7 @@ func (s *Server) Clients() []*command.Session {
 // Kill implements command.Host: the client's connection is closed now and
 // none of its pending commands runs (CLIENT KILL of another client; a
 // client killing itself uses CloseAfterReply instead).
-func (s *Server) Kill(sess *command.Session) {
+func (s *Server) Kill(sess *engine.Session) {
 	s.clientsMu.Lock()
 	c := s.clients[sess.ID]
 	s.clientsMu.Unlock()

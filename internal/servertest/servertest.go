@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/abacusdb/abacus/internal/clock"
+	_ "github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"
@@ -266,3 +268,21 @@ func readOne(r *bufio.Reader, out *[]byte) error {
 
 // Ctx is a context for go-redis calls in tests.
 var Ctx = context.Background()
+
+// ExpectReply fails the test unless a raw reply is want.
+func ExpectReply(t testing.TB, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// InfoField is the value of field name in an INFO reply, "" when absent.
+func InfoField(info, name string) string {
+	for _, line := range strings.Split(info, "\r\n") {
+		if strings.HasPrefix(line, name+":") {
+			return strings.TrimPrefix(line, name+":")
+		}
+	}
+	return ""
+}

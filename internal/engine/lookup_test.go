@@ -1,11 +1,15 @@
-package command
+package engine_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/abacusdb/abacus/internal/engine"
+)
 
 // lookupFor answers from the session's last lookup only when the name is
-// that command's, in any letter case, and otherwise is Lookup.
+// that command's, in any letter case, and otherwise is engine.Lookup.
 func TestLookupForCache(t *testing.T) {
-	s := &Session{}
+	s := &engine.Session{}
 	steps := []struct {
 		name string
 		want string // "" for an unknown command
@@ -24,7 +28,7 @@ func TestLookupForCache(t *testing.T) {
 		{"get\x00", ""},
 	}
 	for i, st := range steps {
-		c := s.lookupFor([]byte(st.name))
+		c := s.LookupFor([]byte(st.name))
 		got := ""
 		if c != nil {
 			got = c.Name
@@ -32,8 +36,8 @@ func TestLookupForCache(t *testing.T) {
 		if got != st.want {
 			t.Fatalf("step %d: lookupFor(%q) = %q, want %q", i, st.name, got, st.want)
 		}
-		if l := Lookup([]byte(st.name)); l != c {
-			t.Fatalf("step %d: lookupFor(%q) differs from Lookup", i, st.name)
+		if l := engine.Lookup([]byte(st.name)); l != c {
+			t.Fatalf("step %d: lookupFor(%q) differs from engine.Lookup", i, st.name)
 		}
 	}
 }
@@ -44,15 +48,15 @@ func BenchmarkLookup(b *testing.B) {
 	name := []byte("SADD")
 	b.Run("table", func(b *testing.B) {
 		for range b.N {
-			if Lookup(name) == nil {
+			if engine.Lookup(name) == nil {
 				b.Fatal("no sadd")
 			}
 		}
 	})
 	b.Run("session", func(b *testing.B) {
-		s := &Session{}
+		s := &engine.Session{}
 		for range b.N {
-			if s.lookupFor(name) == nil {
+			if s.LookupFor(name) == nil {
 				b.Fatal("no sadd")
 			}
 		}

@@ -1,4 +1,4 @@
-package command_test
+package engine_test
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abacusdb/abacus/internal/command"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/servertest"
 )
 
@@ -18,10 +18,10 @@ type capture struct {
 	db    int
 }
 
-func (c *capture) Feed(entries []command.PropEntry, wrap bool) {
+func (c *capture) Feed(entries []engine.PropEntry, wrap bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	emit := func(e command.PropEntry) {
+	emit := func(e engine.PropEntry) {
 		if e.DB != c.db {
 			c.lines = append(c.lines, "SELECT "+string(rune('0'+e.DB)))
 			c.db = e.DB

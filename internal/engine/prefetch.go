@@ -1,4 +1,4 @@
-package command
+package engine
 
 // PrefetchBatch touches the memory that the keys of a batch of pipelined
 // commands will need (keyspace.DB.Prefetch), so that their cache misses

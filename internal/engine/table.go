@@ -3,7 +3,7 @@
 // its reply; everything about a command that is not its behaviour (arity,
 // flags, key positions, ACL categories, documentation) is data in its table
 // entry, which COMMAND, arity checks and key extraction all read.
-package command
+package engine
 
 import (
 	"sort"

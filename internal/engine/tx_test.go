@@ -1,4 +1,4 @@
-package command_test
+package engine_test
 
 import (
 	"errors"

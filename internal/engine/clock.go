@@ -1,4 +1,4 @@
-package command
+package engine
 
 import (
 	"sync/atomic"

@@ -1,4 +1,4 @@
-package command_test
+package engine_test
 
 import (
 	"fmt"
@@ -167,7 +167,7 @@ func TestScriptUndoRandom(t *testing.T) {
 		undoSetup(a)
 		undoSetup(rd)
 		before := undoDump(t, a, true)
-		hitsBefore := infoField(a.Do("INFO", "stats"), "keyspace_hits")
+		hitsBefore := servertest.InfoField(a.Do("INFO", "stats"), "keyspace_hits")
 
 		// Transactional: compare with the state before.
 		tbody := "#!lua flags=transactional\n" + body
@@ -176,7 +176,7 @@ func TestScriptUndoRandom(t *testing.T) {
 			t.Fatalf("script %d: reply %q (fail=%v)\n%s", i, ra, fail, tbody)
 		}
 		if fail {
-			if got := infoField(a.Do("INFO", "stats"), "keyspace_hits"); got != hitsBefore {
+			if got := servertest.InfoField(a.Do("INFO", "stats"), "keyspace_hits"); got != hitsBefore {
 				t.Fatalf("script %d: keyspace_hits moved from %s to %s across an undone script", i, hitsBefore, got)
 			}
 			if after := undoDump(t, a, true); after != before {
@@ -199,15 +199,6 @@ func TestScriptUndoRandom(t *testing.T) {
 			t.Fatalf("script %d without the flag differs from redis-server:\n%s\nabacus:\n%s\nredis:\n%s", i, body, ga, gr)
 		}
 	}
-}
-
-func infoField(info, name string) string {
-	for _, line := range strings.Split(info, "\r\n") {
-		if strings.HasPrefix(line, name+":") {
-			return strings.TrimPrefix(line, name+":")
-		}
-	}
-	return ""
 }
 
 // TestScriptUndoFieldTTL: hash field TTLs (Redis 7.4) come back with an

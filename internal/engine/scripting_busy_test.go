@@ -1,4 +1,4 @@
-package command_test
+package engine_test
 
 import (
 	"strings"
@@ -31,13 +31,6 @@ func startLooping(t *testing.T, inst *servertest.Instance, a *servertest.Conn, a
 	}
 }
 
-func expectReply(t *testing.T, got, want string) {
-	t.Helper()
-	if got != want {
-		t.Fatalf("got %q, want %q", got, want)
-	}
-}
-
 func TestScriptBusyAndKill(t *testing.T) {
 	inst := servertest.Start(t, servertest.WithConfig("busy-reply-threshold", busyThreshold))
 	a, b := inst.Raw(t), inst.Raw(t)
@@ -46,34 +39,34 @@ func TestScriptBusyAndKill(t *testing.T) {
 	startLooping(t, inst, a, "EVAL", body, "0")
 
 	busy := "-" + "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE." + "\r\n"
-	expectReply(t, b.Do("GET", "x"), busy)
-	expectReply(t, b.Do("PING"), busy)
-	expectReply(t, b.Do("EVAL", "return 1", "0"), busy)
+	servertest.ExpectReply(t, b.Do("GET", "x"), busy)
+	servertest.ExpectReply(t, b.Do("PING"), busy)
+	servertest.ExpectReply(t, b.Do("EVAL", "return 1", "0"), busy)
 	// Refused before the busy check, as in Redis.
-	expectReply(t, b.Do("NOSUCHCMD"), "-ERR unknown command 'NOSUCHCMD', with args beginning with: \r\n")
-	expectReply(t, b.Do("GET"), "-ERR wrong number of arguments for 'get' command\r\n")
+	servertest.ExpectReply(t, b.Do("NOSUCHCMD"), "-ERR unknown command 'NOSUCHCMD', with args beginning with: \r\n")
+	servertest.ExpectReply(t, b.Do("GET"), "-ERR wrong number of arguments for 'get' command\r\n")
 	// Killing a script with the other kind's command, and FUNCTION STATS,
 	// answer BUSY for an EVAL script.
-	expectReply(t, b.Do("FUNCTION", "KILL"), busy)
-	expectReply(t, b.Do("FUNCTION", "STATS"), busy)
-	expectReply(t, b.Do("SHUTDOWN"), busy)
+	servertest.ExpectReply(t, b.Do("FUNCTION", "KILL"), busy)
+	servertest.ExpectReply(t, b.Do("FUNCTION", "STATS"), busy)
+	servertest.ExpectReply(t, b.Do("SHUTDOWN"), busy)
 	// A transaction queued meanwhile is doomed.
-	expectReply(t, b.Do("MULTI"), "+OK\r\n")
-	expectReply(t, b.Do("SET", "x", "1"), busy)
-	expectReply(t, b.Do("SCRIPT", "KILL"), "+OK\r\n")
-	expectReply(t, a.Read(), "-ERR Script killed by user with SCRIPT KILL... script: "+sha+", on @user_script:2.\r\n")
-	expectReply(t, b.Do("EXEC"), "-EXECABORT Transaction discarded because of previous errors.\r\n")
-	expectReply(t, b.Do("SCRIPT", "KILL"), "-NOTBUSY No scripts in execution right now.\r\n")
-	expectReply(t, b.Do("FUNCTION", "KILL"), "-NOTBUSY No scripts in execution right now.\r\n")
-	expectReply(t, a.Do("EVAL", "return redis.call('SET', 'x', 'after')", "0"), "+OK\r\n")
-	expectReply(t, b.Do("GET", "x"), "$5\r\nafter\r\n")
+	servertest.ExpectReply(t, b.Do("MULTI"), "+OK\r\n")
+	servertest.ExpectReply(t, b.Do("SET", "x", "1"), busy)
+	servertest.ExpectReply(t, b.Do("SCRIPT", "KILL"), "+OK\r\n")
+	servertest.ExpectReply(t, a.Read(), "-ERR Script killed by user with SCRIPT KILL... script: "+sha+", on @user_script:2.\r\n")
+	servertest.ExpectReply(t, b.Do("EXEC"), "-EXECABORT Transaction discarded because of previous errors.\r\n")
+	servertest.ExpectReply(t, b.Do("SCRIPT", "KILL"), "-NOTBUSY No scripts in execution right now.\r\n")
+	servertest.ExpectReply(t, b.Do("FUNCTION", "KILL"), "-NOTBUSY No scripts in execution right now.\r\n")
+	servertest.ExpectReply(t, a.Do("EVAL", "return redis.call('SET', 'x', 'after')", "0"), "+OK\r\n")
+	servertest.ExpectReply(t, b.Do("GET", "x"), "$5\r\nafter\r\n")
 	if !strings.Contains(inst.Logs.String(), "Lua script killed by user with SCRIPT KILL.") {
 		t.Errorf("the kill was not logged: %s", inst.Logs.String())
 	}
 	// A script that catches errors with pcall cannot catch its kill.
 	body = "while true do pcall(function() while true do end end) end"
 	startLooping(t, inst, a, "EVAL", body, "0")
-	expectReply(t, b.Do("SCRIPT", "KILL"), "+OK\r\n")
+	servertest.ExpectReply(t, b.Do("SCRIPT", "KILL"), "+OK\r\n")
 	if r := a.Read(); !strings.HasPrefix(r, "-ERR Script killed by user with SCRIPT KILL... script: "+script.SHA1(body)) {
 		t.Fatalf("pcall caught the kill: %q", r)
 	}
@@ -84,9 +77,9 @@ func TestScriptUnkillableAndShutdownNosave(t *testing.T) {
 	a, b := inst.Raw(t), inst.Raw(t)
 	startLooping(t, inst, a, "EVAL", "redis.call('SET', 'x', '1') while true do end", "0")
 	unkillable := "-UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.\r\n"
-	expectReply(t, b.Do("SCRIPT", "KILL"), unkillable)
-	expectReply(t, b.Do("FUNCTION", "KILL"), unkillable)
-	expectReply(t, b.Do("SHUTDOWN", "SAVE"), "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n")
+	servertest.ExpectReply(t, b.Do("SCRIPT", "KILL"), unkillable)
+	servertest.ExpectReply(t, b.Do("FUNCTION", "KILL"), unkillable)
+	servertest.ExpectReply(t, b.Do("SHUTDOWN", "SAVE"), "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n")
 	// SHUTDOWN NOSAVE stops the server with the script: the client gets no
 	// reply, the server is asked to exit.
 	b.Write(servertest.Encode("SHUTDOWN", "NOSAVE"))
@@ -105,11 +98,11 @@ func TestFunctionBusyAndKill(t *testing.T) {
 	inst := servertest.Start(t, servertest.WithConfig("busy-reply-threshold", busyThreshold))
 	a, b := inst.Raw(t), inst.Raw(t)
 	lib := "#!lua name=looplib\nredis.register_function('loop', function()\n  while true do end\nend)"
-	expectReply(t, a.Do("FUNCTION", "LOAD", lib), "$7\r\nlooplib\r\n")
+	servertest.ExpectReply(t, a.Do("FUNCTION", "LOAD", lib), "$7\r\nlooplib\r\n")
 	startLooping(t, inst, a, "FCALL", "loop", "0")
 	busy := "-BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.\r\n"
-	expectReply(t, b.Do("GET", "x"), busy)
-	expectReply(t, b.Do("SCRIPT", "KILL"), busy)
+	servertest.ExpectReply(t, b.Do("GET", "x"), busy)
+	servertest.ExpectReply(t, b.Do("SCRIPT", "KILL"), busy)
 	stats := b.Do("FUNCTION", "STATS")
 	for _, want := range []string{"running_script", "$4\r\nname\r\n$4\r\nloop\r\n", "*3\r\n$5\r\nFCALL\r\n$4\r\nloop\r\n$1\r\n0\r\n",
 		"duration_ms", "libraries_count\r\n:1\r\n", "functions_count\r\n:1\r\n"} {
@@ -117,9 +110,9 @@ func TestFunctionBusyAndKill(t *testing.T) {
 			t.Errorf("FUNCTION STATS while busy lacks %q: %q", want, stats)
 		}
 	}
-	expectReply(t, b.Do("FUNCTION", "KILL"), "+OK\r\n")
-	expectReply(t, a.Read(), "-ERR Script killed by user with SCRIPT KILL... script: loop, on @user_function:3.\r\n")
-	expectReply(t, b.Do("FUNCTION", "STATS"),
+	servertest.ExpectReply(t, b.Do("FUNCTION", "KILL"), "+OK\r\n")
+	servertest.ExpectReply(t, a.Read(), "-ERR Script killed by user with SCRIPT KILL... script: loop, on @user_function:3.\r\n")
+	servertest.ExpectReply(t, b.Do("FUNCTION", "STATS"),
 		"*4\r\n$14\r\nrunning_script\r\n$-1\r\n$7\r\nengines\r\n*2\r\n$3\r\nLUA\r\n*4\r\n$15\r\nlibraries_count\r\n:1\r\n$15\r\nfunctions_count\r\n:1\r\n")
 }
 

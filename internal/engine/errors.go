@@ -1,4 +1,4 @@
-package command
+package engine
 
 // Error replies that clients branch on, with Redis's exact text. Defined
 // once; handlers use these rather than spelling the text again.

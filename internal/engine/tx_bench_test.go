@@ -1,4 +1,4 @@
-package command_test
+package engine_test
 
 import (
 	"io"
@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/clock"
-	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
 )
@@ -16,9 +16,9 @@ import (
 // Execute-level benchmarks of a transaction of 10 INCRs (the bench/txbench
 // load without the network), against the same 10 INCRs run plainly.
 
-func txBenchEnv() (*command.Env, *command.Session, [][][]byte) {
-	env := command.NewEnv(keyspace.New(16), config.New(), clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	s := &command.Session{ID: 1, Proto: 2, Authed: true, User: "default"}
+func txBenchEnv() (*engine.Env, *engine.Session, [][][]byte) {
+	env := engine.NewEnv(keyspace.New(16), config.New(), clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := &engine.Session{ID: 1, Proto: 2, Authed: true, User: "default"}
 	var incrs [][][]byte
 	for i := 0; i < 10; i++ {
 		incrs = append(incrs, [][]byte{[]byte("INCR"), []byte("tx:" + strconv.Itoa(i*7919))})
@@ -55,7 +55,7 @@ func BenchmarkTxPlain10Incr(b *testing.B) {
 
 func BenchmarkTxWatchedWrite(b *testing.B) {
 	env, s, incrs := txBenchEnv()
-	other := &command.Session{ID: 2, Proto: 2, Authed: true, User: "default"}
+	other := &engine.Session{ID: 2, Proto: 2, Authed: true, User: "default"}
 	w := resp.Writer{Proto: 2}
 	env.Execute(other, [][]byte{[]byte("WATCH"), []byte("elsewhere")}, &w)
 	b.ReportAllocs()
