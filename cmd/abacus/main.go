@@ -27,6 +27,7 @@ import (
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"
+	_ "github.com/abacusdb/abacus/internal/metrics"
 	"github.com/abacusdb/abacus/internal/rdb"
 )
 

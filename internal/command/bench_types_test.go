@@ -16,6 +16,7 @@ import (
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/enginetest"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/loadgen"
 	"github.com/abacusdb/abacus/internal/resp"
@@ -100,14 +101,6 @@ func prepareList(do func(args ...string)) {
 	}
 }
 
-func bytesArgs(args []string) [][]byte {
-	out := make([][]byte, len(args))
-	for i, a := range args {
-		out[i] = []byte(a)
-	}
-	return out
-}
-
 // BenchmarkTypesExec runs each row's requests through Env.Execute.
 func BenchmarkTypesExec(b *testing.B) {
 	for _, row := range typesRows {
@@ -118,7 +111,7 @@ func BenchmarkTypesExec(b *testing.B) {
 			w := resp.Writer{Proto: 2}
 			do := func(args ...string) {
 				w.Reset()
-				env.Execute(sess, bytesArgs(args), &w)
+				env.Execute(sess, enginetest.Argv(args), &w)
 				if len(w.Buf) > 0 && w.Buf[0] == '-' {
 					b.Fatalf("%v: %q", args[:1], w.Buf)
 				}
@@ -129,7 +122,7 @@ func BenchmarkTypesExec(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 2))
 			reqs := make([][][]byte, 1<<16)
 			for i := range reqs {
-				reqs[i] = bytesArgs(row.build(r))
+				reqs[i] = enginetest.Argv(row.build(r))
 			}
 			b.ReportAllocs()
 			// ns/op is wall time, which a shared machine stretches; the

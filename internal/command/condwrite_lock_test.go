@@ -36,9 +36,9 @@ type fencedLock struct {
 func (l *fencedLock) acquire() (int64, error) {
 	var set *redis.BoolCmd
 	var incr *redis.IntCmd
-	_, err := l.c.TxPipelined(skCtx, func(p redis.Pipeliner) error {
-		set = p.SetNX(skCtx, "lock:R", l.owner, l.ttl)
-		incr = p.Incr(skCtx, "fence:R")
+	_, err := l.c.TxPipelined(servertest.Ctx, func(p redis.Pipeliner) error {
+		set = p.SetNX(servertest.Ctx, "lock:R", l.owner, l.ttl)
+		incr = p.Incr(servertest.Ctx, "fence:R")
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -51,22 +51,22 @@ func (l *fencedLock) acquire() (int64, error) {
 }
 
 func (l *fencedLock) renew() bool {
-	return l.c.SetIFEQ(skCtx, "lock:R", l.owner, l.owner, l.ttl).Val() == "OK"
+	return l.c.SetIFEQ(servertest.Ctx, "lock:R", l.owner, l.owner, l.ttl).Val() == "OK"
 }
 
 func (l *fencedLock) release() int64 {
-	return l.c.DelExArgs(skCtx, "lock:R", redis.DelExArgs{Mode: "IFEQ", MatchValue: l.owner}).Val()
+	return l.c.DelExArgs(servertest.Ctx, "lock:R", redis.DelExArgs{Mode: "IFEQ", MatchValue: l.owner}).Val()
 }
 
 // fencedWrite stores data under token unless a newer token wrote first.
 func fencedWrite(c *redis.Client, token int64, data string) (bool, error) {
 	next := strconv.FormatInt(token, 10) + ":" + data
 	for {
-		cur, err := c.Get(skCtx, "res:R").Result()
+		cur, err := c.Get(servertest.Ctx, "res:R").Result()
 		var ok bool
 		switch {
 		case errors.Is(err, redis.Nil):
-			ok, err = c.SetNX(skCtx, "res:R", next, 0).Result()
+			ok, err = c.SetNX(servertest.Ctx, "res:R", next, 0).Result()
 		case err != nil:
 			return false, err
 		default:
@@ -74,7 +74,7 @@ func fencedWrite(c *redis.Client, token int64, data string) (bool, error) {
 			if seen > token {
 				return false, nil // a newer holder wrote: this one is stale
 			}
-			err = c.SetIFEQ(skCtx, "res:R", next, cur, 0).Err()
+			err = c.SetIFEQ(servertest.Ctx, "res:R", next, cur, 0).Err()
 			ok = err == nil
 			if errors.Is(err, redis.Nil) {
 				err = nil
@@ -94,7 +94,7 @@ func fencedWrite(c *redis.Client, token int64, data string) (bool, error) {
 // next, every holder's fenced write is accepted and the last write is the
 // last holder's.
 func TestFencedLockContention(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0)) // TTLs never run out
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0)) // TTLs never run out
 	const clients, rounds = 12, 25
 	var holders atomic.Int32
 	var mu sync.Mutex
@@ -149,36 +149,36 @@ func TestFencedLockContention(t *testing.T) {
 		t.Error(err)
 	}
 	c := inst.Client(t)
-	skEq(t, "acquisitions", acquired.Load(), int64(clients*rounds))
-	res := c.Get(skCtx, "res:R").Val()
-	skEq(t, "last write is the last token's", strings.HasPrefix(res, strconv.FormatInt(last, 10)+":"), true)
-	skEq(t, "lock free", c.Exists(skCtx, "lock:R").Val(), int64(0))
+	servertest.Eq(t, "acquisitions", acquired.Load(), int64(clients*rounds))
+	res := c.Get(servertest.Ctx, "res:R").Val()
+	servertest.Eq(t, "last write is the last token's", strings.HasPrefix(res, strconv.FormatInt(last, 10)+":"), true)
+	servertest.Eq(t, "lock free", c.Exists(servertest.Ctx, "lock:R").Val(), int64(0))
 }
 
 // TestFencedLockStaleHolder: a holder whose lock expired (a long pause)
 // cannot write over the next holder, renew or release its lock.
 func TestFencedLockStaleHolder(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	a := &fencedLock{c: inst.Client(t), owner: "A", ttl: 10 * time.Second}
 	b := &fencedLock{c: inst.Client(t), owner: "B", ttl: 10 * time.Second}
 	ta, err := a.acquire()
-	skNoErr(t, err)
-	skEq(t, "A's token", ta, int64(1))
+	servertest.NoErr(t, err)
+	servertest.Eq(t, "A's token", ta, int64(1))
 	tb, _ := b.acquire()
-	skEq(t, "B waits", tb, int64(0))
+	servertest.Eq(t, "B waits", tb, int64(0))
 	ok, _ := fencedWrite(a.c, ta, "a1")
-	skEq(t, "A writes", ok, true)
-	inst.Clock.Set(skT0 + 10_001) // A pauses past its TTL
+	servertest.Eq(t, "A writes", ok, true)
+	inst.Clock.Set(servertest.T0 + 10_001) // A pauses past its TTL
 	tb, _ = b.acquire()
-	skEq(t, "B's token", tb, int64(3)) // B's failed attempt used token 2
+	servertest.Eq(t, "B's token", tb, int64(3)) // B's failed attempt used token 2
 	ok, _ = fencedWrite(b.c, tb, "b1")
-	skEq(t, "B writes", ok, true)
+	servertest.Eq(t, "B writes", ok, true)
 	ok, _ = fencedWrite(a.c, ta, "a2")
-	skEq(t, "A's stale write refused", ok, false)
-	skEq(t, "storage", a.c.Get(skCtx, "res:R").Val(), "3:b1")
-	skEq(t, "A cannot renew", a.renew(), false)
-	skEq(t, "A cannot release", a.release(), int64(0))
-	skEq(t, "B still holds", a.c.Get(skCtx, "lock:R").Val(), "B")
-	n, _ := b.c.Do(skCtx, "DELIFEQ", "lock:R", "B").Int64()
-	skEq(t, "B releases with DELIFEQ", n, int64(1))
+	servertest.Eq(t, "A's stale write refused", ok, false)
+	servertest.Eq(t, "storage", a.c.Get(servertest.Ctx, "res:R").Val(), "3:b1")
+	servertest.Eq(t, "A cannot renew", a.renew(), false)
+	servertest.Eq(t, "A cannot release", a.release(), int64(0))
+	servertest.Eq(t, "B still holds", a.c.Get(servertest.Ctx, "lock:R").Val(), "B")
+	n, _ := b.c.Do(servertest.Ctx, "DELIFEQ", "lock:R", "B").Int64()
+	servertest.Eq(t, "B releases with DELIFEQ", n, int64(1))
 }

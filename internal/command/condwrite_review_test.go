@@ -11,15 +11,15 @@ import (
 // documentation says: a result past them is skipped ([current, 0], key
 // untouched) or, with SATURATE, capped at the limit. (It was an error.)
 func TestIncrexFloatTypeLimits(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	r := inst.Raw(t)
 	r.Do("SET", "huge", "1e4932", "EX", "100")
 	rep := r.Do("INCREX", "huge", "BYFLOAT", "1e4932")
 	if !strings.HasPrefix(rep, "*2\r\n$4933\r\n1000000000000000000") || !strings.HasSuffix(rep, "\r\n$1\r\n0\r\n") {
 		t.Fatalf("skipped: %q", rep)
 	}
-	skEq(t, "untouched", r.Do("GET", "huge"), "$6\r\n1e4932\r\n")
-	skEq(t, "TTL kept", r.Do("TTL", "huge"), ":100\r\n")
+	servertest.Eq(t, "untouched", r.Do("GET", "huge"), "$6\r\n1e4932\r\n")
+	servertest.Eq(t, "TTL kept", r.Do("TTL", "huge"), ":100\r\n")
 	rep = r.Do("INCREX", "huge", "BYFLOAT", "1e4932", "SATURATE")
 	// LDBL_MAX = 1.18973149535723176502e4932
 	if !strings.HasPrefix(rep, "*2\r\n$4933\r\n118973149535723176502") {
@@ -36,8 +36,8 @@ func TestIncrexFloatTypeLimits(t *testing.T) {
 	}
 	// Downwards too, with an explicit bound tighter than the limit.
 	r.Do("SET", "neg", "-1e4932")
-	skEq(t, "neg saturate to LBOUND", r.Do("INCREX", "neg", "BYFLOAT", "-1e4932", "LBOUND", "-5", "SATURATE")[:12], "*2\r\n$2\r\n-5\r\n")
+	servertest.Eq(t, "neg saturate to LBOUND", r.Do("INCREX", "neg", "BYFLOAT", "-1e4932", "LBOUND", "-5", "SATURATE")[:12], "*2\r\n$2\r\n-5\r\n")
 	// A stored infinity is still the INCRBYFLOAT error.
 	r.Do("SET", "inf", "inf")
-	skEq(t, "stored inf", r.Do("INCREX", "inf", "BYFLOAT", "1"), "-ERR increment would produce NaN or Infinity\r\n")
+	servertest.Eq(t, "stored inf", r.Do("INCREX", "inf", "BYFLOAT", "1"), "-ERR increment would produce NaN or Infinity\r\n")
 }

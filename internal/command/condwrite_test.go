@@ -12,24 +12,24 @@ import (
 )
 
 func TestDigestGoRedis(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	c := inst.Client(t)
-	skNoErr(t, c.Set(skCtx, "key1", "Hello world", 0).Err())
-	d, err := c.Digest(skCtx, "key1").Result()
-	skNoErr(t, err)
-	skEq(t, "DIGEST documented", d, uint64(0xb6acb9d84a38ff74))
+	servertest.NoErr(t, c.Set(servertest.Ctx, "key1", "Hello world", 0).Err())
+	d, err := c.Digest(servertest.Ctx, "key1").Result()
+	servertest.NoErr(t, err)
+	servertest.Eq(t, "DIGEST documented", d, uint64(0xb6acb9d84a38ff74))
 	r := inst.Raw(t)
-	skEq(t, "DIGEST raw", r.Do("DIGEST", "key1"), "$16\r\nb6acb9d84a38ff74\r\n")
+	servertest.Eq(t, "DIGEST raw", r.Do("DIGEST", "key1"), "$16\r\nb6acb9d84a38ff74\r\n")
 	// An integer-encoded value digests its decimal text; leading zeros are
 	// printed.
 	r.Do("SET", "n", "123")
 	r.Do("SET", "empty", "")
-	skEq(t, "DIGEST int", r.Do("DIGEST", "n"), "$16\r\n"+digestOf(t, inst, "s123")+"\r\n")
-	skEq(t, "DIGEST empty", r.Do("DIGEST", "empty"), "$16\r\n2d06800538d394c2\r\n")
-	skEq(t, "DIGEST missing", r.Do("DIGEST", "nope"), "$-1\r\n")
+	servertest.Eq(t, "DIGEST int", r.Do("DIGEST", "n"), "$16\r\n"+digestOf(t, inst, "s123")+"\r\n")
+	servertest.Eq(t, "DIGEST empty", r.Do("DIGEST", "empty"), "$16\r\n2d06800538d394c2\r\n")
+	servertest.Eq(t, "DIGEST missing", r.Do("DIGEST", "nope"), "$-1\r\n")
 	r.Do("LPUSH", "l", "a")
-	skEq(t, "DIGEST list", r.Do("DIGEST", "l"), "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n")
-	skEq(t, "DIGEST arity", r.Do("DIGEST", "a", "b"), "-ERR wrong number of arguments for 'digest' command\r\n")
+	servertest.Eq(t, "DIGEST list", r.Do("DIGEST", "l"), "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n")
+	servertest.Eq(t, "DIGEST arity", r.Do("DIGEST", "a", "b"), "-ERR wrong number of arguments for 'digest' command\r\n")
 }
 
 // digestOf stores v (minus its first byte, a tag) as a raw string under a
@@ -37,62 +37,62 @@ func TestDigestGoRedis(t *testing.T) {
 func digestOf(t *testing.T, inst *servertest.Instance, v string) string {
 	t.Helper()
 	c := inst.Client(t)
-	c.Set(skCtx, "digest:scratch", v[1:], 0)
-	out := c.Do(skCtx, "DIGEST", "digest:scratch").Val().(string)
-	c.Del(skCtx, "digest:scratch")
+	c.Set(servertest.Ctx, "digest:scratch", v[1:], 0)
+	out := c.Do(servertest.Ctx, "DIGEST", "digest:scratch").Val().(string)
+	c.Del(servertest.Ctx, "digest:scratch")
 	return out
 }
 
 func TestSetConditionsGoRedis(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	c := inst.Client(t)
 	// IFEQ never creates a key.
-	if err := c.SetIFEQ(skCtx, "lock", "b", "a", 0).Err(); !errors.Is(err, redis.Nil) {
+	if err := c.SetIFEQ(servertest.Ctx, "lock", "b", "a", 0).Err(); !errors.Is(err, redis.Nil) {
 		t.Errorf("IFEQ on a missing key: %v", err)
 	}
-	skEq(t, "not created", c.Exists(skCtx, "lock").Val(), int64(0))
+	servertest.Eq(t, "not created", c.Exists(servertest.Ctx, "lock").Val(), int64(0))
 	// IFNE creates it.
-	skEq(t, "IFNE missing", c.SetIFNE(skCtx, "lock", "a", "x", 10*time.Second).Val(), "OK")
-	skEq(t, "GET", c.Get(skCtx, "lock").Val(), "a")
-	skEq(t, "TTL", c.PTTL(skCtx, "lock").Val(), 10*time.Second)
-	skEq(t, "IFEQ match", c.SetIFEQ(skCtx, "lock", "b", "a", 20*time.Second).Val(), "OK")
-	skEq(t, "IFEQ TTL", c.PTTL(skCtx, "lock").Val(), 20*time.Second)
-	if err := c.SetIFEQ(skCtx, "lock", "c", "a", 0).Err(); !errors.Is(err, redis.Nil) {
+	servertest.Eq(t, "IFNE missing", c.SetIFNE(servertest.Ctx, "lock", "a", "x", 10*time.Second).Val(), "OK")
+	servertest.Eq(t, "GET", c.Get(servertest.Ctx, "lock").Val(), "a")
+	servertest.Eq(t, "TTL", c.PTTL(servertest.Ctx, "lock").Val(), 10*time.Second)
+	servertest.Eq(t, "IFEQ match", c.SetIFEQ(servertest.Ctx, "lock", "b", "a", 20*time.Second).Val(), "OK")
+	servertest.Eq(t, "IFEQ TTL", c.PTTL(servertest.Ctx, "lock").Val(), 20*time.Second)
+	if err := c.SetIFEQ(servertest.Ctx, "lock", "c", "a", 0).Err(); !errors.Is(err, redis.Nil) {
 		t.Errorf("IFEQ mismatch: %v", err)
 	}
-	skEq(t, "unchanged", c.Get(skCtx, "lock").Val(), "b")
-	skEq(t, "IFEQ GET", c.SetIFEQGet(skCtx, "lock", "c", "b", 0).Val(), "b")
-	skEq(t, "IFEQ GET mismatch returns old", c.SetIFEQGet(skCtx, "lock", "d", "zz", 0).Val(), "c")
-	skEq(t, "still c", c.Get(skCtx, "lock").Val(), "c")
-	if err := c.SetIFNE(skCtx, "lock", "e", "c", 0).Err(); !errors.Is(err, redis.Nil) {
+	servertest.Eq(t, "unchanged", c.Get(servertest.Ctx, "lock").Val(), "b")
+	servertest.Eq(t, "IFEQ GET", c.SetIFEQGet(servertest.Ctx, "lock", "c", "b", 0).Val(), "b")
+	servertest.Eq(t, "IFEQ GET mismatch returns old", c.SetIFEQGet(servertest.Ctx, "lock", "d", "zz", 0).Val(), "c")
+	servertest.Eq(t, "still c", c.Get(servertest.Ctx, "lock").Val(), "c")
+	if err := c.SetIFNE(servertest.Ctx, "lock", "e", "c", 0).Err(); !errors.Is(err, redis.Nil) {
 		t.Errorf("IFNE equal: %v", err)
 	}
 	// Digest conditions, with the digest DIGEST gives.
-	d := c.Digest(skCtx, "lock").Val()
-	skEq(t, "IFDEQ match", c.SetIFDEQ(skCtx, "lock", "f", d, 0).Val(), "OK")
-	if err := c.SetIFDEQ(skCtx, "lock", "g", d, 0).Err(); !errors.Is(err, redis.Nil) {
+	d := c.Digest(servertest.Ctx, "lock").Val()
+	servertest.Eq(t, "IFDEQ match", c.SetIFDEQ(servertest.Ctx, "lock", "f", d, 0).Val(), "OK")
+	if err := c.SetIFDEQ(servertest.Ctx, "lock", "g", d, 0).Err(); !errors.Is(err, redis.Nil) {
 		t.Errorf("IFDEQ stale digest: %v", err)
 	}
-	skEq(t, "IFDNE stale digest", c.SetIFDNE(skCtx, "lock", "g", d, 0).Val(), "OK")
-	skEq(t, "IFDNE creates", c.SetIFDNE(skCtx, "fresh", "v", d, 0).Val(), "OK")
-	if err := c.SetIFDEQ(skCtx, "missing", "v", d, 0).Err(); !errors.Is(err, redis.Nil) {
+	servertest.Eq(t, "IFDNE stale digest", c.SetIFDNE(servertest.Ctx, "lock", "g", d, 0).Val(), "OK")
+	servertest.Eq(t, "IFDNE creates", c.SetIFDNE(servertest.Ctx, "fresh", "v", d, 0).Val(), "OK")
+	if err := c.SetIFDEQ(servertest.Ctx, "missing", "v", d, 0).Err(); !errors.Is(err, redis.Nil) {
 		t.Errorf("IFDEQ missing: %v", err)
 	}
-	skEq(t, "IFDEQ did not create", c.Exists(skCtx, "missing").Val(), int64(0))
+	servertest.Eq(t, "IFDEQ did not create", c.Exists(servertest.Ctx, "missing").Val(), int64(0))
 	// Integer-encoded values compare as their text.
-	c.Set(skCtx, "num", 42, 0)
-	skEq(t, "IFEQ int", c.SetIFEQ(skCtx, "num", 43, "42", 0).Val(), "OK")
-	skEq(t, "num", c.Get(skCtx, "num").Val(), "43")
+	c.Set(servertest.Ctx, "num", 42, 0)
+	servertest.Eq(t, "IFEQ int", c.SetIFEQ(servertest.Ctx, "num", 43, "42", 0).Val(), "OK")
+	servertest.Eq(t, "num", c.Get(servertest.Ctx, "num").Val(), "43")
 	// KEEPTTL with a condition keeps the TTL.
-	c.Set(skCtx, "k", "v", 30*time.Second)
-	skEq(t, "IFEQ KEEPTTL", c.SetArgs(skCtx, "k", "w", redis.SetArgs{Mode: "IFEQ", MatchValue: "v", KeepTTL: true}).Val(), "OK")
-	skEq(t, "TTL kept", c.PTTL(skCtx, "k").Val(), 30*time.Second)
-	skEq(t, "IFEQ no TTL", c.SetArgs(skCtx, "k", "x", redis.SetArgs{Mode: "IFEQ", MatchValue: "w"}).Val(), "OK")
-	skEq(t, "TTL cleared", c.PTTL(skCtx, "k").Val(), time.Duration(-1))
+	c.Set(servertest.Ctx, "k", "v", 30*time.Second)
+	servertest.Eq(t, "IFEQ KEEPTTL", c.SetArgs(servertest.Ctx, "k", "w", redis.SetArgs{Mode: "IFEQ", MatchValue: "v", KeepTTL: true}).Val(), "OK")
+	servertest.Eq(t, "TTL kept", c.PTTL(servertest.Ctx, "k").Val(), 30*time.Second)
+	servertest.Eq(t, "IFEQ no TTL", c.SetArgs(servertest.Ctx, "k", "x", redis.SetArgs{Mode: "IFEQ", MatchValue: "w"}).Val(), "OK")
+	servertest.Eq(t, "TTL cleared", c.PTTL(servertest.Ctx, "k").Val(), time.Duration(-1))
 }
 
 func TestSetConditionsRaw(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	r := inst.Raw(t)
 	r.Do("SET", "k", "old")
 	cases := []struct{ cmd, want string }{
@@ -118,28 +118,28 @@ func TestSetConditionsRaw(t *testing.T) {
 		{"SET list v", "+OK\r\n"},
 	}
 	for _, tc := range cases {
-		skEq(t, tc.cmd, r.Do(strings.Fields(tc.cmd)...), tc.want)
+		servertest.Eq(t, tc.cmd, r.Do(strings.Fields(tc.cmd)...), tc.want)
 	}
 	// A digest is a number: case and leading zeros do not matter.
 	r.Do("SET", "h", "Hello world")
-	skEq(t, "IFDEQ upper case", r.Do("SET", "h", "v2", "IFDEQ", "B6ACB9D84A38FF74"), "+OK\r\n")
+	servertest.Eq(t, "IFDEQ upper case", r.Do("SET", "h", "v2", "IFDEQ", "B6ACB9D84A38FF74"), "+OK\r\n")
 	r.Do("SET", "e", "")
-	skEq(t, "IFDEQ", r.Do("SET", "e", "v", "IFDEQ", "2d06800538d394c2"), "+OK\r\n")
+	servertest.Eq(t, "IFDEQ", r.Do("SET", "e", "v", "IFDEQ", "2d06800538d394c2"), "+OK\r\n")
 }
 
 func TestDelexDelifeq(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	c := inst.Client(t)
-	c.Set(skCtx, "k", "v", 0)
-	skEq(t, "DELEX IFEQ mismatch", c.DelExArgs(skCtx, "k", redis.DelExArgs{Mode: "IFEQ", MatchValue: "x"}).Val(), int64(0))
-	skEq(t, "DELEX IFNE equal", c.DelExArgs(skCtx, "k", redis.DelExArgs{Mode: "IFNE", MatchValue: "v"}).Val(), int64(0))
-	d := c.Digest(skCtx, "k").Val()
-	skEq(t, "DELEX IFDNE same", c.DelExArgs(skCtx, "k", redis.DelExArgs{Mode: "IFDNE", MatchDigest: d}).Val(), int64(0))
-	skEq(t, "DELEX IFDEQ", c.DelExArgs(skCtx, "k", redis.DelExArgs{Mode: "IFDEQ", MatchDigest: d}).Val(), int64(1))
-	skEq(t, "gone", c.Exists(skCtx, "k").Val(), int64(0))
-	skEq(t, "DELEX missing", c.DelExArgs(skCtx, "k", redis.DelExArgs{Mode: "IFNE", MatchValue: "v"}).Val(), int64(0))
-	c.Set(skCtx, "k", "v", 0)
-	skEq(t, "DELEX IFEQ", c.DelExArgs(skCtx, "k", redis.DelExArgs{Mode: "IFEQ", MatchValue: "v"}).Val(), int64(1))
+	c.Set(servertest.Ctx, "k", "v", 0)
+	servertest.Eq(t, "DELEX IFEQ mismatch", c.DelExArgs(servertest.Ctx, "k", redis.DelExArgs{Mode: "IFEQ", MatchValue: "x"}).Val(), int64(0))
+	servertest.Eq(t, "DELEX IFNE equal", c.DelExArgs(servertest.Ctx, "k", redis.DelExArgs{Mode: "IFNE", MatchValue: "v"}).Val(), int64(0))
+	d := c.Digest(servertest.Ctx, "k").Val()
+	servertest.Eq(t, "DELEX IFDNE same", c.DelExArgs(servertest.Ctx, "k", redis.DelExArgs{Mode: "IFDNE", MatchDigest: d}).Val(), int64(0))
+	servertest.Eq(t, "DELEX IFDEQ", c.DelExArgs(servertest.Ctx, "k", redis.DelExArgs{Mode: "IFDEQ", MatchDigest: d}).Val(), int64(1))
+	servertest.Eq(t, "gone", c.Exists(servertest.Ctx, "k").Val(), int64(0))
+	servertest.Eq(t, "DELEX missing", c.DelExArgs(servertest.Ctx, "k", redis.DelExArgs{Mode: "IFNE", MatchValue: "v"}).Val(), int64(0))
+	c.Set(servertest.Ctx, "k", "v", 0)
+	servertest.Eq(t, "DELEX IFEQ", c.DelExArgs(servertest.Ctx, "k", redis.DelExArgs{Mode: "IFEQ", MatchValue: "v"}).Val(), int64(1))
 	r := inst.Raw(t)
 	r.Do("SADD", "s", "a")
 	r.Do("SET", "k", "v")
@@ -161,12 +161,12 @@ func TestDelexDelifeq(t *testing.T) {
 		{"DELIFEQ k", "-ERR wrong number of arguments for 'delifeq' command\r\n"},
 	}
 	for _, tc := range cases {
-		skEq(t, tc.cmd, r.Do(strings.Fields(tc.cmd)...), tc.want)
+		servertest.Eq(t, tc.cmd, r.Do(strings.Fields(tc.cmd)...), tc.want)
 	}
 }
 
 func TestMsetex(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	c := inst.Client(t)
 	r := inst.Raw(t)
 	cases := []struct{ cmd, want string }{
@@ -198,21 +198,21 @@ func TestMsetex(t *testing.T) {
 		{"COMMAND GETKEYS MSETEX 2 a 1 b 2 EX 1", "*2\r\n$1\r\na\r\n$1\r\nb\r\n"},
 	}
 	for _, tc := range cases {
-		skEq(t, tc.cmd, r.Do(strings.Fields(tc.cmd)...), tc.want)
+		servertest.Eq(t, tc.cmd, r.Do(strings.Fields(tc.cmd)...), tc.want)
 	}
 	// go-redis's MSetEX.
-	n, err := c.MSetEX(skCtx, redis.MSetEXArgs{Condition: redis.NX}, "x", "1", "y", "2").Result()
-	skNoErr(t, err)
-	skEq(t, "go-redis MSETEX NX", n, int64(1))
-	skEq(t, "x", c.Get(skCtx, "x").Val(), "1")
+	n, err := c.MSetEX(servertest.Ctx, redis.MSetEXArgs{Condition: redis.NX}, "x", "1", "y", "2").Result()
+	servertest.NoErr(t, err)
+	servertest.Eq(t, "go-redis MSETEX NX", n, int64(1))
+	servertest.Eq(t, "x", c.Get(servertest.Ctx, "x").Val(), "1")
 	// A list among the keys is overwritten, as MSET does.
 	r.Do("LPUSH", "l", "a")
-	skEq(t, "over a list", r.Do("MSETEX", "1", "l", "v"), ":1\r\n")
-	skEq(t, "TYPE", r.Do("TYPE", "l"), "+string\r\n")
+	servertest.Eq(t, "over a list", r.Do("MSETEX", "1", "l", "v"), ":1\r\n")
+	servertest.Eq(t, "TYPE", r.Do("TYPE", "l"), "+string\r\n")
 }
 
 func TestIncrex(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	r := inst.Raw(t)
 	const wrong = "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
 	pair := func(a, b string) string { return "*2\r\n:" + a + "\r\n:" + b + "\r\n" }
@@ -277,14 +277,14 @@ func TestIncrex(t *testing.T) {
 		{"GET c", "$1\r\n2\r\n"},
 	}
 	for _, tc := range cases {
-		skEq(t, tc.cmd, r.Do(strings.Fields(tc.cmd)...), tc.want)
+		servertest.Eq(t, tc.cmd, r.Do(strings.Fields(tc.cmd)...), tc.want)
 	}
 	// BYFLOAT replies doubles over RESP3.
 	r.Do("HELLO", "3")
-	skEq(t, "RESP3", r.Do("INCREX", "f", "BYFLOAT", "0.5"), "*2\r\n,5.5\r\n,0.5\r\n")
-	skEq(t, "RESP3 int", r.Do("INCREX", "c"), "*2\r\n:3\r\n:1\r\n")
+	servertest.Eq(t, "RESP3", r.Do("INCREX", "f", "BYFLOAT", "0.5"), "*2\r\n,5.5\r\n,0.5\r\n")
+	servertest.Eq(t, "RESP3 int", r.Do("INCREX", "c"), "*2\r\n:3\r\n:1\r\n")
 	// go-redis sees the integer pair.
-	v, err := inst.Client(t).Do(skCtx, "INCREX", "gr", "BYINT", "3").Int64Slice()
-	skNoErr(t, err)
-	skEq(t, "go-redis", len(v) == 2 && v[0] == 3 && v[1] == 3, true)
+	v, err := inst.Client(t).Do(servertest.Ctx, "INCREX", "gr", "BYINT", "3").Int64Slice()
+	servertest.NoErr(t, err)
+	servertest.Eq(t, "go-redis", len(v) == 2 && v[0] == 3 && v[1] == 3, true)
 }

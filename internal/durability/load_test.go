@@ -12,6 +12,7 @@ import (
 	"github.com/abacusdb/abacus/internal/durability"
 	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	_ "github.com/abacusdb/abacus/internal/metrics"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 

@@ -34,3 +34,12 @@ func Run(e *engine.Env, s *engine.Session, args ...string) string {
 	e.Execute(s, argv, &w)
 	return string(w.Buf)
 }
+
+// Argv is args as a command line.
+func Argv(args []string) [][]byte {
+	out := make([][]byte, len(args))
+	for i, a := range args {
+		out[i] = []byte(a)
+	}
+	return out
+}

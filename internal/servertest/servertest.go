@@ -25,6 +25,7 @@ import (
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"
+	_ "github.com/abacusdb/abacus/internal/metrics"
 )
 
 // Instance is a running in-process server.
@@ -285,4 +286,31 @@ func InfoField(info, name string) string {
 		}
 	}
 	return ""
+}
+
+// T0 is where WithManualClock starts in the family tests (unix ms).
+const T0 = 1_700_000_000_000
+
+// NoErr fails the test at once on an error.
+func NoErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Eq reports (without stopping the test) what differs from want.
+func Eq[T comparable](t testing.TB, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s: got %v, want %v", what, got, want)
+	}
+}
+
+// ErrIs reports (without stopping the test) an error other than want.
+func ErrIs(t testing.TB, what string, err error, want string) {
+	t.Helper()
+	if err == nil || err.Error() != want {
+		t.Errorf("%s: got error %v, want %q", what, err, want)
+	}
 }

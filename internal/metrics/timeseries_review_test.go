@@ -1,4 +1,4 @@
-package command_test
+package metrics_test
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ func TestTSCompactionDuplicateAtLatestRecomputes(t *testing.T) {
 		{"86400000", 31}, // every hit of the day: 30 + 1
 	} {
 		t.Run("retention="+tc.retention, func(t *testing.T) {
-			dayStart := skT0 - skT0%day
+			dayStart := servertest.T0 - servertest.T0%day
 			inst := servertest.Start(t, servertest.WithManualClock(dayStart+3600000))
 			r := inst.Raw(t)
 			for _, cmd := range [][]string{
@@ -46,14 +46,14 @@ func TestTSCompactionDuplicateAtLatestRecomputes(t *testing.T) {
 			bucket := func(n int) string {
 				return fmt.Sprintf("*1\r\n*2\r\n:%d\r\n+%d\r\n", dayStart, n)
 			}
-			skEq(t, "before", r.Do("TS.RANGE", "d", "-", "+", "LATEST"), bucket(30))
-			skEq(t, "same ms", r.Do("TS.ADD", "hits", "*", "1"), last)
-			skEq(t, "latest raw", r.Do("TS.GET", "hits"), "*2\r\n"+last+"+2\r\n")
-			skEq(t, "after", r.Do("TS.RANGE", "d", "-", "+", "LATEST"), bucket(tc.want))
+			servertest.Eq(t, "before", r.Do("TS.RANGE", "d", "-", "+", "LATEST"), bucket(30))
+			servertest.Eq(t, "same ms", r.Do("TS.ADD", "hits", "*", "1"), last)
+			servertest.Eq(t, "latest raw", r.Do("TS.GET", "hits"), "*2\r\n"+last+"+2\r\n")
+			servertest.Eq(t, "after", r.Do("TS.RANGE", "d", "-", "+", "LATEST"), bucket(tc.want))
 			// The next day's first hit closes the bucket with that value.
 			inst.Clock.Advance(time.Duration(day) * time.Millisecond)
 			r.Do("TS.ADD", "hits", "*", "1")
-			skEq(t, "closed", r.Do("TS.RANGE", "d", "-", "+"), bucket(tc.want))
+			servertest.Eq(t, "closed", r.Do("TS.RANGE", "d", "-", "+"), bucket(tc.want))
 		})
 	}
 }
@@ -63,15 +63,15 @@ func TestTSCompactionDuplicateAtLatestRecomputes(t *testing.T) {
 // the server for hours), and twa's empty buckets at the end of the
 // timestamp range stop there (they wrapped past MaxInt64 and looped).
 func TestTSEmptyBucketsLongSpan(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	r := inst.Raw(t)
 	r.Do("TS.ADD", "e", "0", "1")
 	r.Do("TS.ADD", "e", "1000000000000", "2")
-	skEq(t, "revrange", r.Do("TS.REVRANGE", "e", "-", "+", "AGGREGATION", "count", "1", "EMPTY", "COUNT", "2"),
+	servertest.Eq(t, "revrange", r.Do("TS.REVRANGE", "e", "-", "+", "AGGREGATION", "count", "1", "EMPTY", "COUNT", "2"),
 		"*2\r\n*2\r\n:1000000000000\r\n+1\r\n*2\r\n:999999999999\r\n+0\r\n")
 	// twa interpolates from 1 at 0 to 3 at MaxInt64: 1.5 and 2.5.
 	r.Do("TS.ADD", "m", "0", "1")
 	r.Do("TS.ADD", "m", "9223372036854775807", "3")
-	skEq(t, "twa to MaxInt64", r.Do("TS.RANGE", "m", "0", "9223372036854775806", "AGGREGATION", "twa", "4611686018427387904", "EMPTY"),
+	servertest.Eq(t, "twa to MaxInt64", r.Do("TS.RANGE", "m", "0", "9223372036854775806", "AGGREGATION", "twa", "4611686018427387904", "EMPTY"),
 		"*2\r\n*2\r\n:0\r\n+1.5\r\n*2\r\n:4611686018427387904\r\n+2.5\r\n")
 }

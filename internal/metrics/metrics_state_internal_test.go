@@ -1,9 +1,11 @@
-package command
+package metrics
 
 import (
 	"runtime"
 	"testing"
 	"weak"
+
+	_ "github.com/abacusdb/abacus/internal/command"
 
 	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/enginetest"

@@ -1,4 +1,4 @@
-package command_test
+package metrics_test
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 // changes (a compaction's destination included), and a command that
 // changes nothing leaves the WATCH alone.
 func TestMetricsWritesTouchWatchers(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	setup := inst.Raw(t)
 	for _, c := range [][]string{
 		{"TS.CREATE", "src", "DUPLICATE_POLICY", "SUM"},

@@ -1,4 +1,4 @@
-package command_test
+package metrics_test
 
 import (
 	"fmt"
@@ -102,7 +102,7 @@ func (m *slideModel) request(keys []string, lims []slideLim, w, now int64) []int
 }
 
 func TestSlidingAgainstModel(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0)) // TTLs never run out
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0)) // TTLs never run out
 	lims := []slideLim{{1000, 5, 100}, {10000, 20, 1000}, {60000, 40, 60000}, {7000, 9, 3000}}
 	limArgs := []any{"LIMITS", len(lims)}
 	for _, l := range lims {

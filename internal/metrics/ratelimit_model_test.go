@@ -1,4 +1,4 @@
-package command_test
+package metrics_test
 
 import (
 	"fmt"

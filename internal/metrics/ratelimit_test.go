@@ -1,4 +1,4 @@
-package command_test
+package metrics_test
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func rlInts(t *testing.T, inst *servertest.Instance, args ...any) []int64 {
 		rlClients.Store(inst, c)
 		t.Cleanup(func() { rlClients.Delete(inst) })
 	}
-	v, err := c.(*redis.Client).Do(skCtx, args...).Int64Slice()
+	v, err := c.(*redis.Client).Do(servertest.Ctx, args...).Int64Slice()
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
@@ -42,7 +42,7 @@ func rlEq(t *testing.T, what string, got []int64, want ...int64) {
 // rate_limit test (limit 5: max_burst 4, one per second) through the
 // command, on the manual clock.
 func TestClThrottleRedisCellCases(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	c := inst.Client(t)
 	cases := []struct {
 		at      int64 // ms after the start
@@ -67,52 +67,52 @@ func TestClThrottleRedisCellCases(t *testing.T) {
 		{9500, 5, []int64{1, 5, 2, 3, 3}, "too large for now"},
 	}
 	for i, tc := range cases {
-		inst.Clock.Set(skT0 + tc.at)
+		inst.Clock.Set(servertest.T0 + tc.at)
 		rlEq(t, fmt.Sprintf("case %d %s", i, tc.comment), rlInts(t, inst, "CL.THROTTLE", "foo", 4, 1, 1, tc.qty), tc.want...)
 	}
 	// The state is a string key holding the TAT in nanoseconds, with a
 	// TTL that ends with it: 3 s left at case 14's time.
-	tat, err := c.Get(skCtx, "foo").Int64()
-	skNoErr(t, err)
-	skEq(t, "stored TAT", tat, (skT0+12500)*1_000_000)
-	skEq(t, "PTTL", c.PTTL(skCtx, "foo").Val(), 3000*time.Millisecond)
+	tat, err := c.Get(servertest.Ctx, "foo").Int64()
+	servertest.NoErr(t, err)
+	servertest.Eq(t, "stored TAT", tat, (servertest.T0+12500)*1_000_000)
+	servertest.Eq(t, "PTTL", c.PTTL(servertest.Ctx, "foo").Val(), 3000*time.Millisecond)
 	// Once the TAT passes the key is gone and the limiter is full.
-	inst.Clock.Set(skT0 + 12500)
-	skEq(t, "EXISTS after the TAT", c.Exists(skCtx, "foo").Val(), int64(0))
+	inst.Clock.Set(servertest.T0 + 12500)
+	servertest.Eq(t, "EXISTS after the TAT", c.Exists(servertest.Ctx, "foo").Val(), int64(0))
 	rlEq(t, "fresh again", rlInts(t, inst, "CL.THROTTLE", "foo", 4, 1, 1), 0, 5, 4, -1, 1)
 }
 
 func TestClThrottleErrors(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	r := inst.Raw(t)
 	usage := "-Cell error: Store error: Usage: cl.throttle <key> <max_burst> <count per period> <period> [<quantity>]\r\n"
 	for _, args := range [][]string{{"CL.THROTTLE"}, {"CL.THROTTLE", "k", "1", "1"}, {"cl.throttle", "k", "1", "1", "1", "1", "1"}} {
-		skEq(t, strings.Join(args, " "), r.Do(args...), usage)
+		servertest.Eq(t, strings.Join(args, " "), r.Do(args...), usage)
 	}
-	skEq(t, "not an integer", r.Do("CL.THROTTLE", "k", "x1", "1", "1"), "-Cell error: Store error: Couldn't parse as integer: x1\r\n")
-	skEq(t, "float", r.Do("CL.THROTTLE", "k", "1", "1.5", "1"), "-Cell error: Store error: Couldn't parse as integer: 1.5\r\n")
-	skEq(t, "quantity", r.Do("CL.THROTTLE", "k", "1", "1", "1", " 1"), "-Cell error: Store error: Couldn't parse as integer:  1\r\n")
-	skEq(t, "zero count", r.Do("CL.THROTTLE", "k", "1", "0", "1"), "-Cell error: Store error: Zero rates are not supported\r\n")
-	skEq(t, "zero period", r.Do("CL.THROTTLE", "k", "1", "1", "0"), "-Cell error: Store error: Zero rates are not supported\r\n")
+	servertest.Eq(t, "not an integer", r.Do("CL.THROTTLE", "k", "x1", "1", "1"), "-Cell error: Store error: Couldn't parse as integer: x1\r\n")
+	servertest.Eq(t, "float", r.Do("CL.THROTTLE", "k", "1", "1.5", "1"), "-Cell error: Store error: Couldn't parse as integer: 1.5\r\n")
+	servertest.Eq(t, "quantity", r.Do("CL.THROTTLE", "k", "1", "1", "1", " 1"), "-Cell error: Store error: Couldn't parse as integer:  1\r\n")
+	servertest.Eq(t, "zero count", r.Do("CL.THROTTLE", "k", "1", "0", "1"), "-Cell error: Store error: Zero rates are not supported\r\n")
+	servertest.Eq(t, "zero period", r.Do("CL.THROTTLE", "k", "1", "1", "0"), "-Cell error: Store error: Zero rates are not supported\r\n")
 	// Rust's parser takes a plus sign.
-	skEq(t, "plus sign", r.Do("CL.THROTTLE", "k", "+1", "+1", "+1"), "*5\r\n:0\r\n:2\r\n:1\r\n:-1\r\n:1\r\n")
+	servertest.Eq(t, "plus sign", r.Do("CL.THROTTLE", "k", "+1", "+1", "+1"), "*5\r\n:0\r\n:2\r\n:1\r\n:-1\r\n:1\r\n")
 	r.Do("SET", "bad", "abc")
-	skEq(t, "stored non-integer", r.Do("CL.THROTTLE", "bad", "1", "1", "1"), "-Cell error: invalid digit found in string\r\n")
+	servertest.Eq(t, "stored non-integer", r.Do("CL.THROTTLE", "bad", "1", "1", "1"), "-Cell error: invalid digit found in string\r\n")
 	r.Do("SET", "empty", "")
-	skEq(t, "stored empty", r.Do("CL.THROTTLE", "empty", "1", "1", "1"), "-Cell error: cannot parse integer from empty string\r\n")
+	servertest.Eq(t, "stored empty", r.Do("CL.THROTTLE", "empty", "1", "1", "1"), "-Cell error: cannot parse integer from empty string\r\n")
 	r.Do("RPUSH", "list", "a")
-	skEq(t, "list", r.Do("CL.THROTTLE", "list", "1", "1", "1"), "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n")
+	servertest.Eq(t, "list", r.Do("CL.THROTTLE", "list", "1", "1", "1"), "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n")
 	// A limiter holding -1 reads as empty; the module cannot replace it.
 	r.Do("SET", "minus", "-1")
-	skEq(t, "stored -1", r.Do("CL.THROTTLE", "minus", "1", "1", "1"), "-Cell error: Store error: Failed to update rate limit after 5 attempts\r\n")
-	skEq(t, "GET minus", r.Do("GET", "minus"), "$2\r\n-1\r\n")
-	skEq(t, "COMMAND INFO key", r.Do("COMMAND", "GETKEYS", "CL.THROTTLE", "lim", "1", "1", "1"), "*1\r\n$3\r\nlim\r\n")
+	servertest.Eq(t, "stored -1", r.Do("CL.THROTTLE", "minus", "1", "1", "1"), "-Cell error: Store error: Failed to update rate limit after 5 attempts\r\n")
+	servertest.Eq(t, "GET minus", r.Do("GET", "minus"), "$2\r\n-1\r\n")
+	servertest.Eq(t, "COMMAND INFO key", r.Do("COMMAND", "GETKEYS", "CL.THROTTLE", "lim", "1", "1", "1"), "*1\r\n$3\r\nlim\r\n")
 }
 
 // TestGcraDocumented follows Redis 8.8's GCRA: 10 tokens per 60 s with a
 // burst of 5 is an emission interval of 6 s and a capacity of 6.
 func TestGcraDocumented(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	c := inst.Client(t)
 	rlEq(t, "first", rlInts(t, inst, "GCRA", "api:user:123", 5, 10, 60), 0, 6, 5, -1, 6)
 	for i := 0; i < 5; i++ {
@@ -120,26 +120,26 @@ func TestGcraDocumented(t *testing.T) {
 	}
 	rlEq(t, "exhausted", rlInts(t, inst, "GCRA", "api:user:123", 5, 10, 60), 1, 6, 0, 6, 36)
 	// The TAT in microseconds, expiring (PXAT) when it is reached.
-	tat, err := c.Get(skCtx, "api:user:123").Int64()
-	skNoErr(t, err)
-	skEq(t, "TAT", tat, (skT0+36000)*1000)
-	skEq(t, "PEXPIRETIME", c.PExpireTime(skCtx, "api:user:123").Val(), time.Duration(skT0+36000)*time.Millisecond)
-	inst.Clock.Set(skT0 + 12000) // two tokens back
+	tat, err := c.Get(servertest.Ctx, "api:user:123").Int64()
+	servertest.NoErr(t, err)
+	servertest.Eq(t, "TAT", tat, (servertest.T0+36000)*1000)
+	servertest.Eq(t, "PEXPIRETIME", c.PExpireTime(servertest.Ctx, "api:user:123").Val(), time.Duration(servertest.T0+36000)*time.Millisecond)
+	inst.Clock.Set(servertest.T0 + 12000) // two tokens back
 	rlEq(t, "TOKENS 3 too many", rlInts(t, inst, "GCRA", "api:user:123", 5, 10, 60, "TOKENS", 3), 1, 6, 2, 6, 24)
 	rlEq(t, "TOKENS 2", rlInts(t, inst, "GCRA", "api:user:123", 5, 10, 60, "tokens", 2), 0, 6, 0, -1, 36)
 	rlEq(t, "fresh TOKENS 3", rlInts(t, inst, "GCRA", "other", 5, 10, 60, "TOKENS", 3), 0, 6, 3, -1, 18)
 	rlEq(t, "more than capacity", rlInts(t, inst, "GCRA", "other2", 5, 10, 60, "TOKENS", 7), 1, 6, 6, -1, 0)
 	// A fractional period; emission rounds to the nearest microsecond.
 	rlEq(t, "fractional", rlInts(t, inst, "GCRA", "frac", 0, 3, 0.5), 0, 1, 0, -1, 1)
-	tat, _ = c.Get(skCtx, "frac").Int64()
-	skEq(t, "frac TAT", tat, (skT0+12000)*1000+166667)
+	tat, _ = c.Get(servertest.Ctx, "frac").Int64()
+	servertest.Eq(t, "frac TAT", tat, (servertest.T0+12000)*1000+166667)
 	rlEq(t, "frac limited", rlInts(t, inst, "GCRA", "frac", 0, 3, 0.5), 1, 1, 0, 1, 1)
-	inst.Clock.Set(skT0 + 12167)
+	inst.Clock.Set(servertest.T0 + 12167)
 	rlEq(t, "frac again", rlInts(t, inst, "GCRA", "frac", 0, 3, 0.5), 0, 1, 0, -1, 1)
 }
 
 func TestGcraErrors(t *testing.T) {
-	inst := servertest.Start(t, servertest.WithManualClock(skT0))
+	inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 	r := inst.Raw(t)
 	cases := []struct {
 		args []string
@@ -161,15 +161,15 @@ func TestGcraErrors(t *testing.T) {
 		{[]string{"GCRA", "k", "9223372036854775806", "1", "1"}, "-ERR GCRA limiting uses microsecond accuracy. Combination of period, tokens_per_period and max_burst would cause an overflow\r\n"},
 	}
 	for _, tc := range cases {
-		skEq(t, strings.Join(tc.args, " "), r.Do(tc.args...), tc.want)
+		servertest.Eq(t, strings.Join(tc.args, " "), r.Do(tc.args...), tc.want)
 	}
 	r.Do("SET", "s", "abc")
-	skEq(t, "not a TAT", r.Do("GCRA", "s", "1", "1", "1"), "-ERR Invalid GCRA key\r\n")
+	servertest.Eq(t, "not a TAT", r.Do("GCRA", "s", "1", "1", "1"), "-ERR Invalid GCRA key\r\n")
 	r.Do("SET", "z", "0")
-	skEq(t, "zero TAT", r.Do("GCRA", "z", "1", "1", "1"), "-ERR Negative time is invalid value for GCRA\r\n")
+	servertest.Eq(t, "zero TAT", r.Do("GCRA", "z", "1", "1", "1"), "-ERR Negative time is invalid value for GCRA\r\n")
 	r.Do("SADD", "set", "a")
-	skEq(t, "set", r.Do("GCRA", "set", "1", "1", "1"), "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n")
+	servertest.Eq(t, "set", r.Do("GCRA", "set", "1", "1", "1"), "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n")
 	// RESP3 replies with the same integers.
 	r.Do("HELLO", "3")
-	skEq(t, "RESP3", r.Do("GCRA", "r3", "0", "1", "1"), "*5\r\n:0\r\n:1\r\n:0\r\n:-1\r\n:1\r\n")
+	servertest.Eq(t, "RESP3", r.Do("GCRA", "r3", "0", "1", "1"), "*5\r\n:0\r\n:1\r\n:0\r\n:-1\r\n:1\r\n")
 }

@@ -1,4 +1,4 @@
-package command_test
+package metrics_test
 
 import (
 	"math/rand/v2"
@@ -166,7 +166,7 @@ func TestMetricsBadArgumentFuzz(t *testing.T) {
 		f := &fuzzFamilies[fi]
 		for _, proto := range []string{"2", "3"} {
 			t.Run(f.name+"/resp"+proto, func(t *testing.T) {
-				inst := servertest.Start(t, servertest.WithManualClock(skT0))
+				inst := servertest.Start(t, servertest.WithManualClock(servertest.T0))
 				r := inst.Raw(t)
 				if proto == "3" {
 					if rep := r.Do("HELLO", "3"); !strings.HasPrefix(rep, "%") {
@@ -203,14 +203,14 @@ func TestMetricsBadArgumentFuzz(t *testing.T) {
 				}
 				// No hash is left empty, and a limiter's hash always expires.
 				c := inst.Client(t)
-				for _, k := range c.Keys(skCtx, "*").Val() {
-					if c.Type(skCtx, k).Val() != "hash" {
+				for _, k := range c.Keys(servertest.Ctx, "*").Val() {
+					if c.Type(servertest.Ctx, k).Val() != "hash" {
 						continue
 					}
-					if n := c.HLen(skCtx, k).Val(); n == 0 {
+					if n := c.HLen(servertest.Ctx, k).Val(); n == 0 {
 						t.Errorf("hash %s left empty", k)
 					}
-					if ttl := c.PTTL(skCtx, k).Val(); ttl < 0 {
+					if ttl := c.PTTL(servertest.Ctx, k).Val(); ttl < 0 {
 						t.Errorf("limiter hash %s without a TTL (%v)", k, ttl)
 					}
 				}

@@ -1,4 +1,4 @@
-package command
+package metrics
 
 import (
 	"github.com/abacusdb/abacus/internal/engine"

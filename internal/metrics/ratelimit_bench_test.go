@@ -1,4 +1,4 @@
-package command_test
+package metrics_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/enginetest"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
 )
@@ -41,7 +42,7 @@ func BenchmarkRatelimitExec(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 2))
 			reqs := make([][][]byte, 1<<16)
 			for i := range reqs {
-				reqs[i] = bytesArgs(row.build(fmt.Sprintf("%012d", r.IntN(10000))))
+				reqs[i] = enginetest.Argv(row.build(fmt.Sprintf("%012d", r.IntN(10000))))
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -1,4 +1,4 @@
-package command_test
+package metrics_test
 
 import (
 	"io"
@@ -10,6 +10,7 @@ import (
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/enginetest"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
 )
@@ -47,7 +48,7 @@ func BenchmarkTSExec(b *testing.B) {
 				if i%len(reqs) == 0 {
 					b.StopTimer()
 					for j := range reqs {
-						reqs[j] = bytesArgs(row.build(i + j))
+						reqs[j] = enginetest.Argv(row.build(i + j))
 					}
 					b.StartTimer()
 				}
