@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/aof"
-	_ "github.com/abacusdb/abacus/internal/command"
+	_ "github.com/abacusdb/abacus/internal/commands"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/clock"
-	_ "github.com/abacusdb/abacus/internal/command"
+	_ "github.com/abacusdb/abacus/internal/commands"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/durability"
 	"github.com/abacusdb/abacus/internal/engine"

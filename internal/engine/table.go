@@ -1,8 +1,3 @@
-// Package command holds the command table and one file per command family.
-// A handler parses its arguments, reads or writes the keyspace, and writes
-// its reply; everything about a command that is not its behaviour (arity,
-// flags, key positions, ACL categories, documentation) is data in its table
-// entry, which COMMAND, arity checks and key extraction all read.
 package engine
 
 import (

@@ -2,7 +2,7 @@
 // compatible with RedisTimeSeries; timeseries*.go) and the rate limiters
 // (CL.THROTTLE, GCRA, RATELIMIT.SLIDING; ratelimit*.go). They register in
 // the engine's command table from init like the Redis families of
-// internal/command, whose hash helpers RATELIMIT.SLIDING shares. What they
+// internal/commands, whose hash helpers RATELIMIT.SLIDING shares. What they
 // keep beside the keyspace (the time-series label indexes) is per engine,
 // in an engine extension slot (metrics_state.go), never a global.
 package metrics

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"weak"
 
-	_ "github.com/abacusdb/abacus/internal/command"
+	_ "github.com/abacusdb/abacus/internal/commands"
 
 	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/enginetest"

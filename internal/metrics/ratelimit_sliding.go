@@ -4,7 +4,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/abacusdb/abacus/internal/command"
+	"github.com/abacusdb/abacus/internal/commands"
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/hash"
@@ -274,7 +274,7 @@ func (s *slider) get(h *hash.Hash, f []byte) (int64, bool) {
 	n, isInt := num.ParseInt(v)
 	if !isInt && !s.bad {
 		s.bad = true
-		s.c.Error(command.ErrHashNotInt)
+		s.c.Error(commands.ErrHashNotInt)
 	}
 	return n, true
 }
@@ -298,7 +298,7 @@ func (s *slider) run(keys [][]byte, lims []slideLimit, weight, now int64) {
 	denied := false
 	// Trim and check.
 	for _, k := range keys {
-		o, h, fresh, _ := command.HashWriteOrCreate(c, string(k))
+		o, h, fresh, _ := commands.HashWriteOrCreate(c, string(k))
 		sk := slideKey{o: o, h: h, fresh: fresh}
 		for i := range lims {
 			l := &lims[i]
@@ -416,7 +416,7 @@ func (s *slider) finish(keys [][]byte, ks []slideKey, ttls []int64) {
 			continue
 		}
 		changed = true
-		command.HashDone(c, string(keys[ki]), sk.o, sk.fresh)
+		commands.HashDone(c, string(keys[ki]), sk.o, sk.fresh)
 		c.Dirty(1)
 		if ttls != nil && sk.h.Len(c.Now) > 0 {
 			at := c.Now + ttls[ki]

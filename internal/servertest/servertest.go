@@ -21,7 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/abacusdb/abacus/internal/clock"
-	_ "github.com/abacusdb/abacus/internal/command"
+	_ "github.com/abacusdb/abacus/internal/commands"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"
