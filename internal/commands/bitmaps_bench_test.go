@@ -7,7 +7,7 @@ import (
 
 // Benchmarks of the bitmap and HyperLogLog commands through Env.Execute:
 // argument checks, lookup, the operation and the reply, without the
-// network. Run with: go test ./internal/command -run '^$' -bench 'Bitmaps|HLL'
+// network. Run with: go test ./internal/commands -run '^$' -bench 'Bitmaps|HLL'
 
 const bmMiB = 1 << 20
 

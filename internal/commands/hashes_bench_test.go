@@ -15,7 +15,7 @@ import (
 
 // Benchmarks of the hash commands through Env.Execute: argument checks,
 // lookup, the operation and the reply, without the network. Run with:
-// go test ./internal/command -run '^$' -bench Hashes
+// go test ./internal/commands -run '^$' -bench Hashes
 
 type hashBenchEnv struct {
 	env  *engine.Env

@@ -242,7 +242,7 @@ func (s *Server) Close() {
 // Done is closed when the server starts closing.
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// Clients implements command.Host.
+// Clients implements engine.Host.
 func (s *Server) Clients() []*engine.Session {
 	s.clientsMu.Lock()
 	defer s.clientsMu.Unlock()
@@ -258,7 +258,7 @@ func (s *Server) Clients() []*engine.Session {
 	return out
 }
 
-// Kill implements command.Host: the client's connection is closed now and
+// Kill implements engine.Host: the client's connection is closed now and
 // none of its pending commands runs (CLIENT KILL of another client; a
 // client killing itself uses CloseAfterReply instead).
 func (s *Server) Kill(sess *engine.Session) {
@@ -279,8 +279,8 @@ func (s *Server) NumClients() int {
 	return len(s.clients)
 }
 
-// Shutdown implements command.Host: it saves the RDB file when asked or
-// when save points are configured (command.Persistence.ShutdownSave), and refuses
+// Shutdown implements engine.Host: it saves the RDB file when asked or
+// when save points are configured (engine.Persistence.ShutdownSave), and refuses
 // to stop when that save fails.
 func (s *Server) Shutdown(save, nosave, now, force bool) error {
 	s.Log.Warn("User requested shutdown...")
@@ -294,7 +294,7 @@ func (s *Server) Shutdown(save, nosave, now, force bool) error {
 	return nil
 }
 
-// Pause implements command.Host (CLIENT PAUSE). A pause in force is
+// Pause implements engine.Host (CLIENT PAUSE). A pause in force is
 // extended, never shortened, and a WRITE pause never weakens an ALL pause,
 // as in Redis.
 func (s *Server) Pause(until int64, writeOnly bool) {
@@ -313,7 +313,7 @@ func (s *Server) Pause(until int64, writeOnly bool) {
 	s.pause.Store(st)
 }
 
-// Unpause implements command.Host (CLIENT UNPAUSE).
+// Unpause implements engine.Host (CLIENT UNPAUSE).
 func (s *Server) Unpause() { s.pause.Store(0) }
 
 // paused reports whether a CLIENT PAUSE is in force; key expiry waits

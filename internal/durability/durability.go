@@ -2,7 +2,7 @@
 // consumer of the engine's effect stream, and RDB snapshots (SAVE, BGSAVE,
 // save points), with their cron, their commands and INFO persistence.
 // main wires one Durability to the engine it serves; the engine knows it
-// only through command.Persistence.
+// only through engine.Persistence.
 //
 // Concurrency: the state is touched under the server lock (the lock given
 // to New); the goroutines that write a background save or a rewritten AOF

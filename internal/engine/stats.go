@@ -30,6 +30,7 @@ func (b *InfoBuilder) Int(k string, v int64) { b.KV(k, strconv.FormatInt(v, 10))
 // Float writes a field with two decimals, as Redis's %.2f.
 func (b *InfoBuilder) Float(k string, v float64) { b.KV(k, strconv.FormatFloat(v, 'f', 2, 64)) }
 
+// InfoCommandStats writes INFO commandstats: one line per command called.
 func InfoCommandStats(e *Env, b *InfoBuilder) {
 	e.mu.Lock()
 	names := make([]string, 0, len(e.cmdStats))
@@ -51,6 +52,7 @@ func InfoCommandStats(e *Env, b *InfoBuilder) {
 	e.mu.Unlock()
 }
 
+// InfoErrorStats writes INFO errorstats: one line per error prefix.
 func InfoErrorStats(e *Env, b *InfoBuilder) {
 	e.mu.Lock()
 	names := make([]string, 0, len(e.errStats))
@@ -71,8 +73,8 @@ type InfoState struct {
 	mu           sync.Mutex
 	lastSample   int64 // unix ms; 0 before the first sample
 	ops, in, out metricRing
-	Peak         atomic.Int64
-	Startup      atomic.Int64
+	Peak         atomic.Int64 // used_memory_peak, in bytes
+	Startup      atomic.Int64 // used_memory_startup: the heap at the first cron
 	startupOnce  sync.Once
 	replid       string // master_replid, drawn on first use
 }
@@ -117,12 +119,14 @@ func (s *InfoState) sample(now, ops, in, out int64) {
 	s.lastSample = now
 }
 
+// Rates are the instantaneous ops/s and input and output bytes/s.
 func (s *InfoState) Rates() (ops, in, out int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ops.avg(), s.in.avg(), s.out.avg()
 }
 
+// Reset drops the samples and the memory peak (CONFIG RESETSTAT).
 func (s *InfoState) Reset() {
 	s.mu.Lock()
 	s.lastSample = 0
@@ -131,6 +135,7 @@ func (s *InfoState) Reset() {
 	s.Peak.Store(0)
 }
 
+// NotePeak raises the memory peak to heap if it is higher.
 func (s *InfoState) NotePeak(heap uint64) {
 	for {
 		p := s.Peak.Load()
@@ -140,6 +145,7 @@ func (s *InfoState) NotePeak(heap uint64) {
 	}
 }
 
+// ReplID is master_replid, drawn on first use.
 func (s *InfoState) ReplID() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -149,6 +155,7 @@ func (s *InfoState) ReplID() string {
 	return s.replid
 }
 
+// NewReplID draws a new master_replid (DEBUG CHANGE-REPL-ID).
 func (s *InfoState) NewReplID() {
 	s.mu.Lock()
 	s.replid = newRunID()
@@ -167,6 +174,7 @@ func (e *Env) Cron() {
 	e.Persistence().Cron()
 }
 
+// MemStats are the Go runtime's memory figures INFO and MEMORY report.
 type MemStats struct {
 	Heap, Total, Objects, GCCycles, Limit uint64
 }

@@ -19,7 +19,7 @@ import (
 // Env.Execute over 10,000 limiters (bench/ratelimitbench's cases): the
 // commands' own cost, without network. SET is there for scale.
 //
-//	go test ./internal/command -run '^$' -bench RatelimitExec -cpuprofile cpu.out
+//	go test ./internal/metrics -run '^$' -bench RatelimitExec -cpuprofile cpu.out
 func BenchmarkRatelimitExec(b *testing.B) {
 	rows := []struct {
 		name  string

@@ -19,7 +19,7 @@ import (
 // latest sample) and, for reference, ZADD through Env.Execute: the
 // commands' own cost, without network or scheduler.
 //
-//	go test ./internal/command -run '^$' -bench TSExec -cpuprofile cpu.out
+//	go test ./internal/metrics -run '^$' -bench TSExec -cpuprofile cpu.out
 func BenchmarkTSExec(b *testing.B) {
 	rows := []struct {
 		name  string
