@@ -60,6 +60,9 @@ type Env struct {
 	mu       sync.Mutex // guards cmdStats/errStats readers outside the lock
 
 	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
+	// dying is set by SHUTDOWN NOSAVE while a script is busy: the server
+	// exits under the script, so nothing it did may reach the disk.
+	dying atomic.Bool
 
 	monitors []*Session // clients in MONITOR mode (under the server lock)
 	blk      blockState // clients parked by blocking commands (blocking.go)
@@ -293,9 +296,19 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	ctx := e.getCtx()
 	*ctx = Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, DB: e.KS.DBs[s.DB], Now: now}
 	e.KS.SetSnapshotWrites(cmd.Flags&FlagWrite != 0) // BGSAVE's first-touch copies (keyspace/snapshot.go)
-	e.call(ctx, len(w.Buf))
+	mark := len(w.Buf)
+	e.call(ctx, mark)
 	failed := ctx.err
 	e.putCtx(ctx)
+	if e.depth == 0 && e.dying.Load() {
+		// SHUTDOWN NOSAVE stopped this command's script: as from a Redis
+		// that exits under it, its effects are not propagated (the AOF
+		// never sees a partial script) and its caller gets no reply.
+		e.propDiscard()
+		w.Buf = w.Buf[:mark]
+		s.CloseAfterReply = true
+		return
+	}
 	end := time.Since(monoBase)
 	dur := end - mono
 	if chained {

@@ -129,8 +129,13 @@ func (e *Env) propFlush() {
 	if len(p.pending) > 0 && p.sink != nil && !p.off {
 		p.sink.Feed(p.pending, len(p.pending) > 1)
 	}
-	clear(p.pending)
-	p.pending = p.pending[:0]
+	e.propDiscard()
+}
+
+// propDiscard drops the pending entries unseen by the sink.
+func (e *Env) propDiscard() {
+	clear(e.prop.pending)
+	e.prop.pending = e.prop.pending[:0]
 }
 
 // propScriptBegin and propScriptRollback bracket a script (scripting_run.go).

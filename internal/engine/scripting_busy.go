@@ -85,8 +85,10 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 			e.busyError(s, w, busyText(run))
 			return true
 		}
-		// The script cannot be stopped cleanly: stop it anyway (its
-		// writes stay), so that the server can go down.
+		// The server exits under the script, as Redis does: the script
+		// is stopped, none of its effects is propagated, its caller's
+		// connection closes without a reply (run), and nothing is saved.
+		e.dying.Store(true)
 		e.scr.engine.Kill()
 		if e.Host != nil {
 			e.Host.Shutdown(false, true, false, false)
