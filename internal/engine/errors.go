@@ -22,7 +22,6 @@ const (
 	ErrMaxClients    = "ERR max number of clients reached"
 	ErrExecAbort     = "EXECABORT Transaction discarded because of previous errors."
 	ErrNoScript      = "NOSCRIPT No matching script. Please use EVAL."
-	ErrOOM           = "OOM command not allowed when used memory > 'maxmemory'."
 	ErrBusy          = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
 	ErrBusyFunction  = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 	ErrNotBusy       = "NOTBUSY No scripts in execution right now."

@@ -84,7 +84,7 @@ const arenaKeep = 4 << 10
 func (s *Session) InMulti() bool { return s.tx.multi }
 
 // EffectiveFlags are the flags that decide how cmd is treated before it
-// runs (CLIENT PAUSE WRITE, and later maxmemory): its own, plus for EXEC
+// runs (CLIENT PAUSE WRITE): its own, plus for EXEC
 // those of the commands it will run, as Redis does.
 func (s *Session) EffectiveFlags(cmd *Command) Flag {
 	if cmd.Name == "exec" && s.tx.multi {
