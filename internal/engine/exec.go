@@ -74,8 +74,9 @@ type Env struct {
 	// scr is the scripting state: EVAL scripts, function libraries and
 	// the script running now (scripting_run.go).
 	scr scriptEnv
-	// persist is the durability layer (persistence.go).
-	persist Persistence
+	// persist is the durability layer (persistence.go), installed after
+	// the connection layer's cron may already read it.
+	persist atomic.Pointer[persistBox]
 	// prop collects what write commands did for the AOF (propagate.go).
 	prop propState
 	// exts holds the per-engine state of packages above the engine, one

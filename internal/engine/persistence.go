@@ -44,15 +44,19 @@ type Persistence interface {
 }
 
 // SetPersistence installs the durability layer.
-func (e *Env) SetPersistence(p Persistence) { e.persist = p }
+// Safe while the server runs.
+func (e *Env) SetPersistence(p Persistence) { e.persist.Store(&persistBox{p}) }
+
+// persistBox holds the installed Persistence for an atomic pointer.
+type persistBox struct{ p Persistence }
 
 // Persistence returns the durability layer; without one, a layer that
 // keeps nothing and refuses nothing.
 func (e *Env) Persistence() Persistence {
-	if e.persist == nil {
-		return noPersistence{}
+	if b := e.persist.Load(); b != nil {
+		return b.p
 	}
-	return e.persist
+	return noPersistence{}
 }
 
 // noPersistence is the durability of a server without any: nothing is
