@@ -370,10 +370,25 @@ func (c *client) consume() bool {
 		return true
 	}
 	quit := c.process()
-	in.Discard()
-	releaseInput(in.TakeFreed())
-	c.noteInput(in.QueryBuf())
+	c.inputDone()
 	return quit
+}
+
+// inputDone drops the input that has run. When that frees large buffers
+// the parsed arguments, which alias them, let go of them too, and the
+// memory is counted for its return to the system (inputmem.go).
+func (c *client) inputDone() {
+	in := &c.reader
+	in.Discard()
+	if freed := in.TakeFreed(); freed > 0 {
+		if cap(c.argv) > 1<<16 {
+			c.argv = nil
+		} else {
+			clear(c.argv[:cap(c.argv)])
+		}
+		releaseInput(freed)
+	}
+	c.noteInput(in.QueryBuf())
 }
 
 // noteInput sets CLIENT LIST's qbuf and the client's input memory peak.

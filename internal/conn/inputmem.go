@@ -39,17 +39,26 @@ var inputRelease struct {
 // releaseInput counts n bytes of input buffers that went free, and
 // schedules a release when they add up to releaseMin.
 func releaseInput(n int) {
-	if n <= 0 || inputRelease.pending.Add(int64(n)) < releaseMin {
-		return
+	if n > 0 && inputRelease.pending.Add(int64(n)) >= releaseMin {
+		armRelease()
 	}
-	if !inputRelease.armed.CompareAndSwap(false, true) {
-		return
+}
+
+func armRelease() {
+	if inputRelease.armed.CompareAndSwap(false, true) {
+		time.AfterFunc(releaseDelay, releaseNow)
 	}
-	time.AfterFunc(releaseDelay, func() {
-		inputRelease.pending.Store(0)
-		debug.FreeOSMemory()
-		inputRelease.armed.Store(false)
-	})
+}
+
+// releaseNow returns free memory to the system. What goes free while it
+// runs is counted again and, when large, released a delay later.
+func releaseNow() {
+	inputRelease.pending.Store(0)
+	debug.FreeOSMemory()
+	inputRelease.armed.Store(false)
+	if inputRelease.pending.Load() >= releaseMin {
+		armRelease()
+	}
 }
 
 // peakSlots are Redis's CLIENTS_PEAK_MEM_USAGE_SLOTS for input: the most

@@ -577,9 +577,7 @@ func (l *eventLoop) busyClient(c *client) {
 			break
 		}
 	}
-	in.Discard()
-	releaseInput(in.TakeFreed())
-	c.noteInput(in.QueryBuf())
+	c.inputDone()
 	c.flushUnlocked()
 	if c.handoff != handoffNone {
 		l.kickLocked(c)

@@ -74,7 +74,7 @@ func (r *Reader) ReadBuf(max int) []byte {
 	var room []byte
 	if bb := r.reading(); bb != nil {
 		if len(bb.b) == cap(bb.b) {
-			nb := make([]byte, len(bb.b), min(2*int64(cap(bb.b)), bb.n+2))
+			nb := make([]byte, len(bb.b), bigGrow(cap(bb.b), bb.n+2))
 			copy(nb, bb.b)
 			r.dropped(cap(bb.b))
 			bb.b = nb
@@ -231,6 +231,17 @@ func (r *Reader) dropped(n int) {
 	}
 }
 
+// bigGrow is the next size of a big body's buffer of size c: double, but
+// the whole body (need bytes) when that is not much more, rather than a
+// last step for a small tail (a body of 2^k bytes and its CRLF).
+func bigGrow(c int, need int64) int {
+	next := 2 * int64(c)
+	if next+next/2 >= need {
+		return int(need)
+	}
+	return int(next)
+}
+
 // findBig returns the body kept out of the buffer for the bulk whose
 // header ends at offset at of the command at the cursor, if there is one,
 // and whether it is complete.
@@ -250,7 +261,7 @@ func (r *Reader) findBig(at int) (body []byte, found, complete bool) {
 func (r *Reader) startBig(at int, n int64) {
 	at += r.pos
 	have := r.buf[at:]
-	nb := make([]byte, len(have), min(max(2*int64(len(have)), bigFirst), n+2))
+	nb := make([]byte, len(have), bigGrow(max(len(have), bigFirst/2), n+2))
 	copy(nb, have)
 	r.buf = r.buf[:at]
 	r.bigs = append(r.bigs, bigBody{at: at, n: n, b: nb})
