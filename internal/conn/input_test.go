@@ -3,6 +3,7 @@ package conn_test
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,49 @@ func TestQueryBufferLimitLog(t *testing.T) {
 	}
 	if !strings.Contains(inst.Logs.String(), `qbuf initial bytes: \"\\x01y\\x01y`) {
 		t.Fatalf("log line without Redis's qbuf initial bytes:\n%s", inst.Logs.String())
+	}
+}
+
+// TestUnauthenticatedLimitsSplit: the unauthenticated limits, and AUTH
+// and RESET changing them within a pipeline, hold however the bytes are
+// cut (the parse resumes across reads), as in redis-server.
+func TestUnauthenticatedLimitsSplit(t *testing.T) {
+	testenv.NeedRedis(t)
+	rs, err := servertest.StartRedis("--requirepass", "secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Stop()
+	inst := servertest.Start(t, servertest.WithConfig("requirepass", "secret"))
+	enc := servertest.Encode
+	eleven := enc("ECHO", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+	big := rep("x", 40000)
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"count 11", []byte("*11\r\n")},
+		{"bulk 16385", []byte("*2\r\n$4\r\nECHO\r\n$16385\r\n")},
+		{"auth then 11 arguments", bytes.Join([][]byte{enc("AUTH", "secret"), eleven}, nil)},
+		{"auth then a big bulk", bytes.Join([][]byte{enc("AUTH", "secret"), enc("ECHO", big), enc("PING")}, nil)},
+		{"reset then a big bulk", bytes.Join([][]byte{enc("AUTH", "secret"), enc("RESET"), enc("ECHO", big)}, nil)},
+	} {
+		for _, chunk := range []int{1, 7, 1000} {
+			diffRaw(t, inst.Addr, rs.Addr, tc.name+" in pieces of "+strconv.Itoa(chunk), tc.data, chunk)
+		}
+	}
+}
+
+// TestRecentMaxInputBuffer: a client holding a large command in the
+// making shows in the server's recent input peak.
+func TestRecentMaxInputBuffer(t *testing.T) {
+	inst := servertest.Start(t)
+	c := inst.Raw(t)
+	c.Write([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$4000000\r\n"))
+	c.Write(bytes.Repeat([]byte("v"), 2<<20))
+	for deadline := time.Now().Add(20 * time.Second); inst.Srv.RecentMaxInputBuffer() < 2<<20; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("recent max input buffer %d with 2 MB of a value received", inst.Srv.RecentMaxInputBuffer())
+		}
 	}
 }
