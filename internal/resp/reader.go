@@ -159,8 +159,8 @@ func (st *partial) parse(b []byte, args [][]byte, maxBulk int64, authed bool, r 
 	if b[0] != '*' {
 		return st.parseInline(b, args)
 	}
-	if !st.multi && (r == nil || len(r.bigs) == 0) {
-		// A command not begun yet, usually whole in b: parsed in one
+	if !st.multi && st.line.from == 0 && (r == nil || len(r.bigs) == 0) {
+		// A command not looked at yet, usually whole in b: parsed in one
 		// pass, its arguments appended as they come. Only when it is
 		// not whole is it parsed again below, once, to keep its state.
 		first := len(args)
