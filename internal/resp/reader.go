@@ -2,11 +2,13 @@
 // serialization protocol (RESP2 and RESP3), including the inline form that
 // telnet and nc send.
 //
-// The reader works on a byte buffer owned by the connection: Parse looks at
-// the buffered bytes and returns one command, how many bytes it used, or that
-// more bytes are needed. It never blocks and never copies argument bytes
-// (arguments alias the buffer until the caller compacts it), which lets the
-// server parse every command of a pipelined read and run them as one batch.
+// A connection's input is a Reader: the bytes read and not yet run, and
+// the parse of the command they begin with, which resumes where the last
+// read stopped. Next returns one command or says that more bytes are
+// needed. It never blocks and never copies argument bytes (arguments alias
+// the input until the caller discards them), which lets the server parse
+// every command of a pipelined read and run them as one batch. Parser
+// parses a whole buffer the same way.
 package resp
 
 import (
@@ -43,9 +45,9 @@ func protoErr(format string, args ...any) error {
 }
 
 // Parser parses one command from a buffer that holds it from its first
-// byte, without state kept between calls: the form for whole buffers
-// (tests, loaders). A connection, whose commands arrive in pieces, uses a
-// Reader, which resumes where the last read left off.
+// byte, keeping nothing between calls: the form for whole buffers. A
+// connection, whose commands arrive in pieces, uses a Reader, which
+// resumes where the last read left off.
 type Parser struct {
 	MaxBulk       int64 // proto-max-bulk-len
 	Authenticated bool  // false: the stricter unauthenticated limits apply
