@@ -7,6 +7,7 @@
 //	go run ./bench/sidebyside -suite types         # ZADD ZINCRBY ZRANGEBYSCORE ZRANK HSET HINCRBY SADD LPUSH LRANGE_100
 //	go run ./bench/sidebyside -suite tx            # MULTI, 10 INCR, EXEC (transactions/s; bench/txbench has more options)
 //	go run ./bench/sidebyside -cases set,get -rounds 5
+//	go run ./bench/sidebyside -before /tmp/abacus-old  # also an older build, in the same rounds
 //
 // Only loopback addresses are used.
 package main
@@ -113,6 +114,7 @@ func main() {
 	rss := flag.Bool("rss", true, "strings suite: measure RSS after 1,000,000 SETs")
 	rssKeys := flag.Int("rss-keys", 1000000, "keys for the RSS measurement")
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
+	before := flag.String("before", "", "an older abacus binary to run alongside (A B C A B C ...)")
 	flag.Parse()
 
 	cases := suites[*suite]
@@ -135,6 +137,9 @@ func main() {
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
 	defer cleanup()
 	servers := harness.StartBoth(bin)
+	if *before != "" {
+		servers = append(servers, harness.Start("before", *before))
+	}
 	defer harness.StopAll(servers)
 
 	type key struct {
@@ -169,13 +174,24 @@ func main() {
 	}
 
 	harness.Header(fmt.Sprintf("%d clients, %d requests per run, %d rounds (A B A B), medians.", *clients, *n, *rounds))
-	fmt.Println("| command | pipeline | abacus req/s | redis req/s | ratio | abacus CPU µs/req | redis CPU µs/req |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	if *before == "" {
+		fmt.Println("| command | pipeline | abacus req/s | redis req/s | ratio | abacus CPU µs/req | redis CPU µs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|")
+	} else {
+		fmt.Println("| command | pipeline | abacus req/s | before req/s | redis req/s | ratio | before ratio | abacus/before | abacus CPU µs/req | before CPU µs/req | redis CPU µs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	}
 	for _, bc := range cases {
 		for _, p := range pipeList {
 			a, b := harness.Median(rps[key{bc.name, "abacus", p}]), harness.Median(rps[key{bc.name, "redis", p}])
 			ca, cb := harness.Median(cpu[key{bc.name, "abacus", p}]), harness.Median(cpu[key{bc.name, "redis", p}])
-			fmt.Printf("| %s | %d | %.0f | %.0f | %.2fx | %.2f | %.2f |\n", bc.name, p, a, b, a/b, ca, cb)
+			if *before == "" {
+				fmt.Printf("| %s | %d | %.0f | %.0f | %.2fx | %.2f | %.2f |\n", bc.name, p, a, b, a/b, ca, cb)
+				continue
+			}
+			o, co := harness.Median(rps[key{bc.name, "before", p}]), harness.Median(cpu[key{bc.name, "before", p}])
+			fmt.Printf("| %s | %d | %.0f | %.0f | %.0f | %.2fx | %.2fx | %+.1f%% | %.2f | %.2f | %.2f |\n",
+				bc.name, p, a, o, b, a/b, o/b, (a/o-1)*100, ca, co, cb)
 		}
 	}
 	if *rss && *suite == "strings" {

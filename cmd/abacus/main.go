@@ -23,9 +23,11 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/aof"
+	_ "github.com/abacusdb/abacus/internal/commands"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"
+	_ "github.com/abacusdb/abacus/internal/metrics"
 	"github.com/abacusdb/abacus/internal/rdb"
 )
 

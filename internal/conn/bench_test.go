@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/clock"
-	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/loadgen"
 	"github.com/abacusdb/abacus/internal/resp"
@@ -21,8 +21,8 @@ import (
 // from a buffer, execute it, encode the reply.
 func benchPath(b *testing.B, req []byte) {
 	cfg := config.New()
-	env := command.NewEnv(keyspace.New(16), cfg, clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	sess := &command.Session{ID: 1, Proto: 2, Authed: true, User: "default"}
+	env := engine.NewEnv(keyspace.New(16), cfg, clock.Real{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	sess := &engine.Session{ID: 1, Proto: 2, Authed: true, User: "default"}
 	w := resp.Writer{Proto: 2}
 	p := resp.Parser{MaxBulk: cfg.Int(config.ProtoMaxBulkLen), Authenticated: true}
 	var argv [][]byte

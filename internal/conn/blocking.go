@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/clock"
-	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
@@ -29,8 +29,8 @@ import (
 
 // parkState is what a client keeps while a blocking command waits.
 type parkState struct {
-	wait  *command.Waiter // the wait in progress, nil when none
-	stash []byte          // bytes received while parked, not yet parsed
+	wait  *engine.Waiter // the wait in progress, nil when none
+	stash []byte         // bytes received while parked, not yet parsed
 }
 
 // manualPoll is how often a parked client looks at a manual clock (tests
@@ -116,7 +116,7 @@ func (c *client) waitBlocked() bool {
 	return !c.sess.Killed.Load()
 }
 
-func (c *client) cancelWait(w *command.Waiter) {
+func (c *client) cancelWait(w *engine.Waiter) {
 	s := c.srv
 	s.mu.Lock()
 	s.Env.CancelWait(w)

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
@@ -19,7 +19,7 @@ import (
 type client struct {
 	srv  *Server
 	conn net.Conn
-	sess *command.Session
+	sess *engine.Session
 	w    resp.Writer
 	// reader is the input read and not yet run, parsed as far as it goes
 	// (Redis's query buffer). It belongs to the client's owner (doc.go),
@@ -121,7 +121,7 @@ const deniedText = "-DENIED Redis is running in protected mode because protected
 // to send before closing it, or "" to accept it.
 func (s *Server) refusal(remote net.Addr, nclients int) string {
 	if int64(nclients) >= s.Cfg.Int(config.MaxClients) {
-		return "-" + command.ErrMaxClients + "\r\n"
+		return "-" + engine.ErrMaxClients + "\r\n"
 	}
 	if s.Cfg.Bool(config.ProtectedMode) && s.Cfg.Str(config.RequirePass) == "" && !isLoopback(remote) {
 		return deniedText
@@ -144,7 +144,7 @@ func (s *Server) accept(conn net.Conn) {
 		return
 	}
 	now := s.Env.Clock.NowMs()
-	sess := &command.Session{
+	sess := &engine.Session{
 		ID: s.nextID.Add(1), Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
 		Proto: 2, Created: now, LastCmdAt: now, User: "default", FD: connFD(conn),
 	}
@@ -479,7 +479,7 @@ func (c *client) protocolError(err error) {
 	msg := "ERR " + err.Error()
 	s.mu.Lock()
 	s.Env.CountError(msg)
-	if c.sess.Reply != command.ReplyOff && c.sess.Reply != command.ReplySkipNext {
+	if c.sess.Reply != engine.ReplyOff && c.sess.Reply != engine.ReplySkipNext {
 		c.w.Error(msg)
 	}
 	direct := c.stage()
@@ -593,16 +593,16 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 // applyReplyMode drops the reply just written when CLIENT REPLY says so.
 func (c *client) applyReplyMode(mark int) {
 	switch c.sess.Reply {
-	case command.ReplyOff:
+	case engine.ReplyOff:
 		c.w.Buf = c.w.Buf[:mark]
-	case command.ReplySkip:
+	case engine.ReplySkip:
 		// The CLIENT REPLY SKIP command itself is answered with nothing;
 		// the next command's reply is dropped.
 		c.w.Buf = c.w.Buf[:mark]
-		c.sess.Reply = command.ReplySkipNext
-	case command.ReplySkipNext:
+		c.sess.Reply = engine.ReplySkipNext
+	case engine.ReplySkipNext:
 		c.w.Buf = c.w.Buf[:mark]
-		c.sess.Reply = command.ReplyOn
+		c.sess.Reply = engine.ReplyOn
 	}
 }
 
@@ -731,7 +731,7 @@ func (c *client) push(b []byte) {
 // every command under PAUSE ALL, commands that may write under PAUSE
 // WRITE. Commands that are refused anyway (unknown, wrong arity, NOAUTH)
 // are answered at once, as in Redis.
-func (s *Server) pausedFor(sess *command.Session, args [][]byte) bool {
+func (s *Server) pausedFor(sess *engine.Session, args [][]byte) bool {
 	st := s.pause.Load()
 	if st == 0 {
 		return false
@@ -744,14 +744,14 @@ func (s *Server) pausedFor(sess *command.Session, args [][]byte) bool {
 	if cmd == nil || !cmd.ArityOK(len(args)) {
 		return false
 	}
-	if !sess.Authed && cmd.Flags&command.FlagNoAuth == 0 && s.Cfg.Str(config.RequirePass) != "" {
+	if !sess.Authed && cmd.Flags&engine.FlagNoAuth == 0 && s.Cfg.Str(config.RequirePass) != "" {
 		return false
 	}
 	if st&1 == 0 {
 		return true // ALL
 	}
 	// EXEC counts as a write when it would run one (Redis 7.0).
-	return sess.EffectiveFlags(cmd)&(command.FlagWrite|command.FlagMayReplicate) != 0
+	return sess.EffectiveFlags(cmd)&(engine.FlagWrite|engine.FlagMayReplicate) != 0
 }
 
 // waitPause holds the client (its replies already written) until command

@@ -1,5 +1,5 @@
 // Package conn serves Abacus's clients: it accepts connections, reads and
-// parses their requests, runs them through command.Env under one lock and
+// parses their requests, runs them through engine.Env under one lock and
 // writes the replies. This comment is the package's concurrency contract;
 // the files hold the details.
 //
@@ -21,7 +21,7 @@
 //     closes; the goroutine goes on exactly where the loop stopped.
 //   - A busy watcher per loop (eventLoop.busyWatch) serves the loop's
 //     clients while a script is busy and the loop is not polling: it
-//     sleeps until a script starts (command.Env.ScriptStarted), then until
+//     sleeps until a script starts (engine.Env.ScriptStarted), then until
 //     the command package says the script is busy (Env.ScriptBusyIn: it
 //     has run busy-reply-threshold), then takes the loop's epoll set when
 //     the loop lets go of it and answers through Env.ExecuteBusy (BUSY,
@@ -52,7 +52,7 @@
 //     holding the server lock, so a script never waits for a loop.
 //  2. Server.mu, the keyspace lock: every command runs under it, so
 //     commands are atomic and a script or EXEC runs with nothing
-//     interleaved. It also guards command.Env's unsynchronized state,
+//     interleaved. It also guards engine.Env's unsynchronized state,
 //     Server.current, each client's out pointer and the session fields
 //     commands change. Under it: clientsMu (CLIENT LIST, idle timeouts),
 //     ioMu (waking a parked client, kill), outQueue.mu (pushes, staged

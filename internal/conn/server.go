@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/clock"
-	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
 // Server is one Abacus server.
 type Server struct {
-	Env *command.Env
+	Env *engine.Env
 	Cfg *config.Config
 	Log *slog.Logger
 
@@ -80,7 +80,7 @@ func New(cfg *config.Config, opt Options) *Server {
 		done:              make(chan struct{}),
 		ShutdownRequested: make(chan struct{}, 1),
 	}
-	s.Env = command.NewEnv(ks, cfg, opt.Clock, opt.Logger)
+	s.Env = engine.NewEnv(ks, cfg, opt.Clock, opt.Logger)
 	s.Env.Host = s
 	for i := int64(0); i < cfg.Int(config.IOThreads); i++ {
 		if l := newEventLoop(s); l != nil {
@@ -245,11 +245,11 @@ func (s *Server) Close() {
 // Done is closed when the server starts closing.
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// Clients implements command.Host.
-func (s *Server) Clients() []*command.Session {
+// Clients implements engine.Host.
+func (s *Server) Clients() []*engine.Session {
 	s.clientsMu.Lock()
 	defer s.clientsMu.Unlock()
-	out := make([]*command.Session, 0, len(s.clients))
+	out := make([]*engine.Session, 0, len(s.clients))
 	for _, c := range s.clients {
 		// A killed client is gone for CLIENT LIST, CLIENT KILL and INFO,
 		// as Redis frees it at once, even while its goroutine or the
@@ -261,10 +261,10 @@ func (s *Server) Clients() []*command.Session {
 	return out
 }
 
-// Kill implements command.Host: the client's connection is closed now and
+// Kill implements engine.Host: the client's connection is closed now and
 // none of its pending commands runs (CLIENT KILL of another client; a
 // client killing itself uses CloseAfterReply instead).
-func (s *Server) Kill(sess *command.Session) {
+func (s *Server) Kill(sess *engine.Session) {
 	s.clientsMu.Lock()
 	c := s.clients[sess.ID]
 	s.clientsMu.Unlock()
@@ -282,8 +282,8 @@ func (s *Server) NumClients() int {
 	return len(s.clients)
 }
 
-// Shutdown implements command.Host: it saves the RDB file when asked or
-// when save points are configured (command.Persistence.ShutdownSave), and refuses
+// Shutdown implements engine.Host: it saves the RDB file when asked or
+// when save points are configured (engine.Persistence.ShutdownSave), and refuses
 // to stop when that save fails.
 func (s *Server) Shutdown(save, nosave, now, force bool) error {
 	s.Log.Warn("User requested shutdown...")
@@ -297,7 +297,7 @@ func (s *Server) Shutdown(save, nosave, now, force bool) error {
 	return nil
 }
 
-// Pause implements command.Host (CLIENT PAUSE). A pause in force is
+// Pause implements engine.Host (CLIENT PAUSE). A pause in force is
 // extended, never shortened, and a WRITE pause never weakens an ALL pause,
 // as in Redis.
 func (s *Server) Pause(until int64, writeOnly bool) {
@@ -316,7 +316,7 @@ func (s *Server) Pause(until int64, writeOnly bool) {
 	s.pause.Store(st)
 }
 
-// Unpause implements command.Host (CLIENT UNPAUSE).
+// Unpause implements engine.Host (CLIENT UNPAUSE).
 func (s *Server) Unpause() { s.pause.Store(0) }
 
 // paused reports whether a CLIENT PAUSE is in force; key expiry waits

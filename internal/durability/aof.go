@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/aof"
-	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/persist"
 	"github.com/abacusdb/abacus/internal/rdb"
@@ -27,7 +27,7 @@ import (
 // server lock except the writing of a new base file.
 
 func init() {
-	command.Register(&command.Command{Name: "bgrewriteaof", Arity: 1, Flags: command.FlagAdmin | command.FlagNoScript, ACL: "@admin @slow @dangerous", Group: "server",
+	engine.Register(&engine.Command{Name: "bgrewriteaof", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript, ACL: "@admin @slow @dangerous", Group: "server",
 		Summary: "Asynchronously rewrites the append-only file to disk.", Since: "1.0.0", Complexity: "O(1)",
 		Handler: cmdBgrewriteaof})
 }
@@ -156,11 +156,11 @@ func (d *Durability) loadAOFPreamble(path string, b []byte) error {
 func (d *Durability) replayAOF(path string, b []byte, last bool) error {
 	// Blocking commands (in files of old servers) answer at once, as in
 	// a transaction: nothing is waiting on the loader.
-	sess := &command.Session{Authed: true, Proto: 2, DB: 0, User: "default", DenyBlocking: true}
+	sess := &engine.Session{Authed: true, Proto: 2, DB: 0, User: "default", DenyBlocking: true}
 	var w resp.Writer
 	var unknown string
 	good, err := aof.Replay(b, func(argv [][]byte) error {
-		if command.Lookup(argv[0]) == nil {
+		if engine.Lookup(argv[0]) == nil {
 			unknown = string(argv[0])
 			return errors.New("unknown command")
 		}
@@ -344,7 +344,7 @@ func (d *Durability) aofCommandsBase(opt persist.Options) []byte {
 	return b
 }
 
-func cmdBgrewriteaof(c *command.Ctx) {
+func cmdBgrewriteaof(c *engine.Ctx) {
 	d := of(c.Env)
 	st := d.aofs()
 	switch {
@@ -504,7 +504,7 @@ func (d *Durability) aofCron() {
 }
 
 // infoPersistenceAOF writes INFO persistence's aof_* fields.
-func (d *Durability) infoPersistenceAOF(b *command.InfoBuilder) {
+func (d *Durability) infoPersistenceAOF(b *engine.InfoBuilder) {
 	st := d.aofs()
 	b.Int("aof_enabled", boolInt(st.a != nil))
 	b.Int("aof_rewrite_in_progress", boolInt(st.rewriting))

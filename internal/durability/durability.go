@@ -2,7 +2,7 @@
 // consumer of the engine's effect stream, and RDB snapshots (SAVE, BGSAVE,
 // save points), with their cron, their commands and INFO persistence.
 // main wires one Durability to the engine it serves; the engine knows it
-// only through command.Persistence.
+// only through engine.Persistence.
 //
 // Concurrency: the state is touched under the server lock (the lock given
 // to New); the goroutines that write a background save or a rewritten AOF
@@ -12,12 +12,12 @@ package durability
 import (
 	"sync"
 
-	"github.com/abacusdb/abacus/internal/command"
+	"github.com/abacusdb/abacus/internal/engine"
 )
 
 // Durability is the AOF and the snapshots of one engine.
 type Durability struct {
-	e    *command.Env
+	e    *engine.Env
 	lock sync.Locker // the server lock, held while commands run
 	rdb  persistState
 	aof  aofState
@@ -26,14 +26,14 @@ type Durability struct {
 // New makes the durability layer of e, whose commands run under lock,
 // and installs it in e. Nothing is loaded or opened yet: see
 // LoadAtStartup and StartAOF.
-func New(e *command.Env, lock sync.Locker) *Durability {
+func New(e *engine.Env, lock sync.Locker) *Durability {
 	d := &Durability{e: e, lock: lock}
 	e.SetPersistence(d)
 	return d
 }
 
 // of is the Durability of the engine a persistence command runs in.
-func of(e *command.Env) *Durability { return e.Persistence().(*Durability) }
+func of(e *engine.Env) *Durability { return e.Persistence().(*Durability) }
 
 // Refusal is MISCONF while a background save failed (with save points
 // and stop-writes-on-bgsave-error) or the AOF cannot be written.
@@ -74,7 +74,7 @@ func (d *Durability) Reload(save bool) error {
 }
 
 // Info writes INFO persistence's rdb_* and aof_* fields.
-func (d *Durability) Info(b *command.InfoBuilder) {
+func (d *Durability) Info(b *engine.InfoBuilder) {
 	d.infoPersistenceRDB(b)
 	d.infoPersistenceAOF(b)
 }

@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/clock"
-	"github.com/abacusdb/abacus/internal/command"
+	_ "github.com/abacusdb/abacus/internal/commands"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/durability"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	_ "github.com/abacusdb/abacus/internal/metrics"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
@@ -54,15 +56,15 @@ func TestMetricsStateIndexAfterStartupLoad(t *testing.T) {
 }
 
 // loadEnv is an engine over cfg with its durability layer, and a session.
-func loadEnv(cfg *config.Config) (*command.Env, *command.Session, *durability.Durability) {
-	e := command.NewEnv(keyspace.New(16), cfg, clock.NewManual(1_700_000_000_000),
+func loadEnv(cfg *config.Config) (*engine.Env, *engine.Session, *durability.Durability) {
+	e := engine.NewEnv(keyspace.New(16), cfg, clock.NewManual(1_700_000_000_000),
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	d := durability.New(e, &sync.Mutex{})
-	return e, &command.Session{ID: 7, Proto: 2, Authed: true, User: "default"}, d
+	return e, &engine.Session{ID: 7, Proto: 2, Authed: true, User: "default"}, d
 }
 
 // run executes one command and returns its reply.
-func run(e *command.Env, s *command.Session, args ...string) string {
+func run(e *engine.Env, s *engine.Session, args ...string) string {
 	argv := make([][]byte, len(args))
 	for i, a := range args {
 		argv[i] = []byte(a)

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/abacusdb/abacus/internal/command"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/persist"
 	"github.com/abacusdb/abacus/internal/rdb"
 )
@@ -23,14 +23,14 @@ import (
 // background saver's goroutine takes the lock to update it.
 
 func init() {
-	command.Register(
-		&command.Command{Name: "save", Arity: 1, Flags: command.FlagAdmin | command.FlagNoScript | command.FlagNoMulti, ACL: "@admin @slow @dangerous", Group: "server",
+	engine.Register(
+		&engine.Command{Name: "save", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti, ACL: "@admin @slow @dangerous", Group: "server",
 			Summary: "Synchronously saves the database(s) to disk.", Since: "1.0.0", Complexity: "O(N) where N is the total number of keys in all databases",
 			Handler: cmdSave},
-		&command.Command{Name: "bgsave", Arity: -1, Flags: command.FlagAdmin | command.FlagNoScript, ACL: "@admin @slow @dangerous", Group: "server",
+		&engine.Command{Name: "bgsave", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript, ACL: "@admin @slow @dangerous", Group: "server",
 			Summary: "Asynchronously saves the database(s) to disk.", Since: "1.0.0", Complexity: "O(1)",
 			Handler: cmdBgsave},
-		&command.Command{Name: "lastsave", Arity: 1, Flags: command.FlagLoading | command.FlagStale | command.FlagFast, ACL: "@admin @dangerous", Group: "server",
+		&engine.Command{Name: "lastsave", Arity: 1, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagFast, ACL: "@admin @dangerous", Group: "server",
 			Tips:    "nondeterministic_output",
 			Summary: "Returns the Unix timestamp of the last successful save to disk.", Since: "1.0.0", Complexity: "O(1)", Handler: cmdLastSave},
 	)
@@ -103,7 +103,7 @@ func (d *Durability) saveOptions() persist.Options {
 	return persist.Options{
 		Path:      d.rdbPath(),
 		Encode:    d.e.FileEncodeOptions(now),
-		Aux:       persist.Aux(config.RedisVersion, now/1000, command.UsedMemory()),
+		Aux:       persist.Aux(config.RedisVersion, now/1000, engine.UsedMemory()),
 		Functions: d.e.FunctionCodes(),
 	}
 }
@@ -128,9 +128,9 @@ func (d *Durability) saveNow(count bool) error {
 
 // cmdLastSave answers the time of the last successful save (the start
 // time before any).
-func cmdLastSave(c *command.Ctx) { c.W.Int(of(c.Env).ps().lastSave) }
+func cmdLastSave(c *engine.Ctx) { c.W.Int(of(c.Env).ps().lastSave) }
 
-func cmdSave(c *command.Ctx) {
+func cmdSave(c *engine.Ctx) {
 	d := of(c.Env)
 	if d.ps().bg != nil {
 		c.Error("ERR Background save already in progress")
@@ -148,11 +148,11 @@ func cmdSave(c *command.Ctx) {
 	c.W.OK()
 }
 
-func cmdBgsave(c *command.Ctx) {
+func cmdBgsave(c *engine.Ctx) {
 	schedule := false
 	if len(c.Args) > 1 {
 		if len(c.Args) != 2 || !c.ArgIs(1, "schedule") {
-			c.Error(command.ErrSyntax)
+			c.Error(engine.ErrSyntax)
 			return
 		}
 		schedule = true
@@ -353,7 +353,7 @@ func (d *Durability) WaitBgsave() {
 	}
 }
 
-func (d *Durability) infoPersistenceRDB(b *command.InfoBuilder) {
+func (d *Durability) infoPersistenceRDB(b *engine.InfoBuilder) {
 	p := d.ps()
 	keys := int64(0)
 	if p.bg != nil {

@@ -11,7 +11,7 @@ import (
 
 // Unit tests of the pieces that must follow C: number formatting and
 // parsing, string.format, the rand48 generator, and a few scripts run
-// through a fake host. The differential tests in internal/command compare
+// through a fake host. The differential tests in internal/commands compare
 // the whole environment with redis-server.
 
 func TestAppendG(t *testing.T) {

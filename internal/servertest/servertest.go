@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,9 +21,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/abacusdb/abacus/internal/clock"
+	_ "github.com/abacusdb/abacus/internal/commands"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"
+	_ "github.com/abacusdb/abacus/internal/metrics"
 )
 
 // Instance is a running in-process server.
@@ -266,3 +269,48 @@ func readOne(r *bufio.Reader, out *[]byte) error {
 
 // Ctx is a context for go-redis calls in tests.
 var Ctx = context.Background()
+
+// ExpectReply fails the test unless a raw reply is want.
+func ExpectReply(t testing.TB, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// InfoField is the value of field name in an INFO reply, "" when absent.
+func InfoField(info, name string) string {
+	for _, line := range strings.Split(info, "\r\n") {
+		if strings.HasPrefix(line, name+":") {
+			return strings.TrimPrefix(line, name+":")
+		}
+	}
+	return ""
+}
+
+// T0 is where WithManualClock starts in the family tests (unix ms).
+const T0 = 1_700_000_000_000
+
+// NoErr fails the test at once on an error.
+func NoErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Eq reports (without stopping the test) what differs from want.
+func Eq[T comparable](t testing.TB, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s: got %v, want %v", what, got, want)
+	}
+}
+
+// ErrIs reports (without stopping the test) an error other than want.
+func ErrIs(t testing.TB, what string, err error, want string) {
+	t.Helper()
+	if err == nil || err.Error() != want {
+		t.Errorf("%s: got error %v, want %q", what, err, want)
+	}
+}

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package command
-
-import "time"
-
-func cpuTimes() (sys, user time.Duration) { return 0, 0 }

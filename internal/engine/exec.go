@@ -1,0 +1,520 @@
+package engine
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/clock"
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/num"
+	"github.com/abacusdb/abacus/internal/resp"
+)
+
+// Host is what the network side of the server offers to commands: the list
+// of connected clients and operations on them and on the process.
+type Host interface {
+	// Clients returns the connected clients' sessions (a snapshot).
+	Clients() []*Session
+	// Kill closes a client's connection after its pending replies.
+	Kill(s *Session)
+	// Shutdown stops the server; it is called with the server lock held.
+	Shutdown(save, nosave, now, force bool) error
+	// Pause suspends command processing for other clients until the given
+	// unix ms; writeOnly pauses only writes.
+	Pause(until int64, writeOnly bool)
+	Unpause()
+	// Addr is the listening address (for INFO tcp_port).
+	Port() int
+}
+
+// Env is the state shared by every command of one server: the keyspace,
+// the configuration, statistics and the host. Commands run under the
+// server's lock, so fields without atomics are touched only under it.
+type Env struct {
+	KS      *keyspace.Keyspace
+	Cfg     *config.Config
+	Clock   clock.Clock
+	Host    Host
+	Log     *slog.Logger
+	Started time.Time
+	RunID   string
+	Version string // Abacus's own version
+	// ScriptStarted, when set, is called under the server lock as each
+	// script starts, so the connection layer can wake its busy-script
+	// watcher (ScriptBusyIn then says when the script is busy). It must
+	// be cheap and must not block.
+	ScriptStarted func()
+
+	Stats    Stats
+	cmdStats map[string]*CmdStat
+	errStats map[string]int64
+	slowlog  slowlog
+	latency  latencyMonitor
+	mu       sync.Mutex // guards cmdStats/errStats readers outside the lock
+
+	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
+	// dying is set by SHUTDOWN NOSAVE while a script is busy: the server
+	// exits under the script, so nothing it did may reach the disk.
+	dying atomic.Bool
+
+	monitors []*Session // clients in MONITOR mode (under the server lock)
+	blk      blockState // clients parked by blocking commands (blocking.go)
+	ctxs     []*Ctx     // reused Ctx values, one per nesting level
+	depth    int        // Ctx values in use (EXEC and scripts nest)
+	// execMark, while EXEC runs its queue, is the monotonic reading
+	// (since monoBase) at which the next queued command starts.
+	execMark time.Duration
+	// scr is the scripting state: EVAL scripts, function libraries and
+	// the script running now (scripting_run.go).
+	scr scriptEnv
+	// persist is the durability layer (persistence.go).
+	persist Persistence
+	// prop collects what write commands did for the AOF (propagate.go).
+	prop propState
+	// exts holds the per-engine state of packages above the engine, one
+	// value per slot declared with NewExt (ext.go).
+	exts []any
+	// flushHooks run after FLUSHDB and FLUSHALL (ext.go).
+	flushHooks []func(dbs []*keyspace.DB)
+}
+
+// ActiveExpireEnabled reports whether the background expiry cycle runs.
+func (e *Env) ActiveExpireEnabled() bool { return !e.activeExpireOff.Load() }
+
+// SetActiveExpire turns the background expiry cycle on or off.
+func (e *Env) SetActiveExpire(on bool) { e.activeExpireOff.Store(!on) }
+
+// Stats counts what INFO stats reports. Atomic fields are updated by the
+// connection goroutines outside the lock.
+type Stats struct {
+	TotalConnections  atomic.Int64
+	RejectedConns     atomic.Int64
+	TotalCommands     atomic.Int64
+	NetInputBytes     atomic.Int64
+	NetOutputBytes    atomic.Int64
+	PanicsRecovered   atomic.Int64
+	UnexpectedErrors  atomic.Int64
+	TotalErrorReplies atomic.Int64
+	Dirty             atomic.Int64 // changes since the last save
+	Info              InfoState    // instantaneous_* samples, memory peak (info.go)
+}
+
+// CmdStat is one command's INFO commandstats line.
+type CmdStat struct {
+	Calls, Usec, Rejected, Failed int64
+}
+
+// NewEnv makes an Env over a keyspace and configuration.
+func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slog.Logger) *Env {
+	e := &Env{
+		KS: ks, Cfg: cfg, Clock: clk, Log: log, Started: time.Now(),
+		cmdStats: map[string]*CmdStat{}, errStats: map[string]int64{},
+		RunID: newRunID(), Version: "0.1.0",
+	}
+	e.makeExts()
+	return e
+}
+
+// Session is one client's state as commands see it.
+type Session struct {
+	ID        int64
+	Name      string
+	Addr      string // remote ip:port
+	LAddr     string // local ip:port
+	Proto     int    // 2 or 3
+	DB        int
+	Authed    bool
+	User      string
+	LibName   string
+	LibVer    string
+	Created   int64 // unix ms
+	LastCmdAt int64 // unix ms
+	LastCmd   string
+	// lookedUp is the command the session's last lookup found: pipelines
+	// repeat a command, and comparing its name is cheaper than the table
+	// lookup (lookupFor).
+	lookedUp *Command
+	NoEvict  bool
+	NoTouch  bool
+	Reply    ReplyMode
+	// CloseAfterReply asks the connection to close once this batch's
+	// replies are written (QUIT, protocol errors, CLIENT KILL of self).
+	CloseAfterReply bool
+	// Killed is set by CLIENT KILL; the connection notices and closes.
+	Killed atomic.Bool
+	// Stats the connection keeps for CLIENT LIST.
+	QueryBuf, OutBuf atomic.Int64
+	Flags            string
+	// Set by the connection: its file descriptor, and the unix ms of its
+	// last read or write (CLIENT LIST idle, the timeout parameter).
+	FD     int
+	LastIO atomic.Int64
+	// Monitor is set by MONITOR: the client receives every command run.
+	Monitor bool
+	// Blocked is set (under the server lock) while the client waits: held
+	// by CLIENT PAUSE, or later in a blocking command. CLIENT LIST shows
+	// it as flag b; the idle timeout spares it.
+	Blocked bool
+	// DenyBlocking makes blocking commands answer at once as if they had
+	// timed out, as Redis's CLIENT_DENY_BLOCKING does: set while a
+	// transaction's commands run (EXEC) and for a script's commands.
+	DenyBlocking bool
+	// Push delivers bytes to the client out of band, after the replies
+	// already due (MONITOR lines; later pub/sub messages). The server sets
+	// it; it is called with the server lock held and never blocks.
+	Push func(b []byte)
+	// tx is the client's MULTI queue and WATCHed keys (tx.go).
+	tx txState
+}
+
+// ReplyMode is CLIENT REPLY's setting.
+type ReplyMode uint8
+
+// Reply modes.
+const (
+	ReplyOn ReplyMode = iota
+	ReplyOff
+	ReplySkip     // set by CLIENT REPLY SKIP: its own reply is dropped
+	ReplySkipNext // the reply of the command after SKIP is dropped
+)
+
+// Ctx is one command execution: its arguments, where to reply, and access
+// to the session and server state. Args alias the connection's read buffer:
+// copy any byte slice that must outlive the call. The Ctx itself is reused
+// for the next command once the handler returns: keep no pointer to it.
+type Ctx struct {
+	Args [][]byte
+	Cmd  *Command
+	W    *resp.Writer
+	S    *Session
+	Env  *Env
+	DB   *keyspace.DB
+	Now  int64 // unix ms, fixed for the command
+	err  bool  // an error reply was sent
+	// propDone: the command declared its effects, or has none of its own;
+	// rewrite: what it propagates if it writes (propagate.go).
+	propDone bool
+	rewrite  [][]byte
+}
+
+// lookupFor is Lookup, answered from the session's last lookup when name
+// is that command's (ASCII case-insensitively).
+func (s *Session) lookupFor(name []byte) *Command {
+	if c := s.lookedUp; c != nil && ascii.EqualFold(name, c.Name) {
+		return c
+	}
+	c := Lookup(name)
+	if c != nil {
+		s.lookedUp = c
+	}
+	return c
+}
+
+// Execute runs one command for a session, writing its reply to w. It is
+// called with the server lock held. A panic in a handler is recovered,
+// logged and answered with an error; the server goes on.
+func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
+	if len(args) == 0 {
+		return
+	}
+	cmd, known, msg := e.check(s, s.lookupFor(args[0]), args)
+	if msg != "" {
+		e.reject(s, w, known, args, msg)
+		return
+	}
+	if e.depth == 0 {
+		s.LastCmd = cmd.Name // not the commands EXEC or a script runs
+	}
+	if cmd.Flags&FlagWrite != 0 || cmd.Name == "ping" {
+		if msg := e.Persistence().Refusal(); msg != "" { // MISCONF
+			e.reject(s, w, cmd, args, msg)
+			return
+		}
+	}
+	if s.tx.multi && e.queue(s, cmd, args, w) {
+		return
+	}
+	e.run(s, cmd, args, w)
+}
+
+// check makes the checks every command passes before it runs, busy
+// server or not: the name (found by the caller), the subcommand, the
+// arity and authentication. On failure msg is the error and known is the
+// command to count the rejection against (nil for an unknown command or
+// subcommand, as Redis's commandstats do).
+func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Command, msg string) {
+	if found == nil {
+		return nil, nil, unknownCommand(args)
+	}
+	cmd = resolve(found, args)
+	if cmd == nil {
+		return nil, nil, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", ascii.Trunc(ascii.CStr(args[1]), 128), strings.ToUpper(found.Name))
+	}
+	if !cmd.ArityOK(len(args)) {
+		return nil, cmd, fmt.Sprintf("ERR wrong number of arguments for '%s' command", cmd.Name)
+	}
+	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.AuthRequired() {
+		return nil, cmd, ErrNoAuth
+	}
+	return cmd, cmd, ""
+}
+
+// monoBase is the origin of the monotonic readings that time nested
+// commands.
+var monoBase = time.Now()
+
+// run executes a command that passed Execute's checks (EXEC runs its
+// queue through here). Inside EXEC or a script (depth > 0) the clock
+// stands still, as in Redis, and only the monotonic clock is read to time
+// the command.
+func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
+	nested := e.depth > 0
+	var mono time.Duration
+	now := e.KS.Now
+	chained := nested && e.execMark != 0
+	if chained {
+		// EXEC's commands run back to back: one clock reading ends one
+		// and starts the next.
+		mono, e.execMark = e.execMark, 0
+	} else {
+		// One monotonic reading gives the start and the time (clock.go).
+		mono = time.Since(monoBase)
+		if !nested {
+			now = e.nowAt(mono)
+			e.KS.Now = now
+		}
+	}
+	s.LastCmdAt = now
+	e.Stats.TotalCommands.Add(1)
+	ctx := e.getCtx()
+	*ctx = Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, DB: e.KS.DBs[s.DB], Now: now}
+	e.KS.SetSnapshotWrites(cmd.Flags&FlagWrite != 0) // BGSAVE's first-touch copies (keyspace/snapshot.go)
+	mark := len(w.Buf)
+	e.call(ctx, mark)
+	failed := ctx.err
+	e.putCtx(ctx)
+	if e.depth == 0 && e.dying.Load() {
+		// SHUTDOWN NOSAVE stopped this command's script: as from a Redis
+		// that exits under it, its effects are not propagated (the AOF
+		// never sees a partial script) and its caller gets no reply.
+		e.propDiscard()
+		w.Buf = w.Buf[:mark]
+		s.CloseAfterReply = true
+		return
+	}
+	end := time.Since(monoBase)
+	dur := end - mono
+	if chained {
+		e.execMark = end
+	}
+	st := e.cmdStat(cmd.Name)
+	st.Calls++
+	st.Usec += dur.Microseconds()
+	if failed {
+		st.Failed++
+	}
+	e.slowlogPush(cmd, s, args, dur)
+	e.latencySample("command", dur)
+	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
+		e.FeedMonitors(s, cmd, args)
+	}
+	if e.depth == 0 && len(e.prop.pending) > 0 {
+		e.propFlush() // before the reply can leave (propagate.go)
+	}
+	if e.depth == 0 && len(e.blk.ready) > 0 {
+		// The end of a top-level command (a whole EXEC or script):
+		// clients waiting on keys it made ready are served now, each
+		// as a command of its own in the effect stream.
+		e.ServeReady()
+	}
+}
+
+// nowMs is the command's time: start itself on the wall clock (saving a
+// second clock read per command), the configured clock otherwise.
+func (e *Env) nowMs(start time.Time) int64 {
+	if _, real := e.Clock.(clock.Real); real {
+		return start.UnixMilli()
+	}
+	return e.Clock.NowMs()
+}
+
+// getCtx takes a Ctx from the reuse stack; commands run under the server
+// lock, so the stack needs no locking, only depth for nested execution.
+func (e *Env) getCtx() *Ctx {
+	if e.depth == len(e.ctxs) {
+		e.ctxs = append(e.ctxs, new(Ctx))
+	}
+	c := e.ctxs[e.depth]
+	e.depth++
+	return c
+}
+
+func (e *Env) putCtx(c *Ctx) {
+	*c = Ctx{}
+	e.depth--
+}
+
+func (e *Env) call(ctx *Ctx, mark int) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.Stats.PanicsRecovered.Add(1)
+			e.Log.Error("panic in command handler", "command", ctx.Cmd.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			// Drop whatever part of a reply the handler wrote, so that the
+			// client gets one well-formed error.
+			if mark <= len(ctx.W.Buf) {
+				ctx.W.Buf = ctx.W.Buf[:mark]
+			}
+			ctx.Error(fmt.Sprintf("ERR internal error while executing '%s'", ctx.Cmd.Name))
+		}
+	}()
+	if !e.propActive() {
+		ctx.Cmd.Handler(ctx)
+		return
+	}
+	dirty := e.Stats.Dirty.Load()
+	ctx.Cmd.Handler(ctx)
+	e.propAfter(ctx, dirty)
+}
+
+// AuthRequired reports whether the default user has a password.
+func (e *Env) AuthRequired() bool { return e.Cfg.Str(config.RequirePass) != "" }
+
+func (e *Env) cmdStat(name string) *CmdStat {
+	st := e.cmdStats[name]
+	if st == nil {
+		e.mu.Lock()
+		st = &CmdStat{}
+		e.cmdStats[name] = st
+		e.mu.Unlock()
+	}
+	return st
+}
+
+// reject answers a command that did not run (unknown, arity, auth). In
+// MULTI that dooms the transaction; a refused EXEC discards it (tx.go).
+func (e *Env) reject(s *Session, w *resp.Writer, cmd *Command, args [][]byte, msg string) {
+	if cmd != nil {
+		e.cmdStat(cmd.Name).Rejected++
+	}
+	msg = e.txRejected(s, cmd, args, msg)
+	e.CountError(msg)
+	w.Error(msg)
+}
+
+// CountError records an error reply in INFO's errorstats and
+// total_error_replies: every error a command sends goes through it, and
+// the connection layer calls it for errors sent outside a command
+// (protocol errors).
+func (e *Env) CountError(msg string) {
+	e.Stats.TotalErrorReplies.Add(1)
+	code := msg
+	if i := strings.IndexByte(msg, ' '); i >= 0 {
+		code = msg[:i]
+	}
+	e.mu.Lock()
+	if _, ok := e.errStats[code]; !ok && len(e.errStats) >= 128 {
+		code = "errstat_overflow"
+	}
+	e.errStats[code]++
+	e.mu.Unlock()
+}
+
+func unknownCommand(args [][]byte) string {
+	var b strings.Builder
+	for _, a := range args[1:] {
+		if b.Len() >= 128 {
+			break
+		}
+		rest := 128 - b.Len()
+		a = ascii.CStr(a)
+		if len(a) > rest {
+			a = a[:rest]
+		}
+		fmt.Fprintf(&b, "'%s' ", a)
+	}
+	name := ascii.CStr(args[0])
+	if len(name) > 128 {
+		name = name[:128]
+	}
+	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", name, b.String())
+}
+
+// Error writes an error reply (msg carries its code) and records it.
+func (c *Ctx) Error(msg string) {
+	c.err = true
+	c.Env.CountError(msg)
+	c.W.Error(msg)
+}
+
+// Errorf is Error with formatting.
+func (c *Ctx) Errorf(format string, args ...any) { c.Error(fmt.Sprintf(format, args...)) }
+
+// Failed reports whether the command replied with an error.
+func (c *Ctx) Failed() bool { return c.err }
+
+// Arg returns argument i as a string (a copy).
+func (c *Ctx) Arg(i int) string { return string(c.Args[i]) }
+
+// ArgIs reports whether argument i equals word, case-insensitively.
+func (c *Ctx) ArgIs(i int, word string) bool { return strings.EqualFold(string(c.Args[i]), word) }
+
+// Int parses argument i as an integer, replying with Redis's error and
+// returning false when it is not one.
+func (c *Ctx) Int(i int) (int64, bool) {
+	v, ok := num.ParseInt(c.Args[i])
+	if !ok {
+		c.Error(ErrNotInt)
+	}
+	return v, ok
+}
+
+// Dirty counts n changes for persistence (rdb_changes_since_last_save).
+func (c *Ctx) Dirty(n int64) { c.Env.Stats.Dirty.Add(n) }
+
+// Key returns argument i as a key string.
+func (c *Ctx) Key(i int) string { return string(c.Args[i]) }
+
+// Lookup returns the live value at key for reading (counting hits and
+// misses), or nil. It replies WRONGTYPE and returns ok=false when the value
+// has a type other than want.
+func (c *Ctx) Lookup(key string, want keyspace.Type) (o *keyspace.Object, ok bool) {
+	o = c.DB.LookupRead(key)
+	if o != nil && o.Type != want {
+		c.Error(ErrWrongType)
+		return nil, false
+	}
+	return o, true
+}
+
+// LookupWrite is Lookup for a write: no hit/miss statistics.
+func (c *Ctx) LookupWrite(key string, want keyspace.Type) (o *keyspace.Object, ok bool) {
+	o = c.DB.Lookup(key)
+	if o != nil && o.Type != want {
+		c.Error(ErrWrongType)
+		return nil, false
+	}
+	return o, true
+}
+
+// TouchLRU records an access to o as Redis's lookupKey does for writes too
+// (DB.LookupRead does it for reads).
+func TouchLRU(c *Ctx, o *keyspace.Object) { o.LRU = uint32(c.Now / 1000) }
+
+// ReplyHelp writes a HELP reply as Redis's addReplyHelp does: a header
+// line, the lines given, and the HELP entry, each as a status reply.
+func (c *Ctx) ReplyHelp(name string, lines ...string) {
+	c.W.Array(len(lines) + 3)
+	c.W.Simple(name + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		c.W.Simple(l)
+	}
+	c.W.Simple("HELP")
+	c.W.Simple("    Print this help.")
+}

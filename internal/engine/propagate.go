@@ -1,0 +1,152 @@
+package engine
+
+import (
+	"strconv"
+
+	"github.com/abacusdb/abacus/internal/aof"
+	"github.com/abacusdb/abacus/internal/keyspace"
+)
+
+// The effect stream: what each write did, as the commands that redo it,
+// in one ordered stream that the AOF (and replicas) read. Handlers declare
+// their effects where they write, as Redis's handlers do:
+//
+//   - A command that changed the dataset (its Dirty count grew) and said
+//     nothing else is propagated as received.
+//   - A handler whose arguments would not replay to the same result says
+//     what replays instead: Ctx.Rewrite replaces the arguments (used only
+//     if the command writes), Ctx.Propagate adds one entry now (relative
+//     TTLs become absolute, SPOP becomes SREM, INCRBYFLOAT becomes SET
+//     ... KEEPTTL); a command that calls Propagate is not propagated as
+//     received.
+//   - EXEC and scripts call Ctx.PreventPropagation: the commands they run
+//     are propagated, they themselves are not.
+//   - Keys deleted by expiry are propagated as DEL (propExpired).
+//
+// Entries collect in Env.prop while a top-level command runs (with the
+// commands EXEC, a script or a served blocked client run inside it) and go
+// to the sink at its end, before its reply can leave, wrapped in
+// MULTI/EXEC when there are several (a script that rolls back emits
+// nothing). With appendfsync always the sink syncs before returning.
+
+// PropEntry is one propagated command: the database it ran in and its
+// arguments (copies, owned by the entry).
+type PropEntry = aof.Entry
+
+// PropSink receives the entries of one top-level command; wrap asks for
+// MULTI/EXEC around them. It is called under the server lock.
+type PropSink interface {
+	Feed(entries []PropEntry, wrap bool)
+}
+
+type propState struct {
+	sink    PropSink
+	off     bool // loading: nothing is propagated
+	pending []PropEntry
+	// scriptMark is len(pending) when the running script began: a
+	// transactional script that rolls back drops what it queued.
+	scriptMark int
+}
+
+// SetPropSink installs (or, with nil, removes) the propagation target.
+func (e *Env) SetPropSink(s PropSink) {
+	e.prop.sink = s
+	if s != nil {
+		e.KS.Expired = e.propExpired
+	} else {
+		e.KS.Expired = nil
+	}
+}
+
+// propActive reports whether propagation is wanted now.
+func (e *Env) propActive() bool { return e.prop.sink != nil && !e.prop.off }
+
+// Propagate adds argv (copied) to the effect stream as one thing the
+// command did in its database (Redis's alsoPropagate). A command that
+// calls it is not also propagated as received.
+func (c *Ctx) Propagate(argv ...[]byte) {
+	c.propDone = true
+	if !c.Env.propActive() {
+		return
+	}
+	c.Env.queueProp(c.DB.ID, argv)
+}
+
+// Rewrite sets what the command propagates if it changes the dataset, in
+// place of its arguments as received (Redis's rewriteClientCommandVector):
+// for a handler that knows the deterministic form before it knows whether
+// it will write. argv is copied only if it is propagated.
+func (c *Ctx) Rewrite(argv ...[]byte) { c.rewrite = argv }
+
+// PreventPropagation keeps the command itself out of the effect stream
+// (Redis's preventCommandPropagation): EXEC and scripts, whose commands
+// propagate their own effects.
+func (c *Ctx) PreventPropagation() { c.propDone = true }
+
+func (e *Env) queueProp(db int, argv [][]byte) {
+	n := 0
+	for _, a := range argv {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	cp := make([][]byte, len(argv))
+	for i, a := range argv {
+		buf = append(buf, a...)
+		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	}
+	e.prop.pending = append(e.prop.pending, PropEntry{DB: db, Argv: cp})
+}
+
+// propAfter is called by call after a handler ran, with the Dirty count
+// from before: a write that declared no effect of its own is propagated
+// as received.
+func (e *Env) propAfter(ctx *Ctx, dirty int64) {
+	if ctx.propDone || e.Stats.Dirty.Load() == dirty {
+		return
+	}
+	if ctx.rewrite != nil {
+		e.queueProp(ctx.DB.ID, ctx.rewrite)
+		return
+	}
+	e.queueProp(ctx.DB.ID, ctx.Args)
+}
+
+// propExpired is the keyspace's hook for a key deleted by expiry.
+func (e *Env) propExpired(db *keyspace.DB, key string) {
+	if !e.propActive() {
+		return
+	}
+	e.queueProp(db.ID, [][]byte{[]byte("DEL"), []byte(key)})
+	if e.depth == 0 {
+		e.propFlush() // the active expiry cycle, outside any command
+	}
+}
+
+// propFlush hands the pending entries to the sink, in MULTI/EXEC when a
+// top-level command left more than one (Redis 7's propagatePendingCommands).
+func (e *Env) propFlush() {
+	p := &e.prop
+	if len(p.pending) > 0 && p.sink != nil && !p.off {
+		p.sink.Feed(p.pending, len(p.pending) > 1)
+	}
+	e.propDiscard()
+}
+
+// propDiscard drops the pending entries unseen by the sink.
+func (e *Env) propDiscard() {
+	clear(e.prop.pending)
+	e.prop.pending = e.prop.pending[:0]
+}
+
+// propScriptBegin and propScriptRollback bracket a script (scripting_run.go).
+func (e *Env) propScriptBegin() { e.prop.scriptMark = len(e.prop.pending) }
+
+func (e *Env) propScriptRollback() {
+	if m := e.prop.scriptMark; m <= len(e.prop.pending) {
+		clear(e.prop.pending[m:])
+		e.prop.pending = e.prop.pending[:m]
+	}
+}
+
+// MsArg formats a unix ms time (or any integer) as an argument.
+func MsArg(ms int64) []byte { return strconv.AppendInt(nil, ms, 10) }
