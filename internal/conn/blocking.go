@@ -9,6 +9,7 @@ import (
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // The connection's side of blocking commands (the registry and the
@@ -137,8 +138,12 @@ func (c *client) readParked() bool {
 	if n > 0 {
 		st.stash = st.stash[:len(st.stash)+n]
 		c.sess.LastIO.Store(s.Env.Clock.NowMs())
-		if int64(len(st.stash)) > s.Cfg.Int(config.ClientQueryBufferLimit) {
-			s.Log.Warn(fmt.Sprintf("Closing client that reached max query buffer length: id=%d addr=%s (qbuf initial bytes: %q)", c.sess.ID, c.sess.Addr, trimTo(st.stash, 64)))
+		// Redis's query buffer holds the commands not run yet and what
+		// came after them.
+		if int64(c.reader.QueryBuf()+len(st.stash)) > s.Cfg.Int(config.ClientQueryBufferLimit) {
+			head := c.reader.QueryHead(64)
+			head = append(head[:len(head):len(head)], st.stash[:min(64-len(head), len(st.stash))]...)
+			s.Log.Warn(fmt.Sprintf("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)", c.info(), resp.AppendRepr(nil, head)))
 			return false
 		}
 	}

@@ -17,11 +17,18 @@ import (
 
 // client is one connection.
 type client struct {
-	srv    *Server
-	conn   net.Conn
-	sess   *engine.Session
-	w      resp.Writer
-	parser resp.Parser
+	srv  *Server
+	conn net.Conn
+	sess *engine.Session
+	w    resp.Writer
+	// reader is the input read and not yet run, parsed as far as it goes
+	// (Redis's query buffer). It belongs to the client's owner (doc.go),
+	// and passes with it in a handoff.
+	reader resp.Reader
+	// inNow is the memory the input holds (reader.Mem) after the last read,
+	// and inPeak the most it held since the cron took it
+	// (foldInputPeaks, for INFO's client_recent_max_input_buffer).
+	inNow, inPeak atomic.Int64
 
 	// The commands parsed from the buffer for the current batch: command
 	// i's arguments are argv[ends[i-1]:ends[i]] and its bytes end at
@@ -29,10 +36,6 @@ type client struct {
 	argv [][]byte
 	ends []int
 	offs []int
-	// What the parser last waited for, relative to the unconsumed buffer
-	// (see resp.Parser.Pending): Redis's query buffer starts there.
-	pendingAt   int
-	pendingBulk int64
 
 	// wown says who may write to the socket (the w* constants below): the
 	// client's owner, for its staged replies, or the pushed-output
@@ -61,15 +64,12 @@ type client struct {
 	// other goroutines.
 	ioMu   sync.Mutex
 	fdOpen bool
-	// inLoop is set while the loop serves the client; it, handoff, kicked
-	// and buf belong to the client's owner on the loop's side (doc.go).
+	// inLoop is set while the loop serves the client; it, handoff and
+	// kicked belong to the client's owner on the loop's side (doc.go).
 	inLoop    bool
 	handoff   handoffKind
 	kicked    bool
 	quitAfter bool
-	// buf is the input read but not consumed: the loop's read buffer, or
-	// what a handoff passes to the client's goroutine.
-	buf []byte
 	// wrest is the part of the replies the socket did not take, written
 	// by the goroutine after a handoff (wown stays wDirect until then).
 	wrest []byte
@@ -105,9 +105,6 @@ const (
 
 const (
 	readChunk = 16 * 1024
-	// bigArg is PROTO_MBULK_BIG_ARG: a bulk string at least this long is
-	// read in one piece into a buffer of its size.
-	bigArg = 32 * 1024
 	// maxBatch bounds how many commands run in one lock acquisition, so a
 	// client pipelining a million commands does not hold off the others.
 	maxBatch = 1024
@@ -153,7 +150,7 @@ func (s *Server) accept(conn net.Conn) {
 	}
 	sess.LastIO.Store(now)
 	sess.Authed = s.Cfg.Str(config.RequirePass) == ""
-	c := &client{srv: s, sess: sess, w: resp.Writer{Proto: 2}, pendingBulk: -1, fd: -1}
+	c := &client{srv: s, sess: sess, w: resp.Writer{Proto: 2}, fd: -1}
 	sess.Push = c.push
 	tc, isTCP := conn.(*net.TCPConn)
 	if isTCP {
@@ -252,6 +249,9 @@ func (c *client) close() {
 		c.fdOpen = false
 	}
 	c.ioMu.Unlock()
+	if m := c.reader.Mem(); m >= closeRelease {
+		releaseInput(m)
+	}
 	s.clientsMu.Lock()
 	delete(s.clients, c.sess.ID)
 	s.clientsMu.Unlock()
@@ -332,20 +332,15 @@ func (c *client) serve() {
 		return
 	}
 	// After a handoff, what the loop read and did not run comes first.
-	buf, ready := c.buf, len(c.buf) > 0
-	c.buf = nil
-	if buf == nil {
-		buf = make([]byte, 0, readChunk)
-	}
+	ready := c.reader.Buffered()
 	for {
 		if s.closing.Load() || c.sess.Killed.Load() {
 			return
 		}
 		if !ready {
-			buf = c.readRoom(buf)
-			n, err := c.read(buf[len(buf):cap(buf)]) // blocking.go: bytes kept while parked first
+			n, err := c.read(c.reader.ReadBuf(0)) // blocking.go: bytes kept while parked first
 			if n > 0 {
-				buf = buf[:len(buf)+n]
+				c.reader.Filled(n)
 				s.Env.Stats.NetInputBytes.Add(int64(n))
 				c.sess.LastIO.Store(s.Env.NowMs())
 			}
@@ -354,143 +349,125 @@ func (c *client) serve() {
 			}
 		}
 		ready = false
-		var quit bool
-		if buf, quit = c.consume(buf); quit {
+		if c.consume() {
 			return
 		}
 	}
 }
 
-// consume runs what buf holds after a read: the query buffer limit, then
-// every complete command. It returns the unconsumed input and whether the
-// connection must close.
-func (c *client) consume(buf []byte) ([]byte, bool) {
+// consume runs what the input holds after a read: the query buffer
+// limit, then every complete command. It reports whether the connection
+// must close.
+func (c *client) consume() bool {
 	s := c.srv
+	in := &c.reader
+	qbuf := in.QueryBuf()
+	c.noteInput(qbuf)
 	// Redis checks the query buffer against its limit after each read,
 	// before parsing: the client is closed without a reply.
-	if int64(c.queryBufLen(len(buf))) > s.Cfg.Int(config.ClientQueryBufferLimit) {
-		s.Log.Warn(fmt.Sprintf("Closing client that reached max query buffer length: id=%d addr=%s (qbuf initial bytes: %q)", c.sess.ID, c.sess.Addr, trimTo(buf, 64)))
-		return buf, true
+	if int64(qbuf) > s.Cfg.Int(config.ClientQueryBufferLimit) {
+		s.Log.Warn(fmt.Sprintf("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)", c.info(), resp.AppendRepr(nil, in.QueryHead(64))))
+		return true
 	}
-	consumed, quit := c.process(buf)
-	if consumed > 0 {
-		rest := copy(buf, buf[consumed:])
-		buf = buf[:rest]
-		c.pendingAt -= consumed
-		if cap(buf) > 4*readChunk && rest < readChunk && c.pendingBulk < bigArg {
-			// A large request has been served: give the memory back.
-			nb := make([]byte, rest, readChunk)
-			copy(nb, buf)
-			buf = nb
+	quit := c.process()
+	c.inputDone()
+	return quit
+}
+
+// inputDone drops the input that has run. When that frees large buffers
+// the parsed arguments, which alias them, let go of them too, and the
+// memory is counted for its return to the system (inputmem.go).
+func (c *client) inputDone() {
+	in := &c.reader
+	in.Discard()
+	if freed := in.TakeFreed(); freed > 0 {
+		if cap(c.argv) > 1<<16 {
+			c.argv = nil
+		} else {
+			clear(c.argv[:cap(c.argv)])
 		}
+		releaseInput(freed)
 	}
-	c.sess.QueryBuf.Store(int64(len(buf)))
-	return buf, quit
+	c.noteInput(in.QueryBuf())
 }
 
-// readRoom makes room in buf for the next read. While the parser waits for
-// the body of a big bulk string the buffer is sized for all of it, so the
-// body arrives in as few reads as possible (Redis does the same).
-func (c *client) readRoom(buf []byte) []byte {
-	need := len(buf) + readChunk/2
-	if c.pendingBulk >= bigArg {
-		if end := c.pendingAt + int(c.pendingBulk) + 2; end > need {
-			need = end
-		}
+// noteInput sets CLIENT LIST's qbuf and the client's input memory peak.
+func (c *client) noteInput(qbuf int) {
+	c.sess.QueryBuf.Store(int64(qbuf))
+	m := int64(c.reader.Mem())
+	c.inNow.Store(m)
+	if m > c.inPeak.Load() {
+		c.inPeak.Store(m)
 	}
-	if cap(buf) >= need {
-		return buf
-	}
-	size := 2*cap(buf) + readChunk
-	if size < need {
-		size = need
-	}
-	nb := make([]byte, len(buf), size)
-	copy(nb, buf)
-	return nb
 }
 
-// queryBufLen is the size Redis's query buffer would have with n bytes
-// unconsumed: the bytes from the element being parsed, and no more than
-// one big bulk string (Redis reads exactly up to its end).
-func (c *client) queryBufLen(n int) int {
-	l := n - c.pendingAt
-	if c.pendingBulk >= bigArg && int64(l) > c.pendingBulk+2 {
-		l = int(c.pendingBulk + 2)
-	}
-	return l
+// info describes the client in log lines, as Redis's client info string
+// begins.
+func (c *client) info() string {
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s", c.sess.ID, c.sess.Addr, c.sess.LAddr, c.sess.FD, c.sess.Name)
 }
 
-func trimTo(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
-	}
-	return b
-}
-
-// process parses and runs every complete command in buf, writes the
-// replies, and returns the bytes consumed and whether to close.
-func (c *client) process(buf []byte) (consumed int, quit bool) {
+// process parses and runs every complete command in the input, writes
+// the replies, and reports whether to close. The commands it does not run
+// (a handoff, CLIENT PAUSE) are left in the input, which it rewinds to
+// the first of them.
+func (c *client) process() (quit bool) {
 	s := c.srv
-	p := &c.parser
+	in := &c.reader
 	for {
-		p.MaxBulk = s.Cfg.Int(config.ProtoMaxBulkLen)
-		p.Authenticated = c.sess.Authed
+		in.MaxBulk = s.Cfg.Int(config.ProtoMaxBulkLen)
+		in.Authenticated = c.sess.Authed
 		c.argv, c.ends, c.offs = c.argv[:0], c.ends[:0], c.offs[:0]
 		var perr error
-		batchStart := consumed
-		pos := consumed
-		c.pendingAt, c.pendingBulk = pos, -1
+		batchStart := in.Pos()
 		for len(c.ends) < maxBatch {
-			args, used, err := p.Parse(buf[pos:], c.argv)
+			args, err := in.Next(c.argv)
 			if err != nil {
-				if err == resp.ErrIncomplete {
-					c.pendingAt, c.pendingBulk = pos+p.Pending, p.PendingBulk
-				} else {
+				if err != resp.ErrIncomplete {
 					perr = err
 				}
 				break
 			}
-			pos += used
-			c.pendingAt = pos
 			if len(args) == len(c.argv) {
 				continue // an empty request: nothing to run
 			}
 			c.argv = args
 			c.ends = append(c.ends, len(c.argv))
-			c.offs = append(c.offs, pos)
+			c.offs = append(c.offs, in.Pos())
 		}
 		if len(c.ends) == 0 {
-			consumed = pos
 			if perr != nil {
 				c.protocolError(perr)
-				return consumed, true
+				return true
 			}
-			return consumed, false
+			return false
 		}
 		ran, reparse, stop := c.runBatch()
 		switch {
 		case ran == len(c.ends):
-			consumed = pos
 		case ran > 0:
-			consumed = c.offs[ran-1]
+			in.Rewind(c.offs[ran-1])
 			perr = nil // the rest is parsed again
 		default:
-			consumed = batchStart
+			in.Rewind(batchStart)
 			perr = nil
 		}
 		if stop {
-			return consumed, true
+			return true
 		}
 		if c.handoff != handoffNone {
-			return consumed, false // the client's goroutine goes on (loop_linux.go)
+			return false // the client's goroutine goes on (loop_linux.go)
+		}
+		if reparse {
+			// Authentication or a limit changed what is acceptable: the
+			// command begun after the batch is judged again.
+			in.Reset()
 		}
 		if reparse || perr != nil || len(c.ends) == maxBatch || ran < len(c.ends) {
-			// Authentication or a limit may have changed what is
-			// acceptable, or the batch was full: parse again from here.
+			// Or the batch was full: parse on from here.
 			continue
 		}
-		return consumed, false
+		return false
 	}
 }
 
@@ -576,7 +553,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	}()
 	s.current = c
 	c.w.Proto = c.sess.Proto
-	authed, maxBulk := c.sess.Authed, c.parser.MaxBulk
+	authed, maxBulk := c.sess.Authed, c.reader.MaxBulk
 	start := 0
 	if i > 0 {
 		start = c.ends[i-1]

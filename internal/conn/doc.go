@@ -72,8 +72,8 @@
 //
 // # Ownership of a client
 //
-// A client's parse state, input buffer and reply buffer (client.w) belong
-// to one goroutine at a time, its owner:
+// A client's input (client.reader: its buffers and parse state) and reply
+// buffer (client.w) belong to one goroutine at a time, its owner:
 //
 //   - A client on a loop is owned by the holder of eventLoop.mu (the loop
 //     goroutine, or the busy watcher while it serves), except while the

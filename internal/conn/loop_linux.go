@@ -338,7 +338,7 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		s.Env.Stats.NetInputBytes.Add(int64(n))
 		c.sess.LastIO.Store(s.Env.NowMs())
 	} else if err == errAgain {
-		if !kicked || len(c.buf) == 0 {
+		if !kicked || !c.reader.Buffered() {
 			return
 		}
 	} else {
@@ -358,7 +358,7 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 			c.deferWrite = false
 		}()
 		c.deferWrite = true
-		c.buf, quit = c.consume(c.buf)
+		quit = c.consume()
 	}()
 	if c.wpending {
 		if c.handoff == handoffNone && !quit {
@@ -549,12 +549,12 @@ func (l *eventLoop) busyClient(c *client) {
 		l.kickLocked(c) // the loop sees the close again and drops c
 		return
 	}
-	p := &c.parser
-	p.MaxBulk = s.Cfg.Int(config.ProtoMaxBulkLen)
-	p.Authenticated = c.sess.Authed
-	pos := 0
+	in := &c.reader
+	in.MaxBulk = s.Cfg.Int(config.ProtoMaxBulkLen)
+	in.Authenticated = c.sess.Authed
 	for {
-		args, used, perr := p.Parse(c.buf[pos:], c.argv[:0])
+		pos := in.Pos()
+		args, perr := in.Next(c.argv[:0])
 		if perr != nil {
 			if perr != resp.ErrIncomplete {
 				l.kickLocked(c) // the protocol error is the loop's to answer
@@ -562,24 +562,22 @@ func (l *eventLoop) busyClient(c *client) {
 			break
 		}
 		if len(args) == 0 {
-			pos += used
 			continue
 		}
 		c.argv = args
 		mark := len(c.w.Buf)
 		if !s.Env.ExecuteBusy(c.sess, args, &c.w) {
+			in.Rewind(pos) // the loop runs it
 			l.kickLocked(c)
 			break
 		}
-		pos += used
 		c.applyReplyMode(mark)
 		if c.sess.CloseAfterReply || c.sess.Killed.Load() {
 			l.kickLocked(c)
 			break
 		}
 	}
-	rest := copy(c.buf, c.buf[pos:])
-	c.buf = c.buf[:rest]
+	c.inputDone()
 	c.flushUnlocked()
 	if c.handoff != handoffNone {
 		l.kickLocked(c)
@@ -598,15 +596,10 @@ func (l *eventLoop) kickLocked(c *client) {
 // long: the rest is read on the next rounds.
 const loopMaxRead = 64 << 10
 
-// loopRead reads what arrived for c into c.buf.
+// loopRead reads what arrived for c into its input.
 func (c *client) loopRead() (int, error) {
-	c.buf = c.readRoom(c.buf)
-	room := c.buf[len(c.buf):cap(c.buf)]
-	if len(room) > loopMaxRead {
-		room = room[:loopMaxRead]
-	}
-	n, err := fdRead(c.fd, room)
-	c.buf = c.buf[:len(c.buf)+n]
+	n, err := fdRead(c.fd, c.reader.ReadBuf(loopMaxRead))
+	c.reader.Filled(n)
 	return n, err
 }
 

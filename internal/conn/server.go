@@ -54,6 +54,9 @@ type Server struct {
 	// pause is CLIENT PAUSE's state: the end (unix ms) times two, plus one
 	// when only writes are paused; 0 when nothing is paused.
 	pause atomic.Int64
+
+	// inPeaks: the clients' input memory peaks per second (inputmem.go).
+	inPeaks peakSlots
 }
 
 // Options are what a Server needs besides its configuration.
@@ -340,6 +343,7 @@ func (s *Server) cron() {
 		case <-time.After(period):
 		}
 		s.Env.Cron() // INFO's instantaneous metrics and memory peak
+		s.foldInputPeaks()
 		s.clientsCron()
 		if !s.paused() {
 			s.activeExpire(period / 4)

@@ -2,11 +2,13 @@
 // serialization protocol (RESP2 and RESP3), including the inline form that
 // telnet and nc send.
 //
-// The reader works on a byte buffer owned by the connection: Parse looks at
-// the buffered bytes and returns one command, how many bytes it used, or that
-// more bytes are needed. It never blocks and never copies argument bytes
-// (arguments alias the buffer until the caller compacts it), which lets the
-// server parse every command of a pipelined read and run them as one batch.
+// A connection's input is a Reader: the bytes read and not yet run, and
+// the parse of the command they begin with, which resumes where the last
+// read stopped. Next returns one command or says that more bytes are
+// needed. It never blocks and never copies argument bytes (arguments alias
+// the input until the caller discards them), which lets the server parse
+// every command of a pipelined read and run them as one batch. Parser
+// parses a whole buffer the same way.
 package resp
 
 import (
@@ -42,19 +44,23 @@ func protoErr(format string, args ...any) error {
 	return &ProtocolError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// Parser holds the per-connection settings that decide what is acceptable.
+// Parser parses one command from a buffer that holds it from its first
+// byte, keeping nothing between calls: the form for whole buffers. A
+// connection, whose commands arrive in pieces, uses a Reader, which
+// resumes where the last read left off.
 type Parser struct {
 	MaxBulk       int64 // proto-max-bulk-len
 	Authenticated bool  // false: the stricter unauthenticated limits apply
 
-	// When Parse returns ErrIncomplete it records what it waits for, so
-	// that the connection can size its reads and apply Redis's query
-	// buffer accounting: Pending is the offset in buf of the element not
-	// yet complete (Redis has consumed everything before it), and
-	// PendingBulk is the length of the bulk string whose body is awaited,
-	// or -1 when a line (inline request or length header) is awaited.
+	// When Parse returns ErrIncomplete it records what it waits for:
+	// Pending is the offset in buf of the element not yet complete (Redis
+	// has consumed everything before it), and PendingBulk is the length
+	// of the bulk string whose body is awaited, or -1 when a line (inline
+	// request or length header) is awaited.
 	Pending     int
 	PendingBulk int64
+
+	st partial
 }
 
 // Parse reads one command from buf. It returns the arguments (aliasing buf),
@@ -62,40 +68,137 @@ type Parser struct {
 // only a prefix, or a *ProtocolError. A consumed count > 0 with no args is an
 // empty request (an empty inline line or "*0"), which the caller skips.
 //
-// Parse is stateless: it reads the command from its first byte every time,
-// and reaches the same verdicts as Redis's incremental parser on the same
-// bytes, including its quirks (see indexC).
+// It reaches the same verdicts as Redis's incremental parser on the same
+// bytes, including its quirks (see lineScan.find).
 func (p *Parser) Parse(buf []byte, args [][]byte) ([][]byte, int, error) {
+	args, n, err := p.st.parse(buf, args, p.MaxBulk, p.Authenticated, nil)
 	p.Pending, p.PendingBulk = 0, -1
-	if len(buf) == 0 {
-		return args, 0, ErrIncomplete
+	if err == ErrIncomplete {
+		p.Pending = p.st.off
+		if p.st.inBody {
+			p.PendingBulk = p.st.bulk
+		}
 	}
-	if buf[0] == '*' {
-		return p.parseMultibulk(buf, args)
-	}
-	return parseInline(buf, args)
+	p.st.reset()
+	return args, n, err
 }
 
-// indexC finds c the way Redis's strchr over its NUL-terminated query
-// buffer does: a NUL byte before c hides c, so Redis keeps waiting (and
-// eventually reports a too big request) rather than seeing the line.
-func indexC(b []byte, c byte) int {
-	i := bytes.IndexByte(b, c)
-	if i > 0 && bytes.IndexByte(b[:i], 0) >= 0 {
+// span is where a complete argument lies: buf[start:end] of the command,
+// or, with start < 0, the next big body (partial.bigs).
+type span struct{ start, end int }
+
+// partial is the progress through one command, kept between calls so
+// that a command arriving in many reads is parsed once, not from its
+// first byte on each read: the parse cost is linear in the command's size
+// however it is split. Offsets are relative to the command's first byte.
+type partial struct {
+	multi bool  // the multibulk count has been read
+	n     int64 // the count
+	off   int   // where the next element starts (a body's, with inBody)
+	// inBody: the header of a bulk of length bulk ends at off.
+	inBody bool
+	bulk   int64
+	line   lineScan
+	spans  []span   // the complete arguments, in order
+	bigs   [][]byte // the bodies of the big arguments among them
+}
+
+func (st *partial) reset() {
+	st.multi, st.n, st.off, st.inBody, st.bulk = false, 0, 0, false, 0
+	st.line = lineScan{}
+	if len(st.spans) > 0 {
+		if cap(st.spans) > 1<<16 {
+			st.spans = nil // a huge command's: not kept for the next
+		}
+		st.spans = st.spans[:0]
+	}
+	if len(st.bigs) > 0 {
+		clear(st.bigs)
+		st.bigs = st.bigs[:0]
+	}
+}
+
+// lineScan remembers how far the search for the end of the current line
+// went, so that a line arriving byte by byte is scanned once.
+type lineScan struct {
+	from int  // bytes before from hold neither the byte sought nor a NUL
+	nul  bool // a NUL came first: Redis never sees the line end
+}
+
+// find returns the offset in b of the first c at or after start, the way
+// Redis's strchr over its NUL-terminated query buffer finds it: a NUL
+// byte before c hides c, so Redis keeps waiting (and eventually reports
+// a too big request) rather than seeing the line. -1: not (yet) there.
+func (ls *lineScan) find(b []byte, start int, c byte) int {
+	if ls.nul {
 		return -1
 	}
-	return i
+	from := max(ls.from, start)
+	i := bytes.IndexByte(b[from:], c)
+	end := len(b)
+	if i >= 0 {
+		end = from + i
+	}
+	if bytes.IndexByte(b[from:end], 0) >= 0 {
+		ls.nul = true
+		return -1
+	}
+	if i < 0 {
+		ls.from = len(b)
+		return -1
+	}
+	ls.from = end // found: looked at again if the line waits for its LF
+	return end
 }
 
-func parseInline(buf []byte, args [][]byte) ([][]byte, int, error) {
-	nl := indexC(buf, '\n')
+// parse goes on with the command at the start of b, which holds at least
+// the bytes parsed so far. On success it appends the arguments to args
+// and returns the bytes the command used in b.
+func (st *partial) parse(b []byte, args [][]byte, maxBulk int64, authed bool, r *Reader) ([][]byte, int, error) {
+	if len(b) == 0 {
+		return args, 0, ErrIncomplete
+	}
+	if b[0] != '*' {
+		return st.parseInline(b, args)
+	}
+	if !st.multi && st.line.from == 0 && (r == nil || len(r.bigs) == 0) {
+		// A command not looked at yet, usually whole in b: parsed in one
+		// pass, its arguments appended as they come. Only when it is
+		// not whole is it parsed again below, once, to keep its state.
+		first := len(args)
+		args, n, err := parseWhole(b, args, maxBulk, authed)
+		if err == nil {
+			return args, n, nil
+		}
+		args = args[:first]
+		if err != ErrIncomplete {
+			return args, 0, err
+		}
+	}
+	if err := st.parseMultibulk(b, maxBulk, authed, r); err != nil {
+		return args, 0, err
+	}
+	bi := 0
+	for _, sp := range st.spans {
+		if sp.start < 0 {
+			args = append(args, st.bigs[bi])
+			bi++
+			continue
+		}
+		args = append(args, b[sp.start:sp.end:sp.end])
+	}
+	return args, st.off, nil
+}
+
+func (st *partial) parseInline(b []byte, args [][]byte) ([][]byte, int, error) {
+	nl := st.line.find(b, 0, '\n')
 	if nl < 0 {
-		if len(buf) > InlineMaxSize {
+		if len(b) > InlineMaxSize {
 			return args, 0, protoErr("too big inline request")
 		}
 		return args, 0, ErrIncomplete
 	}
-	line := buf[:nl]
+	line := b[:nl]
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
@@ -106,65 +209,141 @@ func parseInline(buf []byte, args [][]byte) ([][]byte, int, error) {
 	return out, nl + 1, nil
 }
 
-func (p *Parser) parseMultibulk(buf []byte, args [][]byte) ([][]byte, int, error) {
-	cr := indexC(buf, '\r')
-	if cr < 0 {
-		if len(buf) > InlineMaxSize {
-			return args, 0, protoErr("too big mbulk count string")
-		}
-		return args, 0, ErrIncomplete
-	}
-	// Redis looks for '\r' and skips two bytes; it needs the '\n' present.
-	if cr+1 >= len(buf) {
-		return args, 0, ErrIncomplete
-	}
-	n, ok := num.ParseInt(buf[1:cr])
+// countLine reads the multibulk count of b[:cr] ("*<n>").
+func countLine(b []byte, authed bool) (int64, error) {
+	n, ok := num.ParseInt(b[1:])
 	if !ok || n > maxMultibulk {
-		return args, 0, protoErr("invalid multibulk length")
+		return 0, protoErr("invalid multibulk length")
 	}
-	if !p.Authenticated && n > UnauthMaxArgs {
-		return args, 0, protoErr("unauthenticated multibulk length")
+	if !authed && n > UnauthMaxArgs {
+		return 0, protoErr("unauthenticated multibulk length")
+	}
+	return n, nil
+}
+
+// bulkLine reads the length of a bulk header b ("$<n>\r").
+func bulkLine(b []byte, maxBulk int64, authed bool) (int64, error) {
+	if b[0] != '$' {
+		// The byte as it is (Go's %c would UTF-8 encode bytes >= 0x80).
+		return 0, &ProtocolError{Msg: "expected '$', got '" + string(b[:1]) + "'"}
+	}
+	l, ok := num.ParseInt(b[1 : len(b)-1])
+	if !ok || l < 0 || l > maxBulk {
+		return 0, protoErr("invalid bulk length")
+	}
+	if !authed && l > UnauthMaxBulk {
+		return 0, protoErr("unauthenticated bulk length")
+	}
+	return l, nil
+}
+
+// indexC is lineScan.find for one look at b from its start.
+func indexC(b []byte, c byte) int {
+	i := bytes.IndexByte(b, c)
+	if i > 0 && bytes.IndexByte(b[:i], 0) >= 0 {
+		return -1
+	}
+	return i
+}
+
+// parseWhole parses a multibulk command in one pass, keeping nothing:
+// ErrIncomplete (with args possibly appended to) when b does not hold it
+// whole, else what partial.parse returns.
+func parseWhole(b []byte, args [][]byte, maxBulk int64, authed bool) ([][]byte, int, error) {
+	cr := indexC(b, '\r')
+	if cr < 0 || cr+1 >= len(b) {
+		return args, 0, ErrIncomplete // including the too big cases
+	}
+	n, err := countLine(b[:cr], authed)
+	if err != nil {
+		return args, 0, err
 	}
 	pos := cr + 2
-	if n <= 0 {
-		return args, pos, nil
-	}
-	first := len(args)
 	for i := int64(0); i < n; i++ {
-		rest := buf[pos:]
+		rest := b[pos:]
 		cr := indexC(rest, '\r')
-		if cr < 0 {
-			if len(rest) > InlineMaxSize {
-				return args[:first], 0, protoErr("too big bulk count string")
-			}
-			p.Pending = pos
-			return args[:first], 0, ErrIncomplete
+		if cr < 0 || cr+1 >= len(rest) {
+			return args, 0, ErrIncomplete
 		}
-		if cr+1 >= len(rest) {
-			p.Pending = pos
-			return args[:first], 0, ErrIncomplete
-		}
-		if rest[0] != '$' {
-			// The byte as it is (Go's %c would UTF-8 encode bytes >= 0x80).
-			return args[:first], 0, &ProtocolError{Msg: "expected '$', got '" + string(rest[:1]) + "'"}
-		}
-		l, ok := num.ParseInt(rest[1:cr])
-		if !ok || l < 0 || l > p.MaxBulk {
-			return args[:first], 0, protoErr("invalid bulk length")
-		}
-		if !p.Authenticated && l > UnauthMaxBulk {
-			return args[:first], 0, protoErr("unauthenticated bulk length")
+		l, err := bulkLine(rest[:cr+1], maxBulk, authed)
+		if err != nil {
+			return args, 0, err
 		}
 		start := pos + cr + 2
-		if int64(len(buf)-start) < l+2 {
-			p.Pending, p.PendingBulk = start, l
-			return args[:first], 0, ErrIncomplete
+		if int64(len(b)-start) < l+2 {
+			return args, 0, ErrIncomplete
 		}
 		end := start + int(l)
-		args = append(args, buf[start:end:end])
+		args = append(args, b[start:end:end])
 		pos = end + 2 // Redis does not check that these two bytes are CRLF.
 	}
 	return args, pos, nil
+}
+
+// parseMultibulk reads on until the command is complete (nil), more bytes
+// are needed (ErrIncomplete) or a protocol error. After an error st still
+// points at the element it could not read, so a later call with other
+// limits (AUTH ran) judges that element again.
+func (st *partial) parseMultibulk(b []byte, maxBulk int64, authed bool, r *Reader) error {
+	if !st.multi {
+		cr := st.line.find(b, 0, '\r')
+		if cr < 0 {
+			if len(b) > InlineMaxSize {
+				return protoErr("too big mbulk count string")
+			}
+			return ErrIncomplete
+		}
+		// Redis looks for '\r' and skips two bytes; it needs the '\n' present.
+		if cr+1 >= len(b) {
+			return ErrIncomplete
+		}
+		n, err := countLine(b[:cr], authed)
+		if err != nil {
+			return err
+		}
+		st.multi, st.n, st.off, st.line = true, n, cr+2, lineScan{}
+	}
+	for int64(len(st.spans)) < st.n {
+		if !st.inBody {
+			cr := st.line.find(b, st.off, '\r')
+			if cr < 0 {
+				if len(b)-st.off > InlineMaxSize {
+					return protoErr("too big bulk count string")
+				}
+				return ErrIncomplete
+			}
+			if cr+1 >= len(b) {
+				return ErrIncomplete
+			}
+			l, err := bulkLine(b[st.off:cr+1], maxBulk, authed)
+			if err != nil {
+				return err
+			}
+			st.inBody, st.bulk, st.off, st.line = true, l, cr+2, lineScan{}
+		}
+		if r != nil && st.bulk >= BigArg {
+			// A Reader keeps big bodies out of its buffer.
+			if body, found, complete := r.findBig(st.off); found {
+				if !complete {
+					return ErrIncomplete
+				}
+				st.spans = append(st.spans, span{-1, 0})
+				st.bigs = append(st.bigs, body[:st.bulk:st.bulk])
+				st.inBody = false
+				continue
+			}
+		}
+		if int64(len(b)-st.off) < st.bulk+2 {
+			if r != nil && st.bulk >= BigArg {
+				r.startBig(st.off, st.bulk)
+			}
+			return ErrIncomplete
+		}
+		end := st.off + int(st.bulk)
+		st.spans = append(st.spans, span{st.off, end})
+		st.off, st.inBody = end+2, false // Redis does not check that these two bytes are CRLF.
+	}
+	return nil
 }
 
 func isSpace(c byte) bool {
