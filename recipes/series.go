@@ -1,0 +1,44 @@
+package recipes
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// parseSamples reads a TS.RANGE reply, [[ms, "value"], ...], in RESP2 or
+// RESP3.
+func parseSamples(r any) ([]Point, error) {
+	list, ok := r.([]any)
+	if !ok {
+		return nil, fmt.Errorf("recipes: unexpected range reply %T", r)
+	}
+	out := make([]Point, 0, len(list))
+	for _, s := range list {
+		pair, ok := s.([]any)
+		if !ok || len(pair) != 2 {
+			return nil, fmt.Errorf("recipes: unexpected sample %v", s)
+		}
+		ms, ok := pair[0].(int64)
+		if !ok {
+			return nil, fmt.Errorf("recipes: unexpected timestamp %v", pair[0])
+		}
+		var v float64
+		switch x := pair[1].(type) {
+		case string:
+			f, err := strconv.ParseFloat(x, 64)
+			if err != nil {
+				return nil, err
+			}
+			v = f
+		case float64:
+			v = x
+		case int64:
+			v = float64(x)
+		default:
+			return nil, fmt.Errorf("recipes: unexpected value %v", pair[1])
+		}
+		out = append(out, Point{T: time.UnixMilli(ms), V: v})
+	}
+	return out, nil
+}
