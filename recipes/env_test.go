@@ -13,7 +13,13 @@ import (
 	"github.com/abacusdb/abacus/internal/testenv"
 )
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
+func TestMain(m *testing.M) {
+	code := testenv.Run(m)
+	if pgStop != nil {
+		pgStop()
+	}
+	os.Exit(code)
+}
 
 // t0 is 2023-11-14 22:13:20 UTC in ms: every test starts its clock here.
 const t0 = 1_700_000_000_000
