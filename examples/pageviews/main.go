@@ -89,7 +89,9 @@ func main() {
 			}
 			rows = append(rows, row{g, s})
 		}
-		sort.Slice(rows, func(i, j int) bool { return rows[i].total > rows[j].total || rows[i].total == rows[j].total && rows[i].page < rows[j].page })
+		sort.Slice(rows, func(i, j int) bool {
+			return rows[i].total > rows[j].total || rows[i].total == rows[j].total && rows[i].page < rows[j].page
+		})
 		fmt.Printf("\nregion %s, last hour:\n", region)
 		for _, r := range rows {
 			fmt.Printf("  %-16s %5.0f\n", r.page, r.total)
