@@ -64,6 +64,12 @@ func TestCounter(t *testing.T) {
 				}
 			}
 		}
+		// Series deleted behind the counter's back are made again.
+		must(t, e.client(t, 0).FlushDB(ctx).Err())
+		must(t, k.Incr(ctx, 4))
+		if got, err := k.Slices(ctx, time.Minute, 1); err != nil || len(got) != 1 || got[0].V != 4 {
+			t.Fatalf("after FLUSHDB: %v %v", got, err)
+		}
 		if m == Fallback {
 			// The cleanup pass leaves each hash no more than it keeps.
 			must(t, k.Cleanup(ctx))

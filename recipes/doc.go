@@ -31,10 +31,10 @@
 // # Counters at several precisions
 //
 // Counter counts hits per second, minute, hour, day ... at once, each
-// precision keeping its own number of slices. Native: a raw series and a
-// compaction per precision, one TS.ADD per hit; fallback: a hash per
-// precision, HINCRBY into each, and Cleanup (run it every so often: the
-// daemon of Redis in Action) to delete old slices.
+// precision keeping its own number of slices. Native: a series per
+// precision whose retention drops old slices, one TS.MADD per hit;
+// fallback: a hash per precision, HINCRBY into each, and Cleanup (run it
+// every so often: the daemon of Redis in Action) to delete old slices.
 //
 //	hits := recipes.NewCounter(rdb, "hits", recipes.DefaultPrecisions, recipes.Options{})
 //	hits.Incr(ctx, 1)
@@ -102,10 +102,10 @@
 //
 // Rollups stores counts per labelled series rolled up to several
 // resolutions, the series spread over several servers, and answers sums
-// across series grouped by a label. Native: a labelled series with
-// compactions, queried with TS.MRANGE ... GROUPBY ... REDUCE sum on every
-// shard; fallback: Sentry's hashes keyed metric:step:bucket with a field
-// per series.
+// across series grouped by a label. Native: a labelled series per rollup,
+// one TS.MADD per write, queried with TS.MRANGE ... GROUPBY ... REDUCE sum
+// on every shard; fallback: Sentry's hashes keyed metric:step:bucket with
+// a field per series.
 //
 //	req := recipes.NewRollups(shards, "requests", []recipes.Rollup{
 //		{Step: time.Minute, Keep: 24 * time.Hour}, {Step: time.Hour, Keep: 30 * 24 * time.Hour},

@@ -141,3 +141,10 @@ func (s *setupOnce) do(f func() error) error {
 	s.done = true
 	return nil
 }
+
+// reset makes the next do run f again.
+func (s *setupOnce) reset() {
+	s.mu.Lock()
+	s.done = false
+	s.mu.Unlock()
+}

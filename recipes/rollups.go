@@ -27,18 +27,23 @@ type Rollup struct {
 // A series lives on the shard its id (metric and sorted labels) hashes to
 // on a consistent-hash ring; queries ask every shard and add up.
 //
-// Native: per series, a raw time series (labels metric=<metric> and the
-// series' own) with a compaction per rollup (label rollup=<step ms>); a
-// write is one TS.ADD, a query one TS.MRANGE ... LATEST FILTER ... GROUPBY
-// label REDUCE sum per shard. Fallback (Sentry's layout): a hash per
-// metric, rollup and bucket, <metric>:<step ms>:<bucket start ms>, a field
-// per series id, HINCRBY into each rollup on a write, expiring Keep after
-// the bucket ends; a query reads the range's buckets on every shard and
-// sums in the client.
+// Native: per series and rollup, a time series with the labels
+// metric=<metric>, rollup=<step ms> and the series' own (RETENTION Keep,
+// DUPLICATE_POLICY SUM), a sample per bucket at its start; a write is one
+// TS.MADD into the current bucket of every rollup, a query one TS.MRANGE
+// ... FILTER ... GROUPBY label REDUCE sum per shard. (Not a raw series
+// with compaction rules: writes from many clients arrive a little out of
+// order, and each such write makes the server aggregate the rules' open
+// buckets again from the raw samples; see Counter.)
 //
-// The shards are a list of clients; a cluster client is not supported
-// (a series' compactions and rules must be on one node, and the fallback
-// reads every bucket key of a range).
+// Fallback (Sentry's layout): a hash per metric, rollup and bucket,
+// <metric>:<step ms>:<bucket start ms>, a field per series id, HINCRBY
+// into each rollup on a write, expiring Keep after the bucket ends; a
+// query reads the range's buckets on every shard and sums in the client.
+//
+// The shards are a list of single-node clients. A cluster client is not
+// supported (Abacus has no cluster mode yet, and TS.MRANGE through one
+// would ask a single node): shard by the list.
 type Rollups struct {
 	shards  []redis.UniversalClient
 	ring    *ring
@@ -46,7 +51,7 @@ type Rollups struct {
 	rollups []Rollup
 	opts    Options
 	modes   []modeOf
-	created sync.Map // series id -> struct{}: native series and rules made
+	created sync.Map // series id -> *setupOnce: its native series made
 }
 
 // NewRollups returns the store of metric over the given shards.
@@ -97,34 +102,37 @@ func parseSeriesID(id string) map[string]string {
 	return out
 }
 
+func (r *Rollups) rollupKey(id string, ru Rollup) string {
+	return id + ":" + strconv.FormatInt(ru.Step.Milliseconds(), 10)
+}
+
+// series is what Rollups keeps of a native series it has made: a
+// setupOnce, so that it can be made again when deleted behind its back.
+func (r *Rollups) series(id string) *setupOnce {
+	s, _ := r.created.LoadOrStore(id, &setupOnce{})
+	return s.(*setupOnce)
+}
+
 func (r *Rollups) create(ctx context.Context, c redis.UniversalClient, id string, labels map[string]string) error {
-	if _, ok := r.created.Load(id); ok {
-		return nil
-	}
-	lbl := []any{"LABELS", "metric", r.metric}
-	for k, v := range labels {
-		lbl = append(lbl, k, v)
-	}
-	var longest int64
-	for _, ru := range r.rollups {
-		longest = max(longest, ru.Step.Milliseconds())
-	}
-	cmds, _ := c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.Do(ctx, append([]any{"TS.CREATE", id, "RETENTION", longest, "DUPLICATE_POLICY", "SUM"}, lbl...)...)
-		for _, ru := range r.rollups {
-			dst := id + ":" + strconv.FormatInt(ru.Step.Milliseconds(), 10)
-			p.Do(ctx, append(append([]any{"TS.CREATE", dst, "RETENTION", ru.Keep.Milliseconds()}, lbl...), "rollup", ru.Step.Milliseconds())...)
-			p.Do(ctx, "TS.CREATERULE", id, dst, "AGGREGATION", "sum", ru.Step.Milliseconds())
+	return r.series(id).do(func() error {
+		lbl := []any{"LABELS", "metric", r.metric}
+		for k, v := range labels {
+			lbl = append(lbl, k, v)
+		}
+		cmds, _ := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for _, ru := range r.rollups {
+				args := []any{"TS.CREATE", r.rollupKey(id, ru), "RETENTION", ru.Keep.Milliseconds(), "DUPLICATE_POLICY", "SUM"}
+				p.Do(ctx, append(append(args, lbl...), "rollup", ru.Step.Milliseconds())...)
+			}
+			return nil
+		})
+		for _, cmd := range cmds {
+			if err := ignoreErr(cmd.Err(), "already"); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
-	for _, cmd := range cmds {
-		if err := ignoreErr(cmd.Err(), "already"); err != nil {
-			return err
-		}
-	}
-	r.created.Store(id, struct{}{})
-	return nil
 }
 
 // Add counts v now in the series with the given labels.
@@ -141,10 +149,13 @@ func (r *Rollups) Add(ctx context.Context, labels map[string]string, v int64) er
 	}
 	now := r.opts.nowMs()
 	if m == Native {
-		if err := r.create(ctx, c, id, labels); err != nil {
-			return err
+		args := []any{"TS.MADD"}
+		for _, ru := range r.rollups {
+			st := ru.Step.Milliseconds()
+			args = append(args, r.rollupKey(id, ru), now-now%st, v)
 		}
-		return c.Do(ctx, "TS.ADD", id, now, v).Err()
+		create := func(ctx context.Context) error { return r.create(ctx, c, id, labels) }
+		return madd(ctx, c, r.series(id), create, args)
 	}
 	_, err = c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, ru := range r.rollups {
@@ -201,7 +212,7 @@ func (r *Rollups) Query(ctx context.Context, step time.Duration, from, to time.T
 }
 
 func (r *Rollups) queryNative(ctx context.Context, c redis.UniversalClient, st, from, to int64, filter map[string]string, groupBy string, add func(string, int64, float64)) error {
-	args := []any{"TS.MRANGE", max(from, 0), to, "LATEST", "FILTER", "metric=" + r.metric, "rollup=" + strconv.FormatInt(st, 10)}
+	args := []any{"TS.MRANGE", max(from, 0), to, "FILTER", "metric=" + r.metric, "rollup=" + strconv.FormatInt(st, 10)}
 	for k, v := range filter {
 		args = append(args, k+"="+v)
 	}

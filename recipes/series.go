@@ -1,10 +1,37 @@
 package recipes
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
+
+// madd sends a TS.MADD whose series create makes. A series that is
+// missing although made (deleted since, or FLUSHDB) fails its element of
+// the reply: then the series are made again and the command repeated once.
+func madd(ctx context.Context, c redis.UniversalClient, setup *setupOnce, create func(context.Context) error, args []any) error {
+	for attempt := 0; ; attempt++ {
+		if err := create(ctx); err != nil {
+			return err
+		}
+		r, err := c.Do(ctx, args...).Slice()
+		if err == nil {
+			for _, e := range r {
+				if x, ok := e.(error); ok {
+					err = x
+					break
+				}
+			}
+		}
+		if err == nil || attempt == 1 || ignoreErr(err, "does not exist") != nil {
+			return err
+		}
+		setup.reset()
+	}
+}
 
 // parseSamples reads a TS.RANGE reply, [[ms, "value"], ...], in RESP2 or
 // RESP3.

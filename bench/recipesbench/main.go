@@ -138,8 +138,10 @@ func sqlite() (*sql.DB, func()) {
 	return db, func() { db.Close(); os.RemoveAll(dir) }
 }
 
-// run calls o from n goroutines for d and returns operations per second.
-func run(o op, n int, d time.Duration) float64 {
+// run calls o from n goroutines for d and returns operations per second
+// and the server's CPU time per operation in µs.
+func run(o op, srv *harness.Server, n int, d time.Duration) (float64, float64) {
+	ticks := srv.CPUTicks()
 	var ops atomic.Int64
 	var failed atomic.Value
 	stop := time.Now().Add(d)
@@ -162,7 +164,8 @@ func run(o op, n int, d time.Duration) float64 {
 	if err, _ := failed.Load().(error); err != nil {
 		harness.Fatal("%v", err)
 	}
-	return float64(ops.Load()) / time.Since(start).Seconds()
+	cpu := float64(srv.CPUTicks()-ticks) * 1e4 / float64(ops.Load()) // ticks are 10 ms
+	return float64(ops.Load()) / time.Since(start).Seconds(), cpu
 }
 
 // flushRate fills a buffer with items (one field each) and returns rows
@@ -233,20 +236,24 @@ func main() {
 		}
 	}
 	rate := make([][]float64, len(ops))
+	cpu := make([][]float64, len(ops))
 	for r := 0; r < *rounds; r++ {
 		for i := range cases {
 			for s := range clients {
-				rate[2*i+s] = append(rate[2*i+s], run(ops[2*i+s], *n, *dur))
+				rps, us := run(ops[2*i+s], servers[s], *n, *dur)
+				rate[2*i+s] = append(rate[2*i+s], rps)
+				cpu[2*i+s] = append(cpu[2*i+s], us)
 			}
 		}
 		fmt.Fprintf(os.Stderr, "round %d done\n", r+1)
 	}
 	harness.Header(fmt.Sprintf("Each recipe's native path on Abacus against its fallback on redis-server 7: %d goroutines through go-redis, %v per run, %d rounds (A B A B), medians.", *n, *dur, *rounds))
-	fmt.Println("| recipe | Abacus, native (ops/s) | redis-server, fallback (ops/s) | ratio |")
-	fmt.Println("| --- | ---: | ---: | ---: |")
+	fmt.Println("| recipe | Abacus, native (ops/s) | redis-server, fallback (ops/s) | ratio | Abacus CPU µs/op | redis CPU µs/op | CPU ratio |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for i, bc := range cases {
 		a, b := harness.Median(rate[2*i]), harness.Median(rate[2*i+1])
-		fmt.Printf("| %s | %.0f | %.0f | %.2f |\n", bc.name, a, b, a/b)
+		ca, cb := harness.Median(cpu[2*i]), harness.Median(cpu[2*i+1])
+		fmt.Printf("| %s | %.0f | %.0f | %.2fx | %.1f | %.1f | %.2fx |\n", bc.name, a, b, a/b, ca, cb, cb/ca)
 	}
 
 	fmt.Printf("\nBuffer flush, %d items of one field, batches of 1000, medians of %d:\n\n", *items, *rounds)
