@@ -7,7 +7,7 @@ import (
 
 // TestScriptsMatchBench: the sliding-window and GCRA fallbacks are copies
 // of bench/ratelimitbench's scripts, which the command tests of
-// internal/command hold to RATELIMIT.SLIDING's and CL.THROTTLE's decisions
+// internal/metrics hold to RATELIMIT.SLIDING's and CL.THROTTLE's decisions
 // on random sequences; the copies must not drift from them. (A package
 // can embed only files below its folder, hence the copies.)
 func TestScriptsMatchBench(t *testing.T) {
