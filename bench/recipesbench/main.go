@@ -1,0 +1,286 @@
+// Recipesbench measures each recipe of the recipes package side by side:
+// its native path on Abacus against its fallback (sorted sets, hashes,
+// Lua) on redis-server, in operations per second with -c goroutines each
+// calling the recipe in a loop through go-redis, runs alternating A B A B
+// for -rounds rounds, medians reported. Each goroutine has its own keys
+// (a user, a page), as a service's requests would. Then the Buffer:
+// increments absorbed per second, and rows flushed per second into SQLite
+// and, with -pg, PostgreSQL.
+//
+//	go run ./bench/recipesbench [-rounds 3] [-d 2s] [-c 50] [-pg postgres://...]
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/redis/go-redis/v9"
+	_ "modernc.org/sqlite"
+
+	"github.com/abacusdb/abacus/bench/harness"
+	"github.com/abacusdb/abacus/recipes"
+)
+
+var ctx = context.Background()
+
+// op is one call of a recipe by goroutine g, its i-th.
+type op func(g, i int) error
+
+type benchCase struct {
+	name string
+	make func(c redis.UniversalClient) op
+}
+
+var cases = []benchCase{
+	{"Events.Record", func(c redis.UniversalClient) op {
+		ev := make([]*recipes.Events, 1000)
+		for g := range ev {
+			ev[g] = recipes.NewEvents(c, "ev:"+strconv.Itoa(g), time.Hour, recipes.Options{})
+		}
+		return func(g, i int) error { return ev[g].Record(ctx) }
+	}},
+	{"Events.Count (1 min)", func(c redis.UniversalClient) op {
+		ev := recipes.NewEvents(c, "ev:count", time.Hour, recipes.Options{})
+		for i := 0; i < 1000; i++ {
+			if err := ev.Record(ctx); err != nil {
+				harness.Fatal("%v", err)
+			}
+		}
+		return func(g, i int) error { _, err := ev.Count(ctx, time.Minute); return err }
+	}},
+	{"Counter.Incr (7 precisions)", func(c redis.UniversalClient) op {
+		k := make([]*recipes.Counter, 1000)
+		for g := range k {
+			k[g] = recipes.NewCounter(c, "hits:"+strconv.Itoa(g), recipes.DefaultPrecisions, recipes.Options{})
+		}
+		return func(g, i int) error { return k[g].Incr(ctx, 1) }
+	}},
+	{"Timebox.Add", func(c redis.UniversalClient) op {
+		b := recipes.NewTimebox(c, "box", 10*time.Minute, recipes.Options{})
+		return func(g, i int) error {
+			_, err := b.Add(ctx, "p"+strconv.Itoa(g*100+i%100), 1)
+			return err
+		}
+	}},
+	{"FixedWindow.Allow", func(c redis.UniversalClient) op {
+		l := recipes.NewFixedWindow(c, "fw", 1_000_000, time.Minute, recipes.Options{})
+		return func(g, i int) error { _, err := l.Allow(ctx, "u"+strconv.Itoa(g), 1); return err }
+	}},
+	{"SlidingWindow.Allow (3 limits, 2 keys)", func(c redis.UniversalClient) op {
+		l := recipes.NewSlidingWindow(c, []recipes.Limit{
+			{Window: time.Second, Max: 1_000_000, Precision: 100 * time.Millisecond},
+			{Window: time.Minute, Max: 10_000_000, Precision: 5 * time.Second},
+			{Window: time.Hour, Max: 100_000_000, Precision: time.Minute},
+		}, recipes.Options{})
+		return func(g, i int) error {
+			_, err := l.Allow(ctx, 1, "user:"+strconv.Itoa(g), "ip:"+strconv.Itoa(g%7))
+			return err
+		}
+	}},
+	{"GCRA.Allow", func(c redis.UniversalClient) op {
+		l := recipes.NewGCRA(c, 1000, 1_000_000, time.Second, recipes.Options{})
+		return func(g, i int) error { _, err := l.Allow(ctx, "gcra:"+strconv.Itoa(g), 1); return err }
+	}},
+	{"Lock.Acquire+Release", func(c redis.UniversalClient) op {
+		ls := make([]*recipes.Lock, 1000)
+		for g := range ls {
+			ls[g] = recipes.NewLock(c, "lock:"+strconv.Itoa(g), 30*time.Second, recipes.Options{})
+		}
+		return func(g, i int) error {
+			s, ok, err := ls[g].Acquire(ctx)
+			if err != nil || !ok {
+				return fmt.Errorf("acquire: %v %v", ok, err)
+			}
+			_, err = s.Release(ctx)
+			return err
+		}
+	}},
+	{"Rollups.Add (2 rollups)", func(c redis.UniversalClient) op {
+		r := recipes.NewRollups([]redis.UniversalClient{c}, "req", []recipes.Rollup{
+			{Step: time.Minute, Keep: 24 * time.Hour}, {Step: time.Hour, Keep: 30 * 24 * time.Hour},
+		}, recipes.Options{})
+		svc := []string{"api", "web", "worker", "auth", "search"}
+		reg := []string{"eu", "us", "ap"}
+		return func(g, i int) error {
+			return r.Add(ctx, map[string]string{"service": svc[g%5], "region": reg[(g/5)%3]}, 1)
+		}
+	}},
+	{"Buffer.Incr (same commands)", func(c redis.UniversalClient) op {
+		db, cleanup := sqlite()
+		_ = cleanup // the process ends with the run
+		b, err := recipes.NewBuffer(ctx, []redis.UniversalClient{c}, "buf", db, recipes.SQLite, recipes.BufferOptions{})
+		if err != nil {
+			harness.Fatal("%v", err)
+		}
+		return func(g, i int) error { return b.Incr(ctx, "page:"+strconv.Itoa(g*10+i%10), "day", 1) }
+	}},
+}
+
+func sqlite() (*sql.DB, func()) {
+	dir, err := os.MkdirTemp("", "recipesbench-")
+	if err != nil {
+		harness.Fatal("%v", err)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "b.db"))
+	if err != nil {
+		harness.Fatal("%v", err)
+	}
+	db.SetMaxOpenConns(1)
+	return db, func() { db.Close(); os.RemoveAll(dir) }
+}
+
+// run calls o from n goroutines for d and returns operations per second
+// and the server's CPU time per operation in µs.
+func run(o op, srv *harness.Server, n int, d time.Duration) (float64, float64) {
+	ticks := srv.CPUTicks()
+	var ops atomic.Int64
+	var failed atomic.Value
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for g := 0; g < n; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; time.Now().Before(stop); i++ {
+				if err := o(g, i); err != nil {
+					failed.Store(err)
+					return
+				}
+				ops.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		harness.Fatal("%v", err)
+	}
+	cpu := float64(srv.CPUTicks()-ticks) * 1e4 / float64(ops.Load()) // ticks are 10 ms
+	return float64(ops.Load()) / time.Since(start).Seconds(), cpu
+}
+
+// flushRate fills a buffer with items (one field each) and returns rows
+// flushed per second into db.
+func flushRate(c redis.UniversalClient, db *sql.DB, d recipes.Dialect, items int) float64 {
+	for _, q := range []string{"DROP TABLE IF EXISTS counters", "DROP TABLE IF EXISTS counters_batches"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			harness.Fatal("%v", err)
+		}
+	}
+	b, err := recipes.NewBuffer(ctx, []redis.UniversalClient{c}, "flush", db, d, recipes.BufferOptions{Batch: 1000})
+	if err != nil {
+		harness.Fatal("%v", err)
+	}
+	for i := 0; i < items; i++ {
+		if err := b.Incr(ctx, "item:"+strconv.Itoa(i), "n", 1); err != nil {
+			harness.Fatal("%v", err)
+		}
+	}
+	start := time.Now()
+	rows := 0
+	for {
+		n, err := b.Flush(ctx)
+		if err != nil {
+			harness.Fatal("flush: %v", err)
+		}
+		if n == 0 {
+			break
+		}
+		rows += n
+	}
+	if rows != items {
+		harness.Fatal("flushed %d rows of %d", rows, items)
+	}
+	return float64(rows) / time.Since(start).Seconds()
+}
+
+func main() {
+	rounds := flag.Int("rounds", 3, "rounds (A B A B ...)")
+	dur := flag.Duration("d", 2*time.Second, "duration of one run")
+	n := flag.Int("c", 50, "goroutines")
+	pg := flag.String("pg", "", "PostgreSQL URL for the flush rate (none: SQLite only)")
+	items := flag.Int("items", 20000, "items for the flush rate")
+	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
+	flag.Parse()
+	if *n > 1000 {
+		harness.Fatal("-c at most 1000")
+	}
+	bin, cleanup := harness.BuildAbacus(*abacusBin)
+	defer cleanup()
+	servers := harness.StartBoth(bin)
+	defer harness.StopAll(servers)
+	clients := make([]redis.UniversalClient, len(servers))
+	for i, s := range servers {
+		clients[i] = redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", s.Port), PoolSize: *n})
+	}
+	for i, c := range clients {
+		native, err := recipes.Detect(ctx, c)
+		if err != nil || native != (i == 0) {
+			harness.Fatal("%s: detected native=%v, %v", servers[i].Name, native, err)
+		}
+	}
+
+	ops := make([]op, 0, 2*len(cases))
+	for _, bc := range cases {
+		for _, c := range clients {
+			ops = append(ops, bc.make(c))
+		}
+	}
+	rate := make([][]float64, len(ops))
+	cpu := make([][]float64, len(ops))
+	for r := 0; r < *rounds; r++ {
+		for i := range cases {
+			for s := range clients {
+				rps, us := run(ops[2*i+s], servers[s], *n, *dur)
+				rate[2*i+s] = append(rate[2*i+s], rps)
+				cpu[2*i+s] = append(cpu[2*i+s], us)
+			}
+		}
+		fmt.Fprintf(os.Stderr, "round %d done\n", r+1)
+	}
+	harness.Header(fmt.Sprintf("Each recipe's native path on Abacus against its fallback on redis-server 7: %d goroutines through go-redis, %v per run, %d rounds (A B A B), medians.", *n, *dur, *rounds))
+	fmt.Println("| recipe | Abacus, native (ops/s) | redis-server, fallback (ops/s) | ratio | Abacus CPU µs/op | redis CPU µs/op | CPU ratio |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for i, bc := range cases {
+		a, b := harness.Median(rate[2*i]), harness.Median(rate[2*i+1])
+		ca, cb := harness.Median(cpu[2*i]), harness.Median(cpu[2*i+1])
+		fmt.Printf("| %s | %.0f | %.0f | %.2fx | %.1f | %.1f | %.2fx |\n", bc.name, a, b, a/b, ca, cb, cb/ca)
+	}
+
+	fmt.Printf("\nBuffer flush, %d items of one field, batches of 1000, medians of %d:\n\n", *items, *rounds)
+	fmt.Println("| into | from Abacus (rows/s) | from redis-server (rows/s) |")
+	fmt.Println("| --- | ---: | ---: |")
+	type target struct {
+		name string
+		db   *sql.DB
+		d    recipes.Dialect
+	}
+	db, done := sqlite()
+	defer done()
+	targets := []target{{"SQLite", db, recipes.SQLite}}
+	if *pg != "" {
+		p, err := sql.Open("pgx", *pg)
+		if err != nil {
+			harness.Fatal("%v", err)
+		}
+		targets = append(targets, target{"PostgreSQL", p, recipes.Postgres})
+	}
+	for _, t := range targets {
+		var fr [2][]float64
+		for r := 0; r < *rounds; r++ {
+			for s, c := range clients {
+				fr[s] = append(fr[s], flushRate(c, t.db, t.d, *items))
+			}
+		}
+		fmt.Printf("| %s | %.0f | %.0f |\n", t.name, harness.Median(fr[0]), harness.Median(fr[1]))
+	}
+}

@@ -1,0 +1,71 @@
+package recipes
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// madd sends a TS.MADD whose series create makes. A series that is
+// missing although made (deleted since, or FLUSHDB) fails its element of
+// the reply: then the series are made again and the command repeated once.
+func madd(ctx context.Context, c redis.UniversalClient, setup *setupOnce, create func(context.Context) error, args []any) error {
+	for attempt := 0; ; attempt++ {
+		if err := create(ctx); err != nil {
+			return err
+		}
+		r, err := c.Do(ctx, args...).Slice()
+		if err == nil {
+			for _, e := range r {
+				if x, ok := e.(error); ok {
+					err = x
+					break
+				}
+			}
+		}
+		if err == nil || attempt == 1 || ignoreErr(err, "does not exist") != nil {
+			return err
+		}
+		setup.reset()
+	}
+}
+
+// parseSamples reads a TS.RANGE reply, [[ms, "value"], ...], in RESP2 or
+// RESP3.
+func parseSamples(r any) ([]Point, error) {
+	list, ok := r.([]any)
+	if !ok {
+		return nil, fmt.Errorf("recipes: unexpected range reply %T", r)
+	}
+	out := make([]Point, 0, len(list))
+	for _, s := range list {
+		pair, ok := s.([]any)
+		if !ok || len(pair) != 2 {
+			return nil, fmt.Errorf("recipes: unexpected sample %v", s)
+		}
+		ms, ok := pair[0].(int64)
+		if !ok {
+			return nil, fmt.Errorf("recipes: unexpected timestamp %v", pair[0])
+		}
+		var v float64
+		switch x := pair[1].(type) {
+		case string:
+			f, err := strconv.ParseFloat(x, 64)
+			if err != nil {
+				return nil, err
+			}
+			v = f
+		case float64:
+			v = x
+		case int64:
+			v = float64(x)
+		default:
+			return nil, fmt.Errorf("recipes: unexpected value %v", pair[1])
+		}
+		out = append(out, Point{T: time.UnixMilli(ms), V: v})
+	}
+	return out, nil
+}
