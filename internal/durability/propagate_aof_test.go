@@ -1,4 +1,4 @@
-package commands_test
+package durability_test
 
 import (
 	"os"
@@ -10,8 +10,6 @@ import (
 
 	"github.com/abacusdb/abacus/internal/servertest"
 )
-
-// infoField is scripting_undo_test.go's.
 
 // waitInfo polls INFO persistence until cond holds (the cron acts at hz).
 func waitInfo(t *testing.T, c *servertest.Conn, cond func(string) bool) string {
