@@ -198,10 +198,10 @@ CONFIG
 // a redis-server started by servertest: those both have, minus the ones
 // its command line sets or that depend on the process.
 func svComparable(t *testing.T, r *servertest.Conn) []string {
-	v := svParse(t, r.Do("CONFIG", "GET", "*"))
+	v := servertest.MustParse(t, r.Do("CONFIG", "GET", "*"))
 	theirs := map[string]bool{}
-	for i := 0; i+1 < len(v.items); i += 2 {
-		theirs[v.items[i].str] = true
+	for i := 0; i+1 < len(v.Items); i += 2 {
+		theirs[v.Items[i].Str] = true
 	}
 	skip := map[string]bool{
 		"bind": true, "port": true, "dir": true, "save": true, "appendonly": true, "daemonize": true,
@@ -288,10 +288,10 @@ func TestConfigGetPatterns(t *testing.T) {
 	inst := servertest.Start(t)
 	a, rc := inst.Raw(t), servertest.Dial(t, r.Addr)
 	pairs := func(c *servertest.Conn, args ...string) []string {
-		v := svParse(t, c.Do(args...))
+		v := servertest.MustParse(t, c.Do(args...))
 		var out []string
-		for i := 0; i+1 < len(v.items); i += 2 {
-			out = append(out, v.items[i].str+"="+v.items[i+1].str)
+		for i := 0; i+1 < len(v.Items); i += 2 {
+			out = append(out, v.Items[i].Str+"="+v.Items[i+1].Str)
 		}
 		sort.Strings(out)
 		return out
@@ -404,9 +404,9 @@ func TestConfigRaw(t *testing.T) {
 	if r := c.Do("CONFIG", "GET", "nope"); r != "%0\r\n" {
 		t.Fatalf("RESP3 empty %q", r)
 	}
-	help := svParse(t, c.Do("CONFIG", "HELP"))
-	if len(help.items) < 6 || !strings.HasPrefix(help.items[0].str, "CONFIG <subcommand>") || help.items[len(help.items)-2].str != "HELP" {
-		t.Fatalf("help %v", svStrings(help))
+	help := servertest.MustParse(t, c.Do("CONFIG", "HELP"))
+	if len(help.Items) < 6 || !strings.HasPrefix(help.Items[0].Str, "CONFIG <subcommand>") || help.Items[len(help.Items)-2].Str != "HELP" {
+		t.Fatalf("help %v", help.Strings())
 	}
 	if r := c.Do("CONFIG", "SET", "dir", "/tmp"); r != "-ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config\r\n" {
 		t.Fatalf("protected %q", r)
@@ -436,7 +436,7 @@ func TestConfigResetStat(t *testing.T) {
 	c.Do("GET", "nope")
 	c.Do("NOSUCHCOMMAND")
 	c.Do("CONFIG", "SET", "hz", "x")
-	_, f := svInfoFields(t, svParse(t, c.Do("INFO", "all")).str)
+	_, f := svInfoFields(t, servertest.MustParse(t, c.Do("INFO", "all")).Str)
 	if svMustInt(t, f["stats"]["keyspace_hits"]) != 1 || svMustInt(t, f["stats"]["keyspace_misses"]) != 1 ||
 		svMustInt(t, f["stats"]["total_error_replies"]) != 2 || f["errorstats"]["errorstat_ERR"] != "count=2" ||
 		!strings.HasPrefix(f["commandstats"]["cmdstat_get"], "calls=2,") ||
@@ -446,7 +446,7 @@ func TestConfigResetStat(t *testing.T) {
 	if r := c.Do("CONFIG", "RESETSTAT"); r != "+OK\r\n" {
 		t.Fatal(r)
 	}
-	_, f = svInfoFields(t, svParse(t, c.Do("INFO", "all")).str)
+	_, f = svInfoFields(t, servertest.MustParse(t, c.Do("INFO", "all")).Str)
 	if f["stats"]["keyspace_hits"] != "0" || f["stats"]["total_error_replies"] != "0" || len(f["errorstats"]) != 0 ||
 		f["stats"]["total_commands_processed"] != "1" || f["persistence"]["rdb_changes_since_last_save"] != "1" {
 		t.Fatalf("after reset: %v %v", f["stats"], f["errorstats"])

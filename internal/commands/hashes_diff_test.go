@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/abacusdb/abacus/internal/servertest"
 )
 
 // Differential tests of the hash commands redis-server 7.0 has: fixed edge
@@ -256,8 +258,8 @@ HRANDFIELD one 1 WITHVALUES
 `)
 	// Random picks: the shape is fixed, the elements come from the hash.
 	for _, args := range [][]string{{"-5"}, {"2"}, {"-4", "WITHVALUES"}, {"2", "WITHVALUES"}} {
-		a := skStrings(t, d.A.Do(append([]string{"HRANDFIELD", "h"}, args...)...))
-		r := skStrings(t, d.R.Do(append([]string{"HRANDFIELD", "h"}, args...)...))
+		a := servertest.MustStrings(t, d.A.Do(append([]string{"HRANDFIELD", "h"}, args...)...))
+		r := servertest.MustStrings(t, d.R.Do(append([]string{"HRANDFIELD", "h"}, args...)...))
 		if len(a) != len(r) {
 			t.Errorf("HRANDFIELD h %v: %d elements, redis %d", args, len(a), len(r))
 		}

@@ -219,23 +219,23 @@ func hhCovered(t *testing.T, st hhStreamStats) {
 func hhRandShape(t *testing.T, d *servertest.Diff, args []string) {
 	t.Helper()
 	a, r := d.A.Do(args...), d.R.Do(args...)
-	va, err1 := skParse(a)
-	vr, err2 := skParse(r)
-	if err1 != nil || err2 != nil || va.kind != vr.kind || len(va.items) != len(vr.items) || va.null != vr.null {
+	va, err1 := servertest.Parse(a)
+	vr, err2 := servertest.Parse(r)
+	if err1 != nil || err2 != nil || va.Kind != vr.Kind || len(va.Items) != len(vr.Items) || va.Null != vr.Null {
 		t.Errorf("%v\n abacus: %.200q\n  redis: %.200q", args, a, r)
 		return
 	}
-	if va.kind == '$' && !va.null {
-		va.items = []skValue{va}
-	} else if va.kind != '*' {
+	if va.Kind == '$' && !va.Null {
+		va.Items = []servertest.Reply{va}
+	} else if va.Kind != '*' {
 		return
 	}
 	step := 1
 	if len(args) == 4 {
 		step = 2
 	}
-	for i := 0; i < len(va.items); i += step {
-		f := va.items[i].str
+	for i := 0; i < len(va.Items); i += step {
+		f := va.Items[i].Str
 		if got := d.A.Do("HEXISTS", args[1], f); got != ":1\r\n" {
 			t.Errorf("%v returned %q, which HEXISTS does not find", args, f)
 		}

@@ -64,26 +64,26 @@ func hhDo(t testing.TB, d *servertest.Diff, args ...string) string {
 // two (field and value), or as the two-element arrays of RESP3.
 func hhSameElements(t testing.TB, a, r string, pairs bool) bool {
 	t.Helper()
-	va, err1 := skParse(a)
-	vr, err2 := skParse(r)
-	if err1 != nil || err2 != nil || va.kind != vr.kind || len(va.items) != len(vr.items) {
+	va, err1 := servertest.Parse(a)
+	vr, err2 := servertest.Parse(r)
+	if err1 != nil || err2 != nil || va.Kind != vr.Kind || len(va.Items) != len(vr.Items) {
 		return false
 	}
 	return slices.Equal(hhElements(va, pairs), hhElements(vr, pairs))
 }
 
-func hhElements(v skValue, pairs bool) []string {
+func hhElements(v servertest.Reply, pairs bool) []string {
 	var out []string
-	for i := 0; i < len(v.items); i++ {
-		it := v.items[i]
+	for i := 0; i < len(v.Items); i++ {
+		it := v.Items[i]
 		switch {
-		case len(it.items) == 2:
-			out = append(out, it.items[0].str+"\x00"+it.items[1].str)
-		case pairs && i+1 < len(v.items):
-			out = append(out, it.str+"\x00"+v.items[i+1].str)
+		case len(it.Items) == 2:
+			out = append(out, it.Items[0].Str+"\x00"+it.Items[1].Str)
+		case pairs && i+1 < len(v.Items):
+			out = append(out, it.Str+"\x00"+v.Items[i+1].Str)
 			i++
 		default:
-			out = append(out, it.str)
+			out = append(out, it.Str)
 		}
 	}
 	slices.Sort(out)
@@ -117,24 +117,24 @@ func hhScanAll(t testing.TB, c *servertest.Conn, key string, args ...string) ([]
 		if calls > 100000 {
 			t.Fatal("HSCAN does not terminate")
 		}
-		v, err := skParse(c.Do(append([]string{"HSCAN", key, cursor}, args...)...))
-		if err != nil || v.kind != '*' || len(v.items) != 2 {
+		v, err := servertest.Parse(c.Do(append([]string{"HSCAN", key, cursor}, args...)...))
+		if err != nil || v.Kind != '*' || len(v.Items) != 2 {
 			t.Fatalf("bad HSCAN reply %+v %v", v, err)
 		}
-		items := v.items[1].items
+		items := v.Items[1].Items
 		if noValues {
 			for _, it := range items {
-				seen[it.str] = true
+				seen[it.Str] = true
 			}
 		} else {
 			if len(items)%2 != 0 {
 				t.Fatalf("HSCAN returned an odd number of items: %+v", items)
 			}
 			for i := 0; i < len(items); i += 2 {
-				seen[items[i].str+"="+items[i+1].str] = true
+				seen[items[i].Str+"="+items[i+1].Str] = true
 			}
 		}
-		cursor = v.items[0].str
+		cursor = v.Items[0].Str
 		if cursor == "0" {
 			break
 		}

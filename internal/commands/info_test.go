@@ -10,11 +10,11 @@ import (
 
 func svInfo(t *testing.T, c *servertest.Conn, sections ...string) string {
 	t.Helper()
-	v := svParse(t, c.Do(append([]string{"INFO"}, sections...)...))
-	if v.kind != '$' && v.kind != '=' {
-		t.Fatalf("INFO reply kind %q", v.kind)
+	v := servertest.MustParse(t, c.Do(append([]string{"INFO"}, sections...)...))
+	if v.Kind != '$' && v.Kind != '=' {
+		t.Fatalf("INFO reply kind %q", v.Kind)
 	}
-	return v.str
+	return v.Str
 }
 
 // TestInfoSectionsDiff compares which sections INFO prints, and in which

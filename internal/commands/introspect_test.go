@@ -75,7 +75,7 @@ COMMAND DOCS nosuch other
 	// (Redis lists them in its hash order).
 	for _, pat := range []string{"config*", "MEMORY|*", "slowlog|?e?", "c[o]nfig|*"} {
 		list := func(c *servertest.Conn) string {
-			names := svStrings(svParse(t, c.Do("COMMAND", "LIST", "FILTERBY", "PATTERN", pat)))
+			names := servertest.MustParse(t, c.Do("COMMAND", "LIST", "FILTERBY", "PATTERN", pat)).Strings()
 			sort.Strings(names)
 			return strings.Join(names, " ")
 		}
@@ -93,72 +93,72 @@ COMMAND DOCS nosuch other
 func TestCommandTable(t *testing.T) {
 	inst := servertest.Start(t)
 	c := inst.Raw(t)
-	all := svParse(t, c.Do("COMMAND"))
-	count := svParse(t, c.Do("COMMAND", "COUNT"))
-	if count.str != strconv.Itoa(len(all.items)) || len(all.items) != len(engine.All()) {
-		t.Fatalf("COMMAND has %d entries, COUNT %s, table %d", len(all.items), count.str, len(engine.All()))
+	all := servertest.MustParse(t, c.Do("COMMAND"))
+	count := servertest.MustParse(t, c.Do("COMMAND", "COUNT"))
+	if count.Str != strconv.Itoa(len(all.Items)) || len(all.Items) != len(engine.All()) {
+		t.Fatalf("COMMAND has %d entries, COUNT %s, table %d", len(all.Items), count.Str, len(engine.All()))
 	}
-	var check func(e svValue, parent string)
+	var check func(e servertest.Reply, parent string)
 	listed := 0
-	check = func(e svValue, parent string) {
+	check = func(e servertest.Reply, parent string) {
 		listed++
-		if len(e.items) != 10 {
-			t.Fatalf("entry %v has %d fields", e.items[0], len(e.items))
+		if len(e.Items) != 10 {
+			t.Fatalf("entry %v has %d fields", e.Items[0], len(e.Items))
 		}
-		name := e.items[0].str
+		name := e.Items[0].Str
 		if parent != "" && !strings.HasPrefix(name, parent+"|") {
 			t.Errorf("subcommand %s of %s", name, parent)
 		}
-		if e.items[1].str == "0" {
+		if e.Items[1].Str == "0" {
 			t.Errorf("%s: arity 0", name)
 		}
-		for _, cat := range e.items[6].items {
-			if !strings.HasPrefix(cat.str, "@") {
-				t.Errorf("%s: category %q", name, cat.str)
+		for _, cat := range e.Items[6].Items {
+			if !strings.HasPrefix(cat.Str, "@") {
+				t.Errorf("%s: category %q", name, cat.Str)
 			}
 		}
-		first := e.items[3].str
+		first := e.Items[3].Str
 		// Movable-key commands (LMPOP, ZUNIONSTORE...) have key specs and
 		// first key 0, as in Redis.
-		movable := svContains(svStrings(e.items[2]), "movablekeys")
-		if (first != "0") != (len(e.items[8].items) > 0) && !(movable && first == "0") {
-			t.Errorf("%s: first key %s but %d key specs", name, first, len(e.items[8].items))
+		movable := svContains(e.Items[2].Strings(), "movablekeys")
+		if (first != "0") != (len(e.Items[8].Items) > 0) && !(movable && first == "0") {
+			t.Errorf("%s: first key %s but %d key specs", name, first, len(e.Items[8].Items))
 		}
-		for _, s := range e.items[9].items {
+		for _, s := range e.Items[9].Items {
 			check(s, name)
 		}
 	}
-	for _, e := range all.items {
+	for _, e := range all.Items {
 		check(e, "")
 	}
-	list := svParse(t, c.Do("COMMAND", "LIST"))
-	if len(list.items) != listed {
-		t.Errorf("COMMAND LIST has %d names, COMMAND %d entries", len(list.items), listed)
+	list := servertest.MustParse(t, c.Do("COMMAND", "LIST"))
+	if len(list.Items) != listed {
+		t.Errorf("COMMAND LIST has %d names, COMMAND %d entries", len(list.Items), listed)
 	}
-	docs := svParse(t, c.Do("COMMAND", "DOCS"))
-	if len(docs.items) != 2*len(all.items) {
-		t.Errorf("COMMAND DOCS has %d entries", len(docs.items)/2)
+	docs := servertest.MustParse(t, c.Do("COMMAND", "DOCS"))
+	if len(docs.Items) != 2*len(all.Items) {
+		t.Errorf("COMMAND DOCS has %d entries", len(docs.Items)/2)
 	}
-	conf := svParse(t, c.Do("COMMAND", "DOCS", "config", "get"))
-	if len(conf.items) != 4 || conf.items[0].str != "config" {
+	conf := servertest.MustParse(t, c.Do("COMMAND", "DOCS", "config", "get"))
+	if len(conf.Items) != 4 || conf.Items[0].Str != "config" {
 		t.Fatalf("DOCS config get: %v", conf)
 	}
-	fields := svStrings(conf.items[1])
+	fields := conf.Items[1].Strings()
 	if len(fields) < 9 || fields[0] != "summary" || fields[2] != "since" || fields[4] != "group" || fields[5] != "server" ||
 		fields[6] != "complexity" || fields[8] != "subcommands" {
 		t.Errorf("DOCS config fields %q", fields)
 	}
-	acl := svStrings(svParse(t, c.Do("COMMAND", "LIST", "FILTERBY", "ACLCAT", "ADMIN")))
+	acl := servertest.MustParse(t, c.Do("COMMAND", "LIST", "FILTERBY", "ACLCAT", "ADMIN")).Strings()
 	if !svContains(acl, "config|set") || !svContains(acl, "shutdown") || svContains(acl, "time") {
 		t.Errorf("ACLCAT admin: %v", acl)
 	}
-	if help := svParse(t, c.Do("COMMAND", "HELP")); len(help.items) < 10 {
-		t.Errorf("help %v", svStrings(help))
+	if help := servertest.MustParse(t, c.Do("COMMAND", "HELP")); len(help.Items) < 10 {
+		t.Errorf("help %v", help.Strings())
 	}
 
 	g := inst.Client(t)
 	infos, err := g.Command(servertest.Ctx).Result()
-	if err != nil || len(infos) != len(all.items) {
+	if err != nil || len(infos) != len(all.Items) {
 		t.Fatalf("go-redis COMMAND: %d %v", len(infos), err)
 	}
 	if gi := infos["get"]; gi == nil || gi.Arity != 2 || gi.FirstKeyPos != 1 || !gi.ReadOnly {

@@ -431,9 +431,9 @@ SCAN -
 	}
 	// A cursor past the end ("-1" wraps to the largest) ends the scan.
 	for _, c := range []string{"-1", "18446744073709551615", "", "+0", "-0", "1\x00x"} {
-		v, _ := skParse(d.A.Do("SCAN", c, "COUNT", "1000"))
-		r, _ := skParse(d.R.Do("SCAN", c, "COUNT", "1000"))
-		if v.kind != '*' || r.kind != '*' {
+		v, _ := servertest.Parse(d.A.Do("SCAN", c, "COUNT", "1000"))
+		r, _ := servertest.Parse(d.R.Do("SCAN", c, "COUNT", "1000"))
+		if v.Kind != '*' || r.Kind != '*' {
 			t.Errorf("SCAN %q: %+v / %+v", c, v, r)
 		}
 	}

@@ -5,9 +5,6 @@ package commands_test
 // this package.
 
 import (
-	"bufio"
-	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -29,76 +26,6 @@ func skDiff(t *testing.T, opts ...servertest.Option) (*servertest.Diff, *servert
 		t.Fatalf("resetting redis-server's config: %q", r)
 	}
 	return d, inst
-}
-
-// skValue is a decoded RESP reply.
-type skValue struct {
-	kind  byte // the type byte: + - : $ * _ % ~ ...
-	str   string
-	null  bool
-	items []skValue
-}
-
-func skParse(raw string) (skValue, error) {
-	r := bufio.NewReader(strings.NewReader(raw))
-	return skRead(r)
-}
-
-func skRead(r *bufio.Reader) (skValue, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return skValue{}, err
-	}
-	if len(line) < 3 {
-		return skValue{}, fmt.Errorf("short line %q", line)
-	}
-	v := skValue{kind: line[0], str: line[1 : len(line)-2]}
-	switch v.kind {
-	case '$', '=':
-		n, _ := strconv.Atoi(v.str)
-		if n < 0 {
-			v.null, v.str = true, ""
-			return v, nil
-		}
-		b := make([]byte, n+2)
-		if _, err := io.ReadFull(r, b); err != nil {
-			return v, err
-		}
-		v.str = string(b[:n])
-	case '*', '~', '%', '>':
-		n, _ := strconv.Atoi(v.str)
-		if n < 0 {
-			v.null = true
-			return v, nil
-		}
-		if v.kind == '%' {
-			n *= 2
-		}
-		for i := 0; i < n; i++ {
-			it, err := skRead(r)
-			if err != nil {
-				return v, err
-			}
-			v.items = append(v.items, it)
-		}
-	case '_':
-		v.null = true
-	}
-	return v, nil
-}
-
-// skStrings returns the bulk strings of an array reply.
-func skStrings(t testing.TB, raw string) []string {
-	t.Helper()
-	v, err := skParse(raw)
-	if err != nil || v.kind != '*' {
-		t.Fatalf("expected an array, got %q (%v)", raw, err)
-	}
-	out := make([]string, len(v.items))
-	for i, it := range v.items {
-		out[i] = it.str
-	}
-	return out
 }
 
 // skFuzzy lists the commands whose replies depend on the moment they run
@@ -129,7 +56,7 @@ func skDo(t testing.TB, d *servertest.Diff, args ...string) string {
 		return a
 	}
 	if name == "keys" && strings.HasPrefix(a, "*") && strings.HasPrefix(r, "*") {
-		as, rs := skStrings(t, a), skStrings(t, r)
+		as, rs := servertest.MustStrings(t, a), servertest.MustStrings(t, r)
 		slices.Sort(as)
 		slices.Sort(rs)
 		if slices.Equal(as, rs) {
@@ -170,14 +97,14 @@ func skScanAll(t testing.TB, c *servertest.Conn, args ...string) []string {
 		if i > 100000 {
 			t.Fatal("SCAN does not terminate")
 		}
-		v, err := skParse(c.Do(append([]string{"SCAN", cursor}, args...)...))
-		if err != nil || v.kind != '*' || len(v.items) != 2 {
+		v, err := servertest.Parse(c.Do(append([]string{"SCAN", cursor}, args...)...))
+		if err != nil || v.Kind != '*' || len(v.Items) != 2 {
 			t.Fatalf("bad SCAN reply %+v %v", v, err)
 		}
-		for _, k := range v.items[1].items {
-			seen[k.str] = true
+		for _, k := range v.Items[1].Items {
+			seen[k.Str] = true
 		}
-		cursor = v.items[0].str
+		cursor = v.Items[0].Str
 		if cursor == "0" {
 			break
 		}
@@ -262,13 +189,13 @@ var skCounters = []string{"rdb_changes_since_last_save", "keyspace_hits", "keysp
 
 func skReadCounters(t testing.TB, c *servertest.Conn) []int64 {
 	t.Helper()
-	v, err := skParse(c.Do("INFO", "all"))
+	v, err := servertest.Parse(c.Do("INFO", "all"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := make([]int64, len(skCounters))
 	found := 0
-	for _, line := range strings.Split(v.str, "\r\n") {
+	for _, line := range strings.Split(v.Str, "\r\n") {
 		for i, name := range skCounters {
 			if n, ok := strings.CutPrefix(line, name+":"); ok {
 				d, err := strconv.ParseInt(n, 10, 64)

@@ -95,14 +95,14 @@ func TestKeysScanGrowing(t *testing.T) {
 	seen := map[string]int{}
 	cursor, added, calls := "0", 0, 0
 	for {
-		v, err := skParse(c.Do("SCAN", cursor, "COUNT", "20"))
-		if err != nil || len(v.items) != 2 {
+		v, err := servertest.Parse(c.Do("SCAN", cursor, "COUNT", "20"))
+		if err != nil || len(v.Items) != 2 {
 			t.Fatalf("SCAN reply: %+v %v", v, err)
 		}
-		for _, k := range v.items[1].items {
-			seen[k.str]++
+		for _, k := range v.Items[1].Items {
+			seen[k.Str]++
 		}
-		cursor = v.items[0].str
+		cursor = v.Items[0].Str
 		calls++
 		if cursor == "0" {
 			break
@@ -156,14 +156,14 @@ func TestKeysScanShrinking(t *testing.T) {
 	seen := map[string]bool{}
 	cursor, deleted := "0", 0
 	for {
-		v, err := skParse(c.Do("SCAN", cursor, "COUNT", "50"))
-		if err != nil || len(v.items) != 2 {
+		v, err := servertest.Parse(c.Do("SCAN", cursor, "COUNT", "50"))
+		if err != nil || len(v.Items) != 2 {
 			t.Fatalf("SCAN reply: %+v %v", v, err)
 		}
-		for _, k := range v.items[1].items {
-			seen[k.str] = true
+		for _, k := range v.Items[1].Items {
+			seen[k.Str] = true
 		}
-		cursor = v.items[0].str
+		cursor = v.Items[0].Str
 		if cursor == "0" {
 			break
 		}

@@ -564,12 +564,12 @@ func TestListsDiffRandom(t *testing.T) {
 // lsStat returns the named INFO stats fields of a server, as one string.
 func lsStat(t *testing.T, c *servertest.Conn, fields ...string) string {
 	t.Helper()
-	v, err := skParse(c.Do("INFO", "stats"))
+	v, err := servertest.Parse(c.Do("INFO", "stats"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, line := range strings.Split(v.str, "\r\n") {
+	for _, line := range strings.Split(v.Str, "\r\n") {
 		for _, f := range fields {
 			if strings.HasPrefix(line, f+":") {
 				out = append(out, line)

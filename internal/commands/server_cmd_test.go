@@ -87,16 +87,16 @@ SLOWLOG GET
 	p.Do(many...)
 	p.Do("SLOWLOG", "LEN")
 	entries := func(c *servertest.Conn) []string {
-		v := svParse(t, c.Do("SLOWLOG", "GET", "-1"))
+		v := servertest.MustParse(t, c.Do("SLOWLOG", "GET", "-1"))
 		var out []string
-		for _, e := range v.items {
-			if len(e.items) != 6 {
-				t.Fatalf("entry with %d fields", len(e.items))
+		for _, e := range v.Items {
+			if len(e.Items) != 6 {
+				t.Fatalf("entry with %d fields", len(e.Items))
 			}
-			if _, err := strconv.Atoi(e.items[1].str); err != nil {
-				t.Fatalf("timestamp %q", e.items[1].str)
+			if _, err := strconv.Atoi(e.Items[1].Str); err != nil {
+				t.Fatalf("timestamp %q", e.Items[1].Str)
 			}
-			out = append(out, e.items[0].str+" "+strings.Join(svStrings(e.items[3]), ",")+" "+e.items[5].str)
+			out = append(out, e.Items[0].Str+" "+strings.Join(e.Items[3].Strings(), ",")+" "+e.Items[5].Str)
 		}
 		return out
 	}
@@ -112,9 +112,9 @@ SLOWLOG GET
 	p.Do("SLOWLOG", "LEN")
 	p.Do("CONFIG", "SET", "slowlog-max-len", "0")
 	p.Do("SLOWLOG", "GET")
-	help := svParse(t, p.A.Do("SLOWLOG", "HELP"))
-	if len(help.items) < 8 || help.items[len(help.items)-2].str != "HELP" {
-		t.Fatalf("help %v", svStrings(help))
+	help := servertest.MustParse(t, p.A.Do("SLOWLOG", "HELP"))
+	if len(help.Items) < 8 || help.Items[len(help.Items)-2].Str != "HELP" {
+		t.Fatalf("help %v", help.Strings())
 	}
 }
 
@@ -137,28 +137,28 @@ LATENCY
 	p.Do("CONFIG", "SET", "latency-monitor-threshold", "10")
 	p.Do("DEBUG", "SLEEP", "0.02")
 	p.Do("CONFIG", "SET", "latency-monitor-threshold", "0")
-	latest := func(c *servertest.Conn) svValue { return svParse(t, c.Do("LATENCY", "LATEST")) }
+	latest := func(c *servertest.Conn) servertest.Reply { return servertest.MustParse(t, c.Do("LATENCY", "LATEST")) }
 	for name, c := range map[string]*servertest.Conn{"abacus": p.A, "redis": p.R} {
 		v := latest(c)
-		if len(v.items) != 1 || len(v.items[0].items) != 4 || v.items[0].items[0].str != "command" {
+		if len(v.Items) != 1 || len(v.Items[0].Items) != 4 || v.Items[0].Items[0].Str != "command" {
 			t.Fatalf("%s LATEST %v", name, v)
 		}
-		if ms, _ := strconv.Atoi(v.items[0].items[2].str); ms < 20 {
+		if ms, _ := strconv.Atoi(v.Items[0].Items[2].Str); ms < 20 {
 			t.Errorf("%s latest %d ms", name, ms)
 		}
-		h := svParse(t, c.Do("LATENCY", "HISTORY", "command"))
-		if len(h.items) != 1 || len(h.items[0].items) != 2 {
+		h := servertest.MustParse(t, c.Do("LATENCY", "HISTORY", "command"))
+		if len(h.Items) != 1 || len(h.Items[0].Items) != 2 {
 			t.Errorf("%s HISTORY %v", name, h)
 		}
 	}
 	for _, c := range []*servertest.Conn{p.A} {
-		doc := svParse(t, c.Do("LATENCY", "DOCTOR"))
-		if !strings.Contains(doc.str, "command") {
-			t.Errorf("doctor %q", doc.str)
+		doc := servertest.MustParse(t, c.Do("LATENCY", "DOCTOR"))
+		if !strings.Contains(doc.Str, "command") {
+			t.Errorf("doctor %q", doc.Str)
 		}
-		graph := svParse(t, c.Do("LATENCY", "GRAPH", "command"))
-		if !strings.Contains(graph.str, "command") || !strings.Contains(graph.str, "#") {
-			t.Errorf("graph %q", graph.str)
+		graph := servertest.MustParse(t, c.Do("LATENCY", "GRAPH", "command"))
+		if !strings.Contains(graph.Str, "command") || !strings.Contains(graph.Str, "#") {
+			t.Errorf("graph %q", graph.Str)
 		}
 	}
 	p.Do("LATENCY", "RESET", "command", "x")
@@ -209,30 +209,30 @@ func TestMemoryStatsAndDoctor(t *testing.T) {
 	c.Do("SET", "a", "1")
 	for _, proto := range []string{"2", "3"} {
 		c.Do("HELLO", proto)
-		v := svParse(t, c.Do("MEMORY", "STATS"))
-		if (proto == "3") != (v.kind == '%') {
-			t.Fatalf("RESP%s kind %q", proto, v.kind)
+		v := servertest.MustParse(t, c.Do("MEMORY", "STATS"))
+		if (proto == "3") != (v.Kind == '%') {
+			t.Fatalf("RESP%s kind %q", proto, v.Kind)
 		}
-		keys := map[string]svValue{}
-		for i := 0; i+1 < len(v.items); i += 2 {
-			keys[v.items[i].str] = v.items[i+1]
+		keys := map[string]servertest.Reply{}
+		for i := 0; i+1 < len(v.Items); i += 2 {
+			keys[v.Items[i].Str] = v.Items[i+1]
 		}
 		for _, k := range []string{"peak.allocated", "total.allocated", "startup.allocated", "keys.count", "dataset.bytes", "overhead.total", "fragmentation"} {
 			if _, ok := keys[k]; !ok {
-				t.Errorf("RESP%s: no %s in %v", proto, k, svStrings(v))
+				t.Errorf("RESP%s: no %s in %v", proto, k, v.Strings())
 			}
 		}
-		if keys["keys.count"].str != "1" || len(keys["db.0"].items) != 4 {
+		if keys["keys.count"].Str != "1" || len(keys["db.0"].Items) != 4 {
 			t.Errorf("RESP%s keys.count %v db.0 %v", proto, keys["keys.count"], keys["db.0"])
 		}
-		if proto == "3" && keys["fragmentation"].kind != ',' {
-			t.Errorf("fragmentation is not a double: %q", keys["fragmentation"].kind)
+		if proto == "3" && keys["fragmentation"].Kind != ',' {
+			t.Errorf("fragmentation is not a double: %q", keys["fragmentation"].Kind)
 		}
 	}
 	for _, sub := range []string{"DOCTOR", "MALLOC-STATS"} {
-		v := svParse(t, c.Do("MEMORY", sub))
-		if v.kind != '=' || len(v.str) < 10 {
-			t.Errorf("MEMORY %s: %q %q", sub, v.kind, v.str)
+		v := servertest.MustParse(t, c.Do("MEMORY", sub))
+		if v.Kind != '=' || len(v.Str) < 10 {
+			t.Errorf("MEMORY %s: %q %q", sub, v.Kind, v.Str)
 		}
 	}
 	g := inst.Client(t)
@@ -308,9 +308,9 @@ DEBUG PROTOCOL nope
 	if !strings.Contains(inst.Logs.String(), "DEBUG LOG: hello") {
 		t.Errorf("DEBUG LOG not logged")
 	}
-	help := svParse(t, c.Do("DEBUG", "HELP"))
-	if len(help.items) < 10 || !strings.HasPrefix(help.items[0].str, "DEBUG <subcommand>") {
-		t.Errorf("help %v", svStrings(help))
+	help := servertest.MustParse(t, c.Do("DEBUG", "HELP"))
+	if len(help.Items) < 10 || !strings.HasPrefix(help.Items[0].Str, "DEBUG <subcommand>") {
+		t.Errorf("help %v", help.Strings())
 	}
 
 	local := servertest.Start(t, servertest.WithConfig("enable-debug-command", "local"))

@@ -5,7 +5,6 @@ package commands_test
 // cannot collide with other families' test helpers in this package.
 
 import (
-	"bufio"
 	"fmt"
 	"strconv"
 	"strings"
@@ -75,77 +74,6 @@ func (p *svPair) Lines(text string) int {
 		n++
 	}
 	return n
-}
-
-// svValue is a decoded reply.
-type svValue struct {
-	kind  byte
-	str   string
-	items []svValue
-}
-
-func svParse(t testing.TB, raw string) svValue {
-	t.Helper()
-	v, err := svRead(bufio.NewReader(strings.NewReader(raw)))
-	if err != nil {
-		t.Fatalf("parse %q: %v", raw, err)
-	}
-	return v
-}
-
-func svRead(r *bufio.Reader) (svValue, error) {
-	line, err := r.ReadString('\n')
-	if err != nil {
-		return svValue{}, err
-	}
-	line = strings.TrimSuffix(line, "\r\n")
-	v := svValue{kind: line[0], str: line[1:]}
-	switch line[0] {
-	case '$', '=':
-		n, _ := strconv.Atoi(line[1:])
-		if n < 0 {
-			return v, nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := ioReadFull(r, buf); err != nil {
-			return v, err
-		}
-		v.str = string(buf[:n])
-	case '*', '~', '%', '>':
-		n, _ := strconv.Atoi(line[1:])
-		if line[0] == '%' {
-			n *= 2
-		}
-		for i := 0; i < n; i++ {
-			it, err := svRead(r)
-			if err != nil {
-				return v, err
-			}
-			v.items = append(v.items, it)
-		}
-	}
-	return v, nil
-}
-
-func ioReadFull(r *bufio.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-// svStrings flattens a reply of strings into a slice.
-func svStrings(v svValue) []string {
-	out := make([]string, len(v.items))
-	for i, it := range v.items {
-		out[i] = it.str
-	}
-	return out
 }
 
 // svInfoFields parses INFO text into section -> field -> value, checking

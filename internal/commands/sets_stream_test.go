@@ -532,9 +532,9 @@ func (g *sxGen) sscan() {
 // sxBulk decodes a bulk string reply.
 func sxBulk(t testing.TB, raw string) string {
 	t.Helper()
-	v, err := skParse(raw)
-	if err != nil || v.kind != '$' || v.null {
+	v, err := servertest.Parse(raw)
+	if err != nil || v.Kind != '$' || v.Null {
 		t.Fatalf("expected a bulk string, got %q (%v)", raw, err)
 	}
-	return v.str
+	return v.Str
 }

@@ -51,11 +51,11 @@ func sxEncoding(t testing.TB, d *servertest.Diff, like70 bool, key string) strin
 	if a != r && !(!like70 && a == "$8\r\nlistpack\r\n" && r == "$9\r\nhashtable\r\n") {
 		t.Errorf("OBJECT ENCODING %s\n abacus: %q\n  redis: %q", key, a, r)
 	}
-	v, err := skParse(r)
+	v, err := servertest.Parse(r)
 	if err != nil {
 		t.Fatalf("OBJECT ENCODING %s: %q", key, r)
 	}
-	return v.str
+	return v.Str
 }
 
 // sxDo sends a command to both servers. Ordered replies must be the same
@@ -79,12 +79,12 @@ func sxDo(t testing.TB, d *servertest.Diff, ordered bool, args ...string) string
 // sxSameUnordered reports whether two replies are aggregates of the same
 // type holding the same elements, in any order.
 func sxSameUnordered(a, r string) bool {
-	va, err1 := skParse(a)
-	vr, err2 := skParse(r)
-	if err1 != nil || err2 != nil || va.kind != vr.kind || len(va.items) != len(vr.items) {
+	va, err1 := servertest.Parse(a)
+	vr, err2 := servertest.Parse(r)
+	if err1 != nil || err2 != nil || va.Kind != vr.Kind || len(va.Items) != len(vr.Items) {
 		return false
 	}
-	switch va.kind {
+	switch va.Kind {
 	case '*', '~':
 	default:
 		return false
@@ -93,10 +93,10 @@ func sxSameUnordered(a, r string) bool {
 }
 
 // sxSortedItems returns the raw texts of an aggregate's elements, sorted.
-func sxSortedItems(v skValue) []string {
-	out := make([]string, len(v.items))
-	for i, it := range v.items {
-		out[i] = string(it.kind) + it.str
+func sxSortedItems(v servertest.Reply) []string {
+	out := make([]string, len(v.Items))
+	for i, it := range v.Items {
+		out[i] = string(it.Kind) + it.Str
 	}
 	slices.Sort(out)
 	return out
@@ -105,16 +105,16 @@ func sxSortedItems(v skValue) []string {
 // sxMembers decodes a reply of bulk strings (an array or a set).
 func sxMembers(t testing.TB, raw string) []string {
 	t.Helper()
-	v, err := skParse(raw)
-	if err != nil || (v.kind != '*' && v.kind != '~') {
+	v, err := servertest.Parse(raw)
+	if err != nil || (v.Kind != '*' && v.Kind != '~') {
 		t.Fatalf("expected an array or set of members, got %q (%v)", raw, err)
 	}
-	out := make([]string, len(v.items))
-	for i, it := range v.items {
-		if it.kind != '$' {
+	out := make([]string, len(v.Items))
+	for i, it := range v.Items {
+		if it.Kind != '$' {
 			t.Fatalf("non-bulk element in %q", raw)
 		}
-		out[i] = it.str
+		out[i] = it.Str
 	}
 	return out
 }
@@ -126,14 +126,14 @@ func sxScanAll(t testing.TB, c *servertest.Conn, key string, extra ...string) (m
 	seen := map[string]bool{}
 	cursor := "0"
 	for calls := 1; ; calls++ {
-		v, err := skParse(c.Do(append([]string{"SSCAN", key, cursor}, extra...)...))
-		if err != nil || v.kind != '*' || len(v.items) != 2 {
+		v, err := servertest.Parse(c.Do(append([]string{"SSCAN", key, cursor}, extra...)...))
+		if err != nil || v.Kind != '*' || len(v.Items) != 2 {
 			t.Fatalf("SSCAN %s %s: bad reply %+v (%v)", key, cursor, v, err)
 		}
-		for _, it := range v.items[1].items {
-			seen[it.str] = true
+		for _, it := range v.Items[1].Items {
+			seen[it.Str] = true
 		}
-		cursor = v.items[0].str
+		cursor = v.Items[0].Str
 		if cursor == "0" {
 			return seen, calls
 		}

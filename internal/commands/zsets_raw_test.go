@@ -57,9 +57,9 @@ func TestZsetRawScanCursor(t *testing.T) {
 	var calls [][]string
 	cursor := "0"
 	for {
-		r := zsParse(t, c.Do("ZSCAN", "z", cursor, "COUNT", "2"))
-		cursor = r.items[0].str
-		calls = append(calls, r.items[1].strings())
+		r := servertest.MustParse(t, c.Do("ZSCAN", "z", cursor, "COUNT", "2"))
+		cursor = r.Items[0].Str
+		calls = append(calls, r.Items[1].Strings())
 		if cursor == "0" || len(calls) > 10 {
 			break
 		}

@@ -364,7 +364,7 @@ func zsRunStream(t *testing.T, d *servertest.Diff, g *zsGen, n int) {
 // zsStats reads keyspace_hits and keyspace_misses from INFO stats.
 func zsStats(t *testing.T, c *servertest.Conn) [2]string {
 	t.Helper()
-	info := zsParse(t, c.Do("INFO", "stats")).str
+	info := servertest.MustParse(t, c.Do("INFO", "stats")).Str
 	var out [2]string
 	for _, line := range strings.Split(info, "\r\n") {
 		if v, ok := strings.CutPrefix(line, "keyspace_hits:"); ok {

@@ -1,7 +1,6 @@
 package commands_test
 
 import (
-	"fmt"
 	"iter"
 	"maps"
 	"strconv"
@@ -60,79 +59,6 @@ func zsAddSet(t *testing.T, d *servertest.Diff, inst *servertest.Instance, key s
 	db.Set(key, keyspace.NewValue(keyspace.TypeSet, &zsFakeSet{members: members}), false)
 }
 
-// zsReply is a decoded RESP reply.
-type zsReply struct {
-	kind  byte // the type byte: + - : $ * _ , % ~ ...
-	str   string
-	null  bool
-	items []zsReply
-}
-
-// zsParse decodes one raw reply.
-func zsParse(t testing.TB, raw string) zsReply {
-	t.Helper()
-	v, rest, err := zsParseOne(raw)
-	if err != nil || rest != "" {
-		t.Fatalf("bad reply %q: %v (rest %q)", raw, err, rest)
-	}
-	return v
-}
-
-func zsParseOne(raw string) (zsReply, string, error) {
-	i := strings.Index(raw, "\r\n")
-	if i < 1 {
-		return zsReply{}, "", fmt.Errorf("no line in %q", raw)
-	}
-	v := zsReply{kind: raw[0], str: raw[1:i]}
-	rest := raw[i+2:]
-	switch v.kind {
-	case '$', '=', '!':
-		n, err := strconv.Atoi(v.str)
-		if err != nil {
-			return v, "", err
-		}
-		if n < 0 {
-			v.null, v.str = true, ""
-			return v, rest, nil
-		}
-		if len(rest) < n+2 {
-			return v, "", fmt.Errorf("short bulk")
-		}
-		v.str, rest = rest[:n], rest[n+2:]
-	case '*', '~', '%', '>':
-		n, err := strconv.Atoi(v.str)
-		if err != nil {
-			return v, "", err
-		}
-		if n < 0 {
-			v.null = true
-			return v, rest, nil
-		}
-		if v.kind == '%' {
-			n *= 2
-		}
-		for k := 0; k < n; k++ {
-			var it zsReply
-			if it, rest, err = zsParseOne(rest); err != nil {
-				return v, "", err
-			}
-			v.items = append(v.items, it)
-		}
-	case '_':
-		v.null = true
-	}
-	return v, rest, nil
-}
-
-// zsStrings returns the strings of an array reply's elements.
-func (v zsReply) strings() []string {
-	out := make([]string, len(v.items))
-	for i, it := range v.items {
-		out[i] = it.str
-	}
-	return out
-}
-
 // zsScanAll runs a complete ZSCAN of key on c and returns member -> score
 // and the number of calls. It fails on a member returned twice.
 func zsScanAll(t testing.TB, c *servertest.Conn, key string, extra ...string) (map[string]string, int) {
@@ -140,19 +66,19 @@ func zsScanAll(t testing.TB, c *servertest.Conn, key string, extra ...string) (m
 	got := map[string]string{}
 	cursor, calls := "0", 0
 	for {
-		r := zsParse(t, c.Do(append([]string{"ZSCAN", key, cursor}, extra...)...))
-		if r.kind != '*' || len(r.items) != 2 {
+		r := servertest.MustParse(t, c.Do(append([]string{"ZSCAN", key, cursor}, extra...)...))
+		if r.Kind != '*' || len(r.Items) != 2 {
 			t.Fatalf("ZSCAN reply %+v", r)
 		}
 		calls++
-		kv := r.items[1].strings()
+		kv := r.Items[1].Strings()
 		for i := 0; i+1 < len(kv); i += 2 {
 			if _, dup := got[kv[i]]; dup {
 				t.Fatalf("ZSCAN returned %q twice", kv[i])
 			}
 			got[kv[i]] = kv[i+1]
 		}
-		cursor = r.items[0].str
+		cursor = r.Items[0].Str
 		if cursor == "0" {
 			return got, calls
 		}

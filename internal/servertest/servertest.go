@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -210,61 +209,6 @@ func (c *Conn) ExpectClosed() {
 	if len(b) > 0 {
 		c.t.Fatalf("unexpected bytes before close: %q", b)
 	}
-}
-
-// ReadReply reads the bytes of one complete RESP2/RESP3 reply.
-func ReadReply(r *bufio.Reader) ([]byte, error) {
-	var out []byte
-	err := readOne(r, &out)
-	return out, err
-}
-
-func readOne(r *bufio.Reader, out *[]byte) error {
-	line, err := r.ReadSlice('\n')
-	if err != nil {
-		return err
-	}
-	*out = append(*out, line...)
-	if len(line) < 3 || line[len(line)-2] != '\r' {
-		return fmt.Errorf("bad reply line %q", line)
-	}
-	body := line[1 : len(line)-2]
-	switch line[0] {
-	case '+', '-', ':', ',', '#', '_', '(':
-		return nil
-	case '$', '=', '!':
-		n, err := strconv.Atoi(string(body))
-		if err != nil {
-			return fmt.Errorf("bad length %q", line)
-		}
-		if n < 0 {
-			return nil
-		}
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return err
-		}
-		*out = append(*out, buf...)
-		return nil
-	case '*', '~', '>', '%', '|':
-		n, err := strconv.Atoi(string(body))
-		if err != nil {
-			return fmt.Errorf("bad length %q", line)
-		}
-		if line[0] == '%' || line[0] == '|' {
-			n *= 2
-		}
-		for i := 0; i < n; i++ {
-			if err := readOne(r, out); err != nil {
-				return err
-			}
-		}
-		if line[0] == '|' { // attribute: the real reply follows
-			return readOne(r, out)
-		}
-		return nil
-	}
-	return fmt.Errorf("unknown reply type %q", line)
 }
 
 // Ctx is a context for go-redis calls in tests.
