@@ -14,8 +14,9 @@ import (
 // depend on connection details with Redis 7.0.
 func TestClientDiff(t *testing.T) {
 	inst := servertest.Start(t)
-	p := newPair(t, inst.Addr, servertest.Redis(t).Addr)
-	p.lines(`
+	p := servertest.DialDiff(t, inst.Addr, servertest.Redis(t).Addr)
+	p.Mask = servertest.MaskHello
+	p.Lines(`
 		CLIENT
 		CLIENT foo
 		CLIENT ID x
@@ -87,53 +88,15 @@ func TestClientDiff(t *testing.T) {
 		CLIENT UNPAUSE
 		CLIENT HELP x
 	`)
-	p.do("CLIENT", "SETNAME", "a\nb")
-	p.do("CLIENT", "SETNAME", "é")
-	p.do("CLIENT", "SETNAME", "")
-	p.do("CLIENT", "GETNAME")
-	p.do("HELLO", "3")
-	p.do("CLIENT", "GETNAME")
-	p.do("CLIENT", "LIST", "ID", "0")
-	p.do("CLIENT", "KILL", "ID", "99999")
-	t.Logf("%d commands compared", p.n)
-}
-
-// clientFields parses one CLIENT LIST line into its keys (in order) and
-// values.
-func clientFields(t *testing.T, line string) ([]string, map[string]string) {
-	t.Helper()
-	var keys []string
-	vals := map[string]string{}
-	for _, f := range strings.Split(strings.TrimSuffix(line, "\n"), " ") {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			t.Fatalf("field %q in %q", f, line)
-		}
-		keys = append(keys, k)
-		vals[k] = v
-	}
-	return keys, vals
-}
-
-// bulkBody returns the text of a raw bulk or verbatim reply.
-func bulkBody(t *testing.T, r string) string {
-	t.Helper()
-	head, body, ok := strings.Cut(r, "\r\n")
-	if !ok || (head[0] != '$' && head[0] != '=') {
-		t.Fatalf("not a bulk reply: %q", r)
-	}
-	n, _ := strconv.Atoi(head[1:])
-	body = strings.TrimSuffix(body, "\r\n")
-	if len(body) != n {
-		t.Fatalf("length %d, body %d bytes: %q", n, len(body), r)
-	}
-	if head[0] == '=' {
-		if !strings.HasPrefix(body, "txt:") {
-			t.Fatalf("verbatim format: %q", r)
-		}
-		body = body[4:]
-	}
-	return body
+	p.Do("CLIENT", "SETNAME", "a\nb")
+	p.Do("CLIENT", "SETNAME", "é")
+	p.Do("CLIENT", "SETNAME", "")
+	p.Do("CLIENT", "GETNAME")
+	p.Do("HELLO", "3")
+	p.Do("CLIENT", "GETNAME")
+	p.Do("CLIENT", "LIST", "ID", "0")
+	p.Do("CLIENT", "KILL", "ID", "99999")
+	t.Logf("%d commands compared", p.N)
 }
 
 const clientListFields = "id addr laddr fd name age idle flags db sub psub ssub multi qbuf qbuf-free argv-mem multi-mem obl oll omem tot-mem events cmd user redir resp lib-name lib-ver"
@@ -157,16 +120,16 @@ func TestClientList(t *testing.T) {
 	inst.Clock.Advance(3 * time.Second)
 	a.Do("PING")
 
-	body := bulkBody(t, a.Do("CLIENT", "LIST"))
+	body := servertest.BulkBody(t, a.Do("CLIENT", "LIST"))
 	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
 	if len(lines) != 2 || !strings.HasSuffix(body, "\n") {
 		t.Fatalf("CLIENT LIST: %q", body)
 	}
-	keys, va := clientFields(t, lines[0])
+	keys, va := servertest.ClientFields(t, lines[0])
 	if strings.Join(keys, " ") != clientListFields {
 		t.Fatalf("fields:\n got %s\nwant %s", strings.Join(keys, " "), clientListFields)
 	}
-	_, vb := clientFields(t, lines[1])
+	_, vb := servertest.ClientFields(t, lines[1])
 	if va["id"] != idA || vb["id"] != idB {
 		t.Fatalf("ids %s %s, want %s %s (oldest first)", va["id"], vb["id"], idA, idB)
 	}
@@ -193,17 +156,17 @@ func TestClientList(t *testing.T) {
 	}
 
 	// CLIENT INFO is the caller's line.
-	info := bulkBody(t, b.Do("CLIENT", "INFO"))
-	_, vi := clientFields(t, info)
+	info := servertest.BulkBody(t, b.Do("CLIENT", "INFO"))
+	_, vi := servertest.ClientFields(t, info)
 	if vi["id"] != idB || vi["cmd"] != "client|info" || strings.Count(info, "\n") != 1 {
 		t.Errorf("CLIENT INFO: %q", info)
 	}
 	// Filters.
-	if body := bulkBody(t, a.Do("CLIENT", "LIST", "ID", idB, "12345", idA)); strings.Count(body, "\n") != 2 ||
+	if body := servertest.BulkBody(t, a.Do("CLIENT", "LIST", "ID", idB, "12345", idA)); strings.Count(body, "\n") != 2 ||
 		!strings.HasPrefix(body, "id="+idB+" ") || !strings.Contains(body, "\nid="+idA+" ") {
 		t.Errorf("CLIENT LIST ID: %q", body)
 	}
-	if body := bulkBody(t, a.Do("CLIENT", "LIST", "TYPE", "NORMAL")); strings.Count(body, "\n") != 2 {
+	if body := servertest.BulkBody(t, a.Do("CLIENT", "LIST", "TYPE", "NORMAL")); strings.Count(body, "\n") != 2 {
 		t.Errorf("CLIENT LIST TYPE normal: %q", body)
 	}
 	for _, typ := range []string{"master", "replica", "slave", "pubsub"} {
@@ -214,13 +177,13 @@ func TestClientList(t *testing.T) {
 	// RESP3: a verbatim string.
 	a.Do("HELLO", "3")
 	r := a.Do("CLIENT", "INFO")
-	if !strings.HasPrefix(r, "=") || !strings.Contains(bulkBody(t, r), " resp=3 ") {
+	if !strings.HasPrefix(r, "=") || !strings.Contains(servertest.BulkBody(t, r), " resp=3 ") {
 		t.Errorf("CLIENT INFO over RESP3: %q", r)
 	}
 	// A monitor shows flag O and is a normal client.
 	m := inst.Raw(t)
 	m.Do("MONITOR")
-	body = bulkBody(t, a.Do("CLIENT", "LIST", "TYPE", "normal"))
+	body = servertest.BulkBody(t, a.Do("CLIENT", "LIST", "TYPE", "normal"))
 	if !strings.Contains(body, " flags=O ") {
 		t.Errorf("monitor not listed with flag O: %q", body)
 	}
@@ -252,7 +215,7 @@ func TestClientSetInfo(t *testing.T) {
 			t.Errorf("%q: got %q, want %q", tc.args, r, tc.want)
 		}
 	}
-	_, v := clientFields(t, bulkBody(t, c.Do("CLIENT", "INFO")))
+	_, v := servertest.ClientFields(t, servertest.BulkBody(t, c.Do("CLIENT", "INFO")))
 	if v["lib-name"] != "redis-py" || v["lib-ver"] != "" || v["flags"] != "N" {
 		t.Errorf("CLIENT INFO: %v", v)
 	}
@@ -264,7 +227,7 @@ func TestClientKill(t *testing.T) {
 	admin := inst.Raw(t)
 	newVictim := func() (*servertest.Conn, map[string]string) {
 		c := inst.Raw(t)
-		_, v := clientFields(t, bulkBody(t, c.Do("CLIENT", "INFO")))
+		_, v := servertest.ClientFields(t, servertest.BulkBody(t, c.Do("CLIENT", "INFO")))
 		return c, v
 	}
 
@@ -364,7 +327,7 @@ func TestClientKill(t *testing.T) {
 func TestClientKillPipeline(t *testing.T) {
 	inst := servertest.Start(t)
 	self := inst.Raw(t)
-	self.Write(cat([]string{"SET", "kp", "1"}, []string{"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "no"}, []string{"SET", "kp", "2"}))
+	self.Write(servertest.Cat([]string{"SET", "kp", "1"}, []string{"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "no"}, []string{"SET", "kp", "2"}))
 	if r := self.Read(); r != "+OK\r\n" {
 		t.Fatalf("SET: %q", r)
 	}
@@ -392,7 +355,7 @@ func TestClientReplyDiff(t *testing.T) {
 		{c("CLIENT", "REPLY", "OFF"), c("SET", "r", "1"), c("CLIENT", "REPLY", "ON"), c("GET", "r")},
 		{c("CLIENT", "REPLY", "OFF"), c("CLIENT", "REPLY", "bogus"), c("CLIENT", "REPLY", "ON")},
 	} {
-		data := cat(seq...)
+		data := servertest.Cat(seq...)
 		data = append(data, "*1\r\n$4\r\nPING\r\n"...)
 		if a, rr := rawAll(t, inst.Addr, data), rawAll(t, r.Addr, data); a != rr {
 			t.Errorf("sequence %d:\n abacus %q\n  redis %q", i, a, rr)
@@ -400,7 +363,7 @@ func TestClientReplyDiff(t *testing.T) {
 	}
 	// A protocol error is not answered while replies are off; the
 	// connection still closes.
-	data := append(cat(c("CLIENT", "REPLY", "OFF")), "*x\r\n"...)
+	data := append(servertest.Cat(c("CLIENT", "REPLY", "OFF")), "*x\r\n"...)
 	if a, rr := rawAll(t, inst.Addr, data), rawAll(t, r.Addr, data); a != rr || a != "" {
 		t.Errorf("protocol error with replies off: abacus %q, redis %q", a, rr)
 	}
@@ -417,7 +380,7 @@ func TestClientPause(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			_, v := clientFields(t, bulkBody(t, admin.Do("CLIENT", "LIST", "ID", wid)))
+			_, v := servertest.ClientFields(t, servertest.BulkBody(t, admin.Do("CLIENT", "LIST", "ID", wid)))
 			if strings.Contains(v["flags"], "b") {
 				return
 			}
@@ -430,7 +393,7 @@ func TestClientPause(t *testing.T) {
 	if r := admin.Do("CLIENT", "PAUSE", "1000", "WRITE"); r != "+OK\r\n" {
 		t.Fatalf("PAUSE: %q", r)
 	}
-	w.Write(cat([]string{"GET", "pk"}, []string{"SET", "pk", "1"}, []string{"GET", "pk"}))
+	w.Write(servertest.Cat([]string{"GET", "pk"}, []string{"SET", "pk", "1"}, []string{"GET", "pk"}))
 	if r := w.Read(); r != "$-1\r\n" {
 		t.Fatalf("GET during PAUSE WRITE: %q", r)
 	}
@@ -467,7 +430,7 @@ func TestClientPause(t *testing.T) {
 	}
 	// The pausing client is paused too, for the rest of its pipeline; its
 	// earlier replies are sent first. Commands refused anyway are not held.
-	admin.Write(cat([]string{"CLIENT", "PAUSE", "2000"}, []string{"NOSUCH"}, []string{"ECHO", "later"}))
+	admin.Write(servertest.Cat([]string{"CLIENT", "PAUSE", "2000"}, []string{"NOSUCH"}, []string{"ECHO", "later"}))
 	if r := admin.Read(); r != "+OK\r\n" {
 		t.Fatalf("PAUSE: %q", r)
 	}

@@ -284,7 +284,7 @@ func TestConfigDiffRandom(t *testing.T) {
 // TestConfigGetPatterns checks CONFIG GET with patterns against
 // redis-server: the same pairs (Redis orders them by its hash table).
 func TestConfigGetPatterns(t *testing.T) {
-	r := svPrivateRedis(t)
+	r := servertest.PrivateRedis(t)
 	inst := servertest.Start(t)
 	a, rc := inst.Raw(t), servertest.Dial(t, r.Addr)
 	pairs := func(c *servertest.Conn, args ...string) []string {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,55 +13,6 @@ import (
 	"github.com/abacusdb/abacus/internal/servertest"
 	"github.com/abacusdb/abacus/internal/testenv"
 )
-
-// pair sends the same commands to Abacus and to a Redis and compares the
-// replies byte for byte, after mask (which hides what legitimately
-// differs, such as versions and client ids).
-type pair struct {
-	t    *testing.T
-	a, r *servertest.Conn
-	mask func(string) string
-	n    int
-}
-
-func newPair(t *testing.T, abacus, redis string) *pair {
-	return &pair{t: t, a: servertest.Dial(t, abacus), r: servertest.Dial(t, redis), mask: maskHello}
-}
-
-func (p *pair) do(args ...string) string {
-	p.t.Helper()
-	p.n++
-	req := servertest.Encode(args...)
-	p.a.Write(req)
-	p.r.Write(req)
-	a, r := p.mask(p.a.Read()), p.mask(p.r.Read())
-	if a != r {
-		p.t.Errorf("%q\n abacus: %q\n  redis: %q", args, a, r)
-	}
-	return a
-}
-
-// lines runs one command per line, words split on spaces.
-func (p *pair) lines(text string) {
-	p.t.Helper()
-	for _, l := range strings.Split(text, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			p.do(strings.Fields(l)...)
-		}
-	}
-}
-
-var (
-	helloVersion = regexp.MustCompile(`\$\d+\r\n7\.\d+\.\d+\r\n`)
-	helloID      = regexp.MustCompile(`(\$2\r\nid\r\n):\d+`)
-)
-
-// maskHello hides the server version and client id of HELLO replies:
-// Abacus answers as Redis 7.4.0 and the reference server is 7.0.
-func maskHello(s string) string {
-	s = helloVersion.ReplaceAllString(s, "$$V\r\nVERSION\r\n")
-	return helloID.ReplaceAllString(s, "$1:ID")
-}
 
 // rawAll sends data, half-closes the connection and returns everything
 // the server sends until it closes.
@@ -84,18 +34,11 @@ func rawAll(t *testing.T, addr string, data []byte) string {
 	return string(out)
 }
 
-func cat(cmds ...[]string) []byte {
-	var b []byte
-	for _, c := range cmds {
-		b = append(b, servertest.Encode(c...)...)
-	}
-	return b
-}
-
 func TestConnectionDiff(t *testing.T) {
 	inst := servertest.Start(t)
-	p := newPair(t, inst.Addr, servertest.Redis(t).Addr)
-	p.lines(`
+	p := servertest.DialDiff(t, inst.Addr, servertest.Redis(t).Addr)
+	p.Mask = servertest.MaskHello
+	p.Lines(`
 		PING
 		ping hello
 		PING a b
@@ -138,18 +81,18 @@ func TestConnectionDiff(t *testing.T) {
 		RESET
 		CLIENT GETNAME
 	`)
-	p.do("ECHO", "bin\x00\r\nary")
-	p.do("PING", "")
-	p.do("HELLO", "2", "SETNAME", "a b")
-	p.do("HELLO", "2", "SETNAME", "é")
-	p.do("HELLO", "2", "FOO", "SETNAME", "a b")
-	p.do("HELLO", "2", "SETNAME", "a b", "FOO")
-	p.do("SELECT", "3")
-	p.do("SET", "dbkey", "in3")
-	p.do("GET", "dbkey")
-	p.do("SELECT", "0")
-	p.do("GET", "dbkey")
-	t.Logf("%d commands compared", p.n)
+	p.Do("ECHO", "bin\x00\r\nary")
+	p.Do("PING", "")
+	p.Do("HELLO", "2", "SETNAME", "a b")
+	p.Do("HELLO", "2", "SETNAME", "é")
+	p.Do("HELLO", "2", "FOO", "SETNAME", "a b")
+	p.Do("HELLO", "2", "SETNAME", "a b", "FOO")
+	p.Do("SELECT", "3")
+	p.Do("SET", "dbkey", "in3")
+	p.Do("GET", "dbkey")
+	p.Do("SELECT", "0")
+	p.Do("GET", "dbkey")
+	t.Logf("%d commands compared", p.N)
 }
 
 // TestAuthDiff compares authentication with a Redis that has requirepass.
@@ -161,8 +104,9 @@ func TestAuthDiff(t *testing.T) {
 	}
 	defer rs.Stop()
 	inst := servertest.Start(t, servertest.WithConfig("requirepass", "s3cret"))
-	p := newPair(t, inst.Addr, rs.Addr)
-	p.lines(`
+	p := servertest.DialDiff(t, inst.Addr, rs.Addr)
+	p.Mask = servertest.MaskHello
+	p.Lines(`
 		PING
 		GET k
 		SELECT 1
@@ -205,21 +149,21 @@ func TestAuthDiff(t *testing.T) {
 		HELLO 2 auth default s3cret setname n1
 		CLIENT GETNAME
 	`)
-	p.do("HELLO", "2", "AUTH", "default", "s3cret", "SETNAME", "a b")
-	p.do("PING")
-	p.do("RESET")
-	p.do("HELLO", "2", "SETNAME", "a b")
-	p.do("HELLO", "2", "AUTH", "default", "s3cret", "FOO")
-	p.do("PING")
+	p.Do("HELLO", "2", "AUTH", "default", "s3cret", "SETNAME", "a b")
+	p.Do("PING")
+	p.Do("RESET")
+	p.Do("HELLO", "2", "SETNAME", "a b")
+	p.Do("HELLO", "2", "AUTH", "default", "s3cret", "FOO")
+	p.Do("PING")
 	// QUIT is allowed before authentication and closes.
-	p.a.Write(servertest.Encode("QUIT"))
-	p.r.Write(servertest.Encode("QUIT"))
-	if a, r := p.a.Read(), p.r.Read(); a != r || a != "+OK\r\n" {
+	p.A.Write(servertest.Encode("QUIT"))
+	p.R.Write(servertest.Encode("QUIT"))
+	if a, r := p.A.Read(), p.R.Read(); a != r || a != "+OK\r\n" {
 		t.Fatalf("QUIT: %q %q", a, r)
 	}
-	p.a.ExpectClosed()
-	p.r.ExpectClosed()
-	t.Logf("%d commands compared", p.n)
+	p.A.ExpectClosed()
+	p.R.ExpectClosed()
+	t.Logf("%d commands compared", p.N)
 }
 
 // TestGoRedisAuth connects with go-redis and a password, over RESP2 (AUTH)
@@ -256,7 +200,7 @@ func TestHello(t *testing.T) {
 	id := strings.TrimSpace(strings.TrimPrefix(c.Do("CLIENT", "ID"), ":"))
 	want3 := "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n7.4.0\r\n$5\r\nproto\r\n:3\r\n$2\r\nid\r\n:" + id +
 		"\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*0\r\n"
-	c.Write(cat([]string{"HELLO", "3"}, []string{"CLIENT", "GETNAME"}, []string{"HELLO"}, []string{"HELLO", "2"}, []string{"CLIENT", "GETNAME"}))
+	c.Write(servertest.Cat([]string{"HELLO", "3"}, []string{"CLIENT", "GETNAME"}, []string{"HELLO"}, []string{"HELLO", "2"}, []string{"CLIENT", "GETNAME"}))
 	if r := c.Read(); r != want3 {
 		t.Fatalf("HELLO 3: %q", r)
 	}
@@ -291,7 +235,7 @@ func TestHello(t *testing.T) {
 func TestQuit(t *testing.T) {
 	inst := servertest.Start(t)
 	r := servertest.Redis(t)
-	data := cat([]string{"SET", "q", "1"}, []string{"QUIT", "extra"}, []string{"SET", "q", "2"})
+	data := servertest.Cat([]string{"SET", "q", "1"}, []string{"QUIT", "extra"}, []string{"SET", "q", "2"})
 	a, rr := rawAll(t, inst.Addr, data), rawAll(t, r.Addr, data)
 	if a != rr || a != "+OK\r\n+OK\r\n" {
 		t.Fatalf("abacus %q, redis %q", a, rr)
@@ -308,7 +252,7 @@ func TestQuit(t *testing.T) {
 func TestReset(t *testing.T) {
 	inst := servertest.Start(t, servertest.WithConfig("requirepass", "pw"))
 	c := inst.Raw(t)
-	c.Write(cat(
+	c.Write(servertest.Cat(
 		[]string{"AUTH", "pw"},
 		[]string{"SELECT", "5"},
 		[]string{"CLIENT", "SETNAME", "before"},
@@ -354,9 +298,9 @@ func TestResetReplyModes(t *testing.T) {
 	inst := servertest.Start(t)
 	r := servertest.Redis(t)
 	for _, data := range [][]byte{
-		cat([]string{"CLIENT", "REPLY", "SKIP"}, []string{"RESET"}, []string{"PING"}),
-		cat([]string{"CLIENT", "REPLY", "OFF"}, []string{"RESET"}, []string{"PING"}),
-		cat([]string{"CLIENT", "REPLY", "OFF"}, []string{"QUIT"}),
+		servertest.Cat([]string{"CLIENT", "REPLY", "SKIP"}, []string{"RESET"}, []string{"PING"}),
+		servertest.Cat([]string{"CLIENT", "REPLY", "OFF"}, []string{"RESET"}, []string{"PING"}),
+		servertest.Cat([]string{"CLIENT", "REPLY", "OFF"}, []string{"QUIT"}),
 	} {
 		if a, rr := rawAll(t, inst.Addr, data), rawAll(t, r.Addr, data); a != rr {
 			t.Errorf("%q:\n abacus %q\n  redis %q", data, a, rr)

@@ -12,7 +12,7 @@ import (
 // (EXPIRETIME after EXPIREAT) must match exactly.
 
 func TestExpireDiffFixed(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "list")
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
@@ -176,7 +176,7 @@ EXPIRETIME k
 func TestExpireDiffStream(t *testing.T) {
 	for _, seed := range []uint64{21, 22, 23} {
 		t.Run("seed"+strconv.FormatUint(seed, 10), func(t *testing.T) {
-			d, _ := skDiff(t)
+			d, _ := servertest.StartDiff(t)
 			g := newSkGen(seed, 5)
 			dc := newSkDirtyCheck(t, d)
 			for i := 0; i < 2500; i++ {

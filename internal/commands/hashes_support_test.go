@@ -16,7 +16,7 @@ import (
 // on redis-server when the test ends, as the server is shared).
 func hhDiff(t *testing.T, opts ...servertest.Option) (*servertest.Diff, *servertest.Instance) {
 	t.Helper()
-	d, inst := skDiff(t, opts...)
+	d, inst := servertest.StartDiff(t, opts...)
 	hhLimits(t, d, "512", "64")
 	t.Cleanup(func() { d.R.Do("CONFIG", "SET", "hash-max-listpack-entries", "512", "hash-max-listpack-value", "64") })
 	return d, inst

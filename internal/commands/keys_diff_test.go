@@ -11,7 +11,7 @@ import (
 // Differential tests of the generic keyspace commands.
 
 func TestKeysDiffBasics(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "list")
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
@@ -90,7 +90,7 @@ TYPE l2
 }
 
 func TestKeysDiffMoveCopySwap(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 1, "list1")
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
@@ -200,7 +200,7 @@ SWAPDB 0
 }
 
 func TestKeysDiffFlushAndRandom(t *testing.T) {
-	d, _ := skDiff(t)
+	d, _ := servertest.StartDiff(t)
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 RANDOMKEY
@@ -240,7 +240,7 @@ FLUSHALL sync async
 }
 
 func TestKeysDiffObject(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "list")
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
@@ -325,7 +325,7 @@ OBJECT FREQ list
 }
 
 func TestKeysDiffKeys(t *testing.T) {
-	d, _ := skDiff(t)
+	d, _ := servertest.StartDiff(t)
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 KEYS *
@@ -369,7 +369,7 @@ KEYS a b
 }
 
 func TestKeysDiffScan(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "list")
 	dc := newSkDirtyCheck(t, d)
 	// Errors and the empty database answer identically.
@@ -443,7 +443,7 @@ SCAN -
 // TestKeysDiffWrongType checks that the string commands refuse other types
 // with WRONGTYPE (and MGET answers null), on both servers alike.
 func TestKeysDiffWrongType(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "l")
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
@@ -486,7 +486,7 @@ TYPE l
 func TestKeysDiffStream(t *testing.T) {
 	for _, seed := range []uint64{11, 12, 13} {
 		t.Run("seed"+strconv.FormatUint(seed, 10), func(t *testing.T) {
-			d, _ := skDiff(t)
+			d, _ := servertest.StartDiff(t)
 			g := newSkGen(seed, 6)
 			dc := newSkDirtyCheck(t, d)
 			for i := 0; i < 2500; i++ {
@@ -579,7 +579,7 @@ func (g *skGen) keysStep(t *testing.T, d *servertest.Diff) {
 // the table has one per command, and SET and GETEX, whose key specs carry
 // a "notes" text.
 func TestKeysDiffCommandInfo(t *testing.T) {
-	d, _ := skDiff(t)
+	d, _ := servertest.StartDiff(t)
 	for _, n := range []string{
 		"get", "getset", "getdel", "setnx", "setex", "psetex", "mset", "msetnx", "mget",
 		"append", "strlen", "getrange", "setrange", "substr", "incr", "decr", "incrby", "decrby",
@@ -595,7 +595,7 @@ func TestKeysDiffCommandInfo(t *testing.T) {
 
 // TestKeysDiffRESP3 checks null replies and shapes under RESP3.
 func TestKeysDiffRESP3(t *testing.T) {
-	d, _ := skDiff(t)
+	d, _ := servertest.StartDiff(t)
 	d.A.Do("HELLO", "3")
 	d.R.Do("HELLO", "3")
 	dc := newSkDirtyCheck(t, d)

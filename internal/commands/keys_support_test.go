@@ -14,20 +14,6 @@ import (
 	"github.com/abacusdb/abacus/internal/servertest"
 )
 
-// skDiff starts an Abacus instance and connects a differential pair to it
-// and to the shared redis-server (see servertest.Redis when there is none).
-func skDiff(t *testing.T, opts ...servertest.Option) (*servertest.Diff, *servertest.Instance) {
-	t.Helper()
-	inst := servertest.Start(t, opts...)
-	d := servertest.NewDiff(t, inst)
-	// The redis-server is shared by every test of the package: put back
-	// the defaults these tests depend on, whatever ran before.
-	if r := d.R.Do("CONFIG", "SET", "proto-max-bulk-len", "536870912", "maxmemory", "0", "maxmemory-policy", "noeviction"); r != "+OK\r\n" {
-		t.Fatalf("resetting redis-server's config: %q", r)
-	}
-	return d, inst
-}
-
 // skFuzzy lists the commands whose replies depend on the moment they run
 // (TTLs count down): the two servers may differ by this much.
 var skFuzzy = map[string]int64{"ttl": 1, "pttl": 1000, "expiretime": 1, "pexpiretime": 1000}

@@ -189,7 +189,7 @@ func TestKeysScanShrinking(t *testing.T) {
 // TestKeysScanOptions checks MATCH, TYPE and COUNT on Abacus alone (the
 // differential test compares whole iterations with redis-server).
 func TestKeysScanOptions(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "alist")
 	c := inst.Client(t)
 	for i := 0; i < 100; i++ {
@@ -218,7 +218,7 @@ func TestKeysScanOptions(t *testing.T) {
 // WATCH and blocked clients hang on) and that reads and failed writes do
 // not.
 func TestKeysTouched(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "l")
 	var touched []string
 	inst.Srv.Lock()

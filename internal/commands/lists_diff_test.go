@@ -17,7 +17,7 @@ import (
 // redis-server's list settings back at the end.
 func lsDiff(t *testing.T) (*servertest.Diff, *servertest.Instance) {
 	t.Helper()
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	t.Cleanup(func() {
 		c := servertest.Dial(t, d.R.Addr)
 		c.Do("CONFIG", "SET", "list-max-listpack-size", "-2")

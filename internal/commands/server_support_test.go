@@ -11,69 +11,15 @@ import (
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/servertest"
-	"github.com/abacusdb/abacus/internal/testenv"
 )
-
-// svPrivateRedis starts a redis-server of the test's own (CONFIG SET on
-// the shared one would leak into other tests), stopped at the end.
-func svPrivateRedis(t *testing.T, extra ...string) *servertest.RedisServer {
-	t.Helper()
-	testenv.NeedRedis(t)
-	r, err := servertest.StartRedis(extra...)
-	if err != nil {
-		t.Fatalf("starting redis-server: %v", err)
-	}
-	t.Cleanup(r.Stop)
-	return r
-}
-
-// svPair sends the same commands to Abacus and to a redis-server and
-// requires byte-identical replies.
-type svPair struct {
-	t    *testing.T
-	A, R *servertest.Conn
-}
-
-func svNewPair(t *testing.T, inst *servertest.Instance, redisAddr string) *svPair {
-	return &svPair{t: t, A: inst.Raw(t), R: servertest.Dial(t, redisAddr)}
-}
 
 // svDiffPrivate starts Abacus (with opts) and a private redis-server (with
 // extra arguments) and pairs them.
-func svDiffPrivate(t *testing.T, extra []string, opts ...servertest.Option) (*svPair, *servertest.Instance) {
+func svDiffPrivate(t *testing.T, extra []string, opts ...servertest.Option) (*servertest.Diff, *servertest.Instance) {
 	t.Helper()
-	r := svPrivateRedis(t, extra...)
+	r := servertest.PrivateRedis(t, extra...)
 	inst := servertest.Start(t, opts...)
-	return svNewPair(t, inst, r.Addr), inst
-}
-
-// Do sends one command to both and compares the replies; it returns
-// Abacus's.
-func (p *svPair) Do(args ...string) string {
-	p.t.Helper()
-	req := servertest.Encode(args...)
-	p.A.Write(req)
-	p.R.Write(req)
-	a, r := p.A.Read(), p.R.Read()
-	if a != r {
-		p.t.Errorf("%q\n abacus: %q\n  redis: %q", args, a, r)
-	}
-	return a
-}
-
-// Lines runs one command per line, split on spaces; '#' lines are comments.
-func (p *svPair) Lines(text string) int {
-	p.t.Helper()
-	n := 0
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		p.Do(strings.Fields(line)...)
-		n++
-	}
-	return n
+	return servertest.DialDiff(t, inst.Addr, r.Addr), inst
 }
 
 // svInfoFields parses INFO text into section -> field -> value, checking

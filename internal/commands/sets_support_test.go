@@ -23,7 +23,7 @@ func sxDiff(t *testing.T, like70 bool, opts ...servertest.Option) (*servertest.D
 	if like70 {
 		opts = append(opts, servertest.WithConfig("set-max-listpack-entries", "0"))
 	}
-	d, inst := skDiff(t, opts...)
+	d, inst := servertest.StartDiff(t, opts...)
 	// The redis-server is shared by the package's tests: start from and
 	// leave behind the default intset limit.
 	reset := func() {

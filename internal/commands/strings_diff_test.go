@@ -4,13 +4,15 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/abacusdb/abacus/internal/servertest"
 )
 
 // Differential tests of the string family: fixed edge cases, then random
 // streams, each reply byte-compared with redis-server's.
 
 func TestStringsDiffSet(t *testing.T) {
-	d, _ := skDiff(t)
+	d, _ := servertest.StartDiff(t)
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
 SET k v
@@ -108,7 +110,7 @@ SET k v Px 100000 Nx GeT
 }
 
 func TestStringsDiffGetFamily(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "list")
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
@@ -211,7 +213,7 @@ MGET
 }
 
 func TestStringsDiffAppendRange(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "list")
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
@@ -317,7 +319,7 @@ SETRANGE s -9223372036854775808 x
 }
 
 func TestStringsDiffCounters(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "list")
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
@@ -485,7 +487,7 @@ OBJECT ENCODING z
 // with INCRBYFLOAT: the long double sums and their "%.17Lf" text must
 // match redis-server's digit for digit.
 func TestStringsDiffFloatStream(t *testing.T) {
-	d, _ := skDiff(t)
+	d, _ := servertest.StartDiff(t)
 	dc := newSkDirtyCheck(t, d)
 	g := newSkGen(99, 1)
 	digits := func(n int) string {
@@ -517,7 +519,7 @@ func TestStringsDiffFloatStream(t *testing.T) {
 }
 
 func TestStringsDiffLCS(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "list")
 	dc := newSkDirtyCheck(t, d)
 	skLines(t, d, `
@@ -581,7 +583,7 @@ func randomText(g *skGen, n int) string {
 
 // TestStringsDiffRESP3 checks the null and reply shapes under RESP3.
 func TestStringsDiffRESP3(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "list")
 	d.A.Do("HELLO", "3")
 	d.R.Do("HELLO", "3")
@@ -608,7 +610,7 @@ GETRANGE nokey 0 1
 func TestStringsDiffStream(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run("seed"+strconv.FormatUint(seed, 10), func(t *testing.T) {
-			d, _ := skDiff(t)
+			d, _ := servertest.StartDiff(t)
 			g := newSkGen(seed, 6)
 			dc := newSkDirtyCheck(t, d)
 			for i := 0; i < 2500; i++ {

@@ -166,7 +166,7 @@ func TestStringsGoRedisEdit(t *testing.T) {
 }
 
 func TestStringsGoRedisWrongType(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	skNonString(t, d, inst, 0, "l")
 	c := inst.Client(t)
 	const wrong = "WRONGTYPE Operation against a key holding the wrong kind of value"

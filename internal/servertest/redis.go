@@ -54,6 +54,21 @@ func Redis(t testing.TB) *RedisServer {
 	return shared
 }
 
+// PrivateRedis starts a redis-server of the test's own (with extra
+// command-line arguments), stopped when the test ends: for tests that
+// change its configuration, which on the shared one would leak into other
+// tests. Without redis-server it skips as Redis does.
+func PrivateRedis(t testing.TB, extra ...string) *RedisServer {
+	t.Helper()
+	testenv.NeedRedis(t)
+	r, err := StartRedis(extra...)
+	if err != nil {
+		t.Fatalf("starting redis-server: %v", err)
+	}
+	t.Cleanup(r.Stop)
+	return r
+}
+
 // StartRedis starts a private redis-server on a free loopback port with
 // persistence off. The caller stops it with Stop (the shared one lives
 // until the process exits and dies with it via its parent-death setting).

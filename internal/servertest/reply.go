@@ -149,3 +149,42 @@ func readOne(r *bufio.Reader, out *[]byte, v *Reply) error {
 	}
 	return fmt.Errorf("unknown reply type %q", line)
 }
+
+// BulkBody returns the text of a raw bulk or verbatim reply, or fails the
+// test when r is neither.
+func BulkBody(t testing.TB, r string) string {
+	t.Helper()
+	head, body, ok := strings.Cut(r, "\r\n")
+	if !ok || (head[0] != '$' && head[0] != '=') {
+		t.Fatalf("not a bulk reply: %q", r)
+	}
+	n, _ := strconv.Atoi(head[1:])
+	body = strings.TrimSuffix(body, "\r\n")
+	if len(body) != n {
+		t.Fatalf("length %d, body %d bytes: %q", n, len(body), r)
+	}
+	if head[0] == '=' {
+		if !strings.HasPrefix(body, "txt:") {
+			t.Fatalf("verbatim format: %q", r)
+		}
+		body = body[4:]
+	}
+	return body
+}
+
+// ClientFields splits one line of CLIENT LIST or CLIENT INFO into its
+// field names, in order, and their values.
+func ClientFields(t testing.TB, line string) ([]string, map[string]string) {
+	t.Helper()
+	var keys []string
+	vals := map[string]string{}
+	for _, f := range strings.Split(strings.TrimSuffix(line, "\n"), " ") {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			t.Fatalf("field %q in %q", f, line)
+		}
+		keys = append(keys, k)
+		vals[k] = v
+	}
+	return keys, vals
+}

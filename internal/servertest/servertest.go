@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,6 +162,15 @@ func Encode(args ...string) []byte {
 	return b
 }
 
+// Cat encodes commands one after another, as a client pipelines them.
+func Cat(cmds ...[]string) []byte {
+	var b []byte
+	for _, c := range cmds {
+		b = append(b, Encode(c...)...)
+	}
+	return b
+}
+
 // Write sends bytes as they are.
 func (c *Conn) Write(b []byte) {
 	c.t.Helper()
@@ -256,5 +266,27 @@ func ErrIs(t testing.TB, what string, err error, want string) {
 	t.Helper()
 	if err == nil || err.Error() != want {
 		t.Errorf("%s: got error %v, want %q", what, err, want)
+	}
+}
+
+// MustEq fails the test at once on an error or when got is not want.
+func MustEq[T comparable](t testing.TB, what string, got T, err error, want T) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if got != want {
+		t.Fatalf("%s = %v, want %v", what, got, want)
+	}
+}
+
+// MustSlice fails the test at once on an error or when got is not want.
+func MustSlice[T comparable](t testing.TB, what string, got []T, err error, want ...T) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%s = %v, want %v", what, got, want)
 	}
 }

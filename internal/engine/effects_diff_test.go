@@ -1,4 +1,4 @@
-package commands_test
+package engine_test
 
 import (
 	"strconv"
@@ -143,7 +143,7 @@ func startEffRedis(t *testing.T) *effSide {
 	// A private server: a replica of the shared one would see the other
 	// tests' writes. Diskless sync without its delay keeps the full sync
 	// instant.
-	r := svPrivateRedis(t, "--repl-diskless-sync-delay", "0", "--enable-debug-command", "yes")
+	r := servertest.PrivateRedis(t, "--repl-diskless-sync-delay", "0", "--enable-debug-command", "yes")
 	s := &effSide{t: t, name: "redis", addr: r.Addr, c: servertest.Dial(t, r.Addr), end: servertest.Dial(t, r.Addr)}
 	if rep := s.c.Do("DEBUG", "SET-ACTIVE-EXPIRE", "0"); rep != "+OK\r\n" {
 		t.Fatalf("DEBUG SET-ACTIVE-EXPIRE: %q", rep)

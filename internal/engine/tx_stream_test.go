@@ -1,4 +1,4 @@
-package commands_test
+package engine_test
 
 import (
 	"math/rand/v2"
@@ -123,15 +123,15 @@ func TestTxDiffStream(t *testing.T) {
 	c1, c2 := ps[0], ps[1]
 	blocks, execs, watched := 0, 0, 0
 	for _, seed := range []uint64{1, 2, 3} {
-		c1.do("FLUSHALL")
-		c1.do("SELECT", "0")
-		c2.do("SELECT", "0")
+		c1.Do("FLUSHALL")
+		c1.Do("SELECT", "0")
+		c2.Do("SELECT", "0")
 		g := &txGen{r: rand.New(rand.NewPCG(seed, 0x7478)), keys: []string{"a", "b", "c", "d", "e"}}
 		for i := 0; i < 400 && !t.Failed(); i++ {
 			blocks++
 			// Some traffic from the other client.
 			for j := g.r.IntN(3); j > 0; j-- {
-				c2.do(g.cmd()...)
+				c2.Do(g.cmd()...)
 			}
 			// A watch, raced or not by the other client.
 			if g.r.IntN(3) == 0 {
@@ -140,57 +140,57 @@ func TestTxDiffStream(t *testing.T) {
 				for j := 1 + g.r.IntN(3); j > 0; j-- {
 					args = append(args, g.key())
 				}
-				c1.do(args...)
+				c1.Do(args...)
 				if g.r.IntN(2) == 0 {
-					c2.do(g.cmd()...)
+					c2.Do(g.cmd()...)
 				}
 				if g.r.IntN(10) == 0 {
-					c1.do(g.cmd()...) // the watching client's own command
+					c1.Do(g.cmd()...) // the watching client's own command
 				}
 			}
 			// Misplaced commands now and then.
 			switch g.r.IntN(30) {
 			case 0:
-				c1.do("EXEC")
+				c1.Do("EXEC")
 			case 1:
-				c1.do("DISCARD")
+				c1.Do("DISCARD")
 			case 2:
-				c1.do("EXEC", "extra")
+				c1.Do("EXEC", "extra")
 			}
-			c1.do("MULTI")
+			c1.Do("MULTI")
 			for j := g.r.IntN(9); j > 0; j-- {
 				switch g.r.IntN(60) {
 				case 0:
-					c1.do("MULTI")
+					c1.Do("MULTI")
 				case 1:
-					c1.do("WATCH", g.key())
+					c1.Do("WATCH", g.key())
 				default:
-					c1.do(g.cmd()...)
+					c1.Do(g.cmd()...)
 				}
 				if g.r.IntN(12) == 0 {
-					c2.do(g.cmd()...) // interleaved while queuing
+					c2.Do(g.cmd()...) // interleaved while queuing
 				}
 			}
 			switch g.r.IntN(12) {
 			case 0:
-				c1.do("DISCARD")
+				c1.Do("DISCARD")
 			case 1:
-				c1.do("EXEC", "extra") // refused EXEC: EXECABORT
+				c1.Do("EXEC", "extra") // refused EXEC: EXECABORT
 			default:
-				c1.do("EXEC")
+				c1.Do("EXEC")
 				execs++
 			}
 		}
 		// The end state must agree too.
 		for _, db := range []string{"0", "1"} {
-			c1.do("SELECT", db)
+			c1.Do("SELECT", db)
 			for _, k := range g.keys {
-				c1.do("TYPE", k)
-				c1.do("GET", k)
-				c1.do("LRANGE", k, "0", "-1")
-				c1.do("PERSIST", k) // whether it had a TTL
+				c1.Do("TYPE", k)
+				c1.Do("GET", k)
+				c1.Do("LRANGE", k, "0", "-1")
+				c1.Do("PERSIST", k) // whether it had a TTL
 			}
 		}
 	}
-	t.Logf("%d blocks (%d EXECs, %d with WATCH), %d commands compared", blocks, execs, watched, c1.n+c2.n)
+	t.Logf("%d blocks (%d EXECs, %d with WATCH), %d commands compared", blocks, execs, watched, c1.N+c2.N)
 }

@@ -1,4 +1,4 @@
-package commands_test
+package engine_test
 
 import (
 	"math/rand/v2"
@@ -58,12 +58,12 @@ func (bc *bkConn) next(t *testing.T, what string) string {
 // bkWaiting returns, for each id, whether CLIENT LIST shows it blocked.
 func bkWaiting(t *testing.T, admin *servertest.Conn, ids []string) []bool {
 	t.Helper()
-	v, err := skParse(admin.Do("CLIENT", "LIST"))
+	v, err := servertest.Parse(admin.Do("CLIENT", "LIST"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	flags := map[string]string{}
-	for _, line := range strings.Split(v.str, "\n") {
+	for _, line := range strings.Split(v.Str, "\n") {
 		var id, fl string
 		for _, f := range strings.Fields(line) {
 			if s, ok := strings.CutPrefix(f, "id="); ok {
@@ -89,7 +89,7 @@ type bkSide struct {
 }
 
 func TestBlockingDiffRandom(t *testing.T) {
-	d, inst := skDiff(t)
+	d, inst := servertest.StartDiff(t)
 	const nc = 4
 	var sides [2]bkSide // 0 Abacus, 1 redis-server
 	for s, addr := range []string{inst.Addr, d.R.Addr} {

@@ -1,4 +1,4 @@
-package commands_test
+package engine_test
 
 import (
 	"fmt"
@@ -72,17 +72,17 @@ func bkExpect(t *testing.T, c *servertest.Conn, who, want string) {
 func TestBlockingServedAtOnce(t *testing.T) {
 	inst := servertest.Start(t)
 	g := inst.Client(t)
-	g.RPush(lsCtx, "k2", "a", "b")
-	got, err := g.BLPop(lsCtx, time.Second, "k1", "k2").Result()
-	lsSlice(t, "BLPOP", got, err, "k2", "a")
-	got, err = g.BRPop(lsCtx, 0, "k2").Result()
-	lsSlice(t, "BRPOP", got, err, "k2", "b")
-	g.RPush(lsCtx, "src", "x", "y")
-	s, err := g.BLMove(lsCtx, "src", "dst", "RIGHT", "LEFT", 0).Result()
-	lsEq(t, "BLMOVE", s, err, "y")
-	s, err = g.BRPopLPush(lsCtx, "src", "dst", 0).Result()
-	lsEq(t, "BRPOPLPUSH", s, err, "x")
-	key, vals, err := g.BLMPop(lsCtx, 0, "left", 5, "none", "dst").Result()
+	g.RPush(servertest.Ctx, "k2", "a", "b")
+	got, err := g.BLPop(servertest.Ctx, time.Second, "k1", "k2").Result()
+	servertest.MustSlice(t, "BLPOP", got, err, "k2", "a")
+	got, err = g.BRPop(servertest.Ctx, 0, "k2").Result()
+	servertest.MustSlice(t, "BRPOP", got, err, "k2", "b")
+	g.RPush(servertest.Ctx, "src", "x", "y")
+	s, err := g.BLMove(servertest.Ctx, "src", "dst", "RIGHT", "LEFT", 0).Result()
+	servertest.MustEq(t, "BLMOVE", s, err, "y")
+	s, err = g.BRPopLPush(servertest.Ctx, "src", "dst", 0).Result()
+	servertest.MustEq(t, "BRPOPLPUSH", s, err, "x")
+	key, vals, err := g.BLMPop(servertest.Ctx, 0, "left", 5, "none", "dst").Result()
 	if err != nil || key != "dst" || !slices.Equal(vals, []string{"x", "y"}) {
 		t.Fatalf("BLMPOP = %q %q %v", key, vals, err)
 	}
@@ -440,33 +440,33 @@ func TestBlockingGoRedis(t *testing.T) {
 	}
 	done := make(chan res, 1)
 	go func() {
-		v, err := g.BLPop(lsCtx, 0, "gk").Result()
+		v, err := g.BLPop(servertest.Ctx, 0, "gk").Result()
 		done <- res{v, err}
 	}()
 	bkWaitBlocked(t, inst, "gk", 1)
-	p.RPush(lsCtx, "gk", "hello")
+	p.RPush(servertest.Ctx, "gk", "hello")
 	r := <-done
-	lsSlice(t, "BLPOP", r.v, r.err, "gk", "hello")
+	servertest.MustSlice(t, "BLPOP", r.v, r.err, "gk", "hello")
 
 	go func() {
-		v, err := g.BLMove(lsCtx, "gsrc", "gdst", "LEFT", "RIGHT", 0).Result()
+		v, err := g.BLMove(servertest.Ctx, "gsrc", "gdst", "LEFT", "RIGHT", 0).Result()
 		done <- res{[]string{v}, err}
 	}()
 	bkWaitBlocked(t, inst, "gsrc", 1)
-	p.LPush(lsCtx, "gsrc", "m")
+	p.LPush(servertest.Ctx, "gsrc", "m")
 	r = <-done
-	lsSlice(t, "BLMOVE", r.v, r.err, "m")
-	got, err := p.LRange(lsCtx, "gdst", 0, -1).Result()
-	lsSlice(t, "destination", got, err, "m")
+	servertest.MustSlice(t, "BLMOVE", r.v, r.err, "m")
+	got, err := p.LRange(servertest.Ctx, "gdst", 0, -1).Result()
+	servertest.MustSlice(t, "destination", got, err, "m")
 
 	go func() {
-		k, v, err := g.BLMPop(lsCtx, 0, "right", 2, "x", "y").Result()
+		k, v, err := g.BLMPop(servertest.Ctx, 0, "right", 2, "x", "y").Result()
 		done <- res{append([]string{k}, v...), err}
 	}()
 	bkWaitBlocked(t, inst, "y", 1)
-	p.RPush(lsCtx, "y", "1", "2", "3")
+	p.RPush(servertest.Ctx, "y", "1", "2", "3")
 	r = <-done
-	lsSlice(t, "BLMPOP", r.v, r.err, "y", "3", "2")
+	servertest.MustSlice(t, "BLMPOP", r.v, r.err, "y", "3", "2")
 }
 
 // TestBlockingServerClose: closing the server ends a wait (the client's
@@ -496,17 +496,17 @@ func TestBlockingZsetsGoRedis(t *testing.T) {
 		g := redis.NewClient(&redis.Options{Addr: inst.Addr, Protocol: proto, DisableIdentity: true, MaxRetries: -1})
 		defer g.Close()
 		p := inst.Client(t)
-		p.FlushAll(lsCtx)
-		p.ZAdd(lsCtx, "z", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 2, Member: "b"}, redis.Z{Score: 3, Member: "c"})
-		zk, err := g.BZPopMin(lsCtx, 0, "none", "z").Result()
+		p.FlushAll(servertest.Ctx)
+		p.ZAdd(servertest.Ctx, "z", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 2, Member: "b"}, redis.Z{Score: 3, Member: "c"})
+		zk, err := g.BZPopMin(servertest.Ctx, 0, "none", "z").Result()
 		if err != nil || zk.Key != "z" || zk.Member != "a" || zk.Score != 1 {
 			t.Fatalf("RESP%d BZPOPMIN = %+v %v", proto, zk, err)
 		}
-		zk, err = g.BZPopMax(lsCtx, time.Second, "z").Result()
+		zk, err = g.BZPopMax(servertest.Ctx, time.Second, "z").Result()
 		if err != nil || zk.Key != "z" || zk.Member != "c" || zk.Score != 3 {
 			t.Fatalf("RESP%d BZPOPMAX = %+v %v", proto, zk, err)
 		}
-		key, zs, err := g.BZMPop(lsCtx, 0, "min", 5, "none", "z").Result()
+		key, zs, err := g.BZMPop(servertest.Ctx, 0, "min", 5, "none", "z").Result()
 		if err != nil || key != "z" || len(zs) != 1 || zs[0].Member != "b" || zs[0].Score != 2 {
 			t.Fatalf("RESP%d BZMPOP = %q %+v %v", proto, key, zs, err)
 		}
@@ -518,7 +518,7 @@ func TestBlockingZsetsGoRedis(t *testing.T) {
 		}
 		done := make(chan res, 1)
 		go func() {
-			zk, err := g.BZPopMax(lsCtx, 0, "w1", "w2").Result()
+			zk, err := g.BZPopMax(servertest.Ctx, 0, "w1", "w2").Result()
 			if zk == nil {
 				done <- res{err: err}
 				return
@@ -526,22 +526,22 @@ func TestBlockingZsetsGoRedis(t *testing.T) {
 			done <- res{zk.Key, []redis.Z{zk.Z}, err}
 		}()
 		bkWaitBlocked(t, inst, "w2", 1)
-		p.ZAdd(lsCtx, "w2", redis.Z{Score: 5, Member: "x"}, redis.Z{Score: 7.5, Member: "y"})
+		p.ZAdd(servertest.Ctx, "w2", redis.Z{Score: 5, Member: "x"}, redis.Z{Score: 7.5, Member: "y"})
 		r := <-done
 		if r.err != nil || r.key != "w2" || r.zs[0].Member != "y" || r.zs[0].Score != 7.5 {
 			t.Fatalf("RESP%d BZPOPMAX after a wait = %+v", proto, r)
 		}
 		go func() {
-			key, zs, err := g.BZMPop(lsCtx, 0, "max", 10, "w3").Result()
+			key, zs, err := g.BZMPop(servertest.Ctx, 0, "max", 10, "w3").Result()
 			done <- res{key, zs, err}
 		}()
 		bkWaitBlocked(t, inst, "w3", 1)
-		p.ZAdd(lsCtx, "w3", redis.Z{Score: 1, Member: "m"}, redis.Z{Score: 2, Member: "n"})
+		p.ZAdd(servertest.Ctx, "w3", redis.Z{Score: 1, Member: "m"}, redis.Z{Score: 2, Member: "n"})
 		r = <-done
 		if r.err != nil || r.key != "w3" || len(r.zs) != 2 || r.zs[0].Member != "n" || r.zs[1].Member != "m" {
 			t.Fatalf("RESP%d BZMPOP after a wait = %+v", proto, r)
 		}
-		if n, err := p.Exists(lsCtx, "w3").Result(); err != nil || n != 0 {
+		if n, err := p.Exists(servertest.Ctx, "w3").Result(); err != nil || n != 0 {
 			t.Fatalf("w3 left behind: %d %v", n, err)
 		}
 	}

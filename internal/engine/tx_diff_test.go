@@ -1,4 +1,4 @@
-package commands_test
+package engine_test
 
 import (
 	"strings"
@@ -15,13 +15,14 @@ import (
 // txPairs starts an Abacus instance and returns n clients, each a pair of
 // connections (to Abacus and to the shared redis-server), so that client
 // i of both servers sees the same sequence.
-func txPairs(t *testing.T, n int, opts ...servertest.Option) (*servertest.Instance, []*pair) {
+func txPairs(t *testing.T, n int, opts ...servertest.Option) (*servertest.Instance, []*servertest.Diff) {
 	t.Helper()
 	inst := servertest.Start(t, opts...)
 	r := servertest.Redis(t)
-	ps := make([]*pair, n)
+	ps := make([]*servertest.Diff, n)
 	for i := range ps {
-		ps[i] = newPair(t, inst.Addr, r.Addr)
+		ps[i] = servertest.DialDiff(t, inst.Addr, r.Addr)
+		ps[i].Mask = servertest.MaskHello
 	}
 	return inst, ps
 }
@@ -29,7 +30,7 @@ func txPairs(t *testing.T, n int, opts ...servertest.Option) (*servertest.Instan
 // txScript runs lines of the form "<client>: COMMAND args" (client 1 when
 // the prefix is omitted) through the pairs; it returns the number of
 // commands compared.
-func txScript(t *testing.T, ps []*pair, text string) int {
+func txScript(t *testing.T, ps []*servertest.Diff, text string) int {
 	t.Helper()
 	n := 0
 	for _, l := range strings.Split(text, "\n") {
@@ -42,7 +43,7 @@ func txScript(t *testing.T, ps []*pair, text string) int {
 			p = ps[l[0]-'1']
 			l = strings.TrimSpace(l[2:])
 		}
-		p.do(strings.Fields(l)...)
+		p.Do(strings.Fields(l)...)
 		n++
 	}
 	return n
@@ -229,13 +230,15 @@ EXEC
 // EXEC says why in its EXECABORT.
 func TestTxDiffAuth(t *testing.T) {
 	_, ps := txPairs(t, 1)
-	ps[0].do("CONFIG", "SET", "requirepass", "secret")
-	defer ps[0].do("CONFIG", "SET", "requirepass", "")
+	ps[0].Do("CONFIG", "SET", "requirepass", "secret")
+	defer ps[0].Do("CONFIG", "SET", "requirepass", "")
 	// Client 2 connects after the password is set. Whether a client is
 	// authenticated is decided when the server creates it: one dialled
 	// before could be created on either side of the CONFIG SET, and on
 	// a loaded machine the two servers disagreed.
-	ps = append(ps, newPair(t, ps[0].a.Addr, ps[0].r.Addr))
+	p2 := servertest.DialDiff(t, ps[0].A.Addr, ps[0].R.Addr)
+	p2.Mask = servertest.MaskHello
+	ps = append(ps, p2)
 	n := txScript(t, ps, `
 2: EXEC
 2: MULTI
@@ -532,21 +535,21 @@ func TestTxDiffWatchExpiry(t *testing.T) {
 	// were already gone when watched there; a PTTL after the WATCHes
 	// tells, and then the setup starts again.
 	for try := 1; ; try++ {
-		ps[0].do("FLUSHALL")
+		ps[0].Do("FLUSHALL")
 		for _, k := range []string{"live1", "live2", "old3", "old4", "old5", "old6", "old7"} {
-			ps[0].do("SET", k, "v", "PX", "50")
+			ps[0].Do("SET", k, "v", "PX", "50")
 		}
-		ps[0].do("WATCH", "live1")
-		ps[1].do("WATCH", "live2")
-		l1, l2 := ps[6].r.Do("PTTL", "live1"), ps[6].r.Do("PTTL", "live2")
+		ps[0].Do("WATCH", "live1")
+		ps[1].Do("WATCH", "live2")
+		l1, l2 := ps[6].R.Do("PTTL", "live1"), ps[6].R.Do("PTTL", "live2")
 		if !strings.HasPrefix(l1, ":-") && !strings.HasPrefix(l2, ":-") {
 			break
 		}
 		if try == 10 {
 			t.Fatalf("the keys expired on redis-server before they were watched, %d times", try)
 		}
-		ps[0].do("UNWATCH")
-		ps[1].do("UNWATCH")
+		ps[0].Do("UNWATCH")
+		ps[1].Do("UNWATCH")
 	}
 	time.Sleep(120 * time.Millisecond)
 	inst.Clock.Advance(120 * time.Millisecond)
@@ -628,15 +631,15 @@ func TestTxDiffWatchWrites(t *testing.T) {
 				cmd[i] = ""
 			}
 		}
-		ps[0].do("FLUSHALL")
+		ps[0].Do("FLUSHALL")
 		if c.setup != "" {
-			ps[1].do(strings.Fields(c.setup)...)
+			ps[1].Do(strings.Fields(c.setup)...)
 		}
-		ps[0].do("WATCH", "k")
-		ps[1].do(cmd...)
-		ps[0].do("MULTI")
-		ps[0].do("PING")
-		if r := ps[0].do("EXEC"); r != "*-1\r\n" && r != "*1\r\n+PONG\r\n" {
+		ps[0].Do("WATCH", "k")
+		ps[1].Do(cmd...)
+		ps[0].Do("MULTI")
+		ps[0].Do("PING")
+		if r := ps[0].Do("EXEC"); r != "*-1\r\n" && r != "*1\r\n+PONG\r\n" {
 			t.Errorf("%s: EXEC %q", c.cmd, r)
 		}
 		n++

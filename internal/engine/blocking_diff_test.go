@@ -1,4 +1,4 @@
-package commands_test
+package engine_test
 
 import (
 	"strconv"
@@ -27,7 +27,7 @@ type bkDiff struct {
 }
 
 func newBkDiff(t *testing.T, conns int) *bkDiff {
-	d0, inst := skDiff(t)
+	d0, inst := servertest.StartDiff(t)
 	d := &bkDiff{t: t, inst: inst, adminR: d0.R}
 	for i := 0; i < conns; i++ {
 		d.a = append(d.a, inst.Raw(t))

@@ -1,4 +1,4 @@
-package commands_test
+package engine_test
 
 import (
 	"regexp"
@@ -15,7 +15,7 @@ import (
 // txInfo returns the "name:value" lines of an INFO section.
 func txInfo(t *testing.T, c *servertest.Conn, section string) map[string]string {
 	t.Helper()
-	body := bulkBody(t, c.Do("INFO", section))
+	body := servertest.BulkBody(t, c.Do("INFO", section))
 	out := map[string]string{}
 	for _, l := range strings.Split(body, "\r\n") {
 		if k, v, ok := strings.Cut(l, ":"); ok && !strings.HasPrefix(l, "#") {
@@ -33,12 +33,12 @@ var txUsec = regexp.MustCompile(`usec=\d+,usec_per_call=[\d.]+,`)
 func TestTxDiffStats(t *testing.T) {
 	_, ps := txPairs(t, 2)
 	p := ps[0]
-	p.do("FLUSHALL")
-	p.do("CONFIG", "RESETSTAT")
+	p.Do("FLUSHALL")
+	p.Do("CONFIG", "RESETSTAT")
 	dirty := func(c *servertest.Conn) string {
 		return txInfo(t, c, "persistence")["rdb_changes_since_last_save"]
 	}
-	a0, r0 := dirty(p.a), dirty(p.r)
+	a0, r0 := dirty(p.A), dirty(p.R)
 	txScript(t, ps, `
 MULTI
 SET a 1
@@ -76,7 +76,7 @@ EXEC
 MULTI
 EXEC
 `)
-	a1, r1 := dirty(p.a), dirty(p.r)
+	a1, r1 := dirty(p.A), dirty(p.R)
 	if aa, ra := txAtoi(t, a1)-txAtoi(t, a0), txAtoi(t, r1)-txAtoi(t, r0); aa != ra {
 		t.Errorf("dirty delta: abacus %d, redis %d", aa, ra)
 	}
@@ -87,7 +87,7 @@ EXEC
 		}
 		return m
 	}
-	as, rs := cmdstats(p.a), cmdstats(p.r)
+	as, rs := cmdstats(p.A), cmdstats(p.R)
 	for k, v := range rs {
 		if as[k] != v {
 			t.Errorf("%s: abacus %q, redis %q", k, as[k], v)
@@ -98,7 +98,7 @@ EXEC
 			t.Errorf("%s: abacus %q, redis none", k, v)
 		}
 	}
-	ae, re := txInfo(t, p.a, "errorstats"), txInfo(t, p.r, "errorstats")
+	ae, re := txInfo(t, p.A, "errorstats"), txInfo(t, p.R, "errorstats")
 	if len(ae) != len(re) {
 		t.Errorf("errorstats: abacus %v, redis %v", ae, re)
 	}
@@ -107,7 +107,7 @@ EXEC
 			t.Errorf("%s: abacus %q, redis %q", k, ae[k], v)
 		}
 	}
-	ast, rst := txInfo(t, p.a, "stats"), txInfo(t, p.r, "stats")
+	ast, rst := txInfo(t, p.A, "stats"), txInfo(t, p.R, "stats")
 	for _, k := range []string{"total_commands_processed", "total_error_replies", "keyspace_hits", "keyspace_misses"} {
 		if ast[k] != rst[k] {
 			t.Errorf("%s: abacus %s, redis %s", k, ast[k], rst[k])
@@ -133,7 +133,7 @@ var txMonitorHead = regexp.MustCompile(`^\+\d+\.\d{6} \[(\d+) [^\]]+\] `)
 func TestTxDiffMonitor(t *testing.T) {
 	_, ps := txPairs(t, 3)
 	mon := ps[2]
-	mon.do("MONITOR")
+	mon.Do("MONITOR")
 	txScript(t, ps, `
 FLUSHALL
 MULTI
@@ -176,7 +176,7 @@ EXEC
 		}
 		return lines
 	}
-	al, rl := read(mon.a), read(mon.r)
+	al, rl := read(mon.A), read(mon.R)
 	if strings.Join(al, "") != strings.Join(rl, "") {
 		t.Errorf("MONITOR:\n abacus %q\n  redis %q", al, rl)
 	}
@@ -189,7 +189,7 @@ EXEC
 func TestTxDiffClientList(t *testing.T) {
 	_, ps := txPairs(t, 2)
 	ids := [2]string{}
-	for i, c := range []*servertest.Conn{ps[0].a, ps[0].r} {
+	for i, c := range []*servertest.Conn{ps[0].A, ps[0].R} {
 		ids[i] = strings.TrimSuffix(strings.TrimPrefix(c.Do("CLIENT", "ID"), ":"), "\r\n")
 	}
 	fields := []string{"flags", "db", "multi", "multi-mem", "cmd"}
@@ -198,19 +198,19 @@ func TestTxDiffClientList(t *testing.T) {
 	compare := func(what string, self bool) {
 		t.Helper()
 		got := [2]string{}
-		for i, c := range []*servertest.Conn{ps[1].a, ps[1].r} {
+		for i, c := range []*servertest.Conn{ps[1].A, ps[1].R} {
 			var body string
 			if self {
-				c = []*servertest.Conn{ps[0].a, ps[0].r}[i]
-				v, err := skParse(c.Do("EXEC"))
-				if err != nil || len(v.items) == 0 {
+				c = []*servertest.Conn{ps[0].A, ps[0].R}[i]
+				v, err := servertest.Parse(c.Do("EXEC"))
+				if err != nil || len(v.Items) == 0 {
 					t.Fatalf("EXEC: %v %v", v, err)
 				}
-				body = v.items[len(v.items)-1].str
+				body = v.Items[len(v.Items)-1].Str
 			} else {
-				body = bulkBody(t, c.Do("CLIENT", "LIST", "ID", ids[i]))
+				body = servertest.BulkBody(t, c.Do("CLIENT", "LIST", "ID", ids[i]))
 			}
-			_, vals := clientFields(t, body)
+			_, vals := servertest.ClientFields(t, body)
 			var sb strings.Builder
 			for _, f := range fields {
 				sb.WriteString(f + "=" + vals[f] + " ")
@@ -223,30 +223,30 @@ func TestTxDiffClientList(t *testing.T) {
 	}
 	p := ps[0]
 	compare("idle", false)
-	p.do("MULTI")
+	p.Do("MULTI")
 	compare("after MULTI", false)
-	p.do("SET", "a", "1")
-	p.do("SET", "bb", strings.Repeat("v", 100))
+	p.Do("SET", "a", "1")
+	p.Do("SET", "bb", strings.Repeat("v", 100))
 	compare("two queued", false)
-	p.do("CLIENT", "INFO")
+	p.Do("CLIENT", "INFO")
 	compare("inside EXEC", true)
 	compare("after EXEC", false)
-	p.do("WATCH", "a")
-	ps[1].do("SET", "a", "2")
+	p.Do("WATCH", "a")
+	ps[1].Do("SET", "a", "2")
 	compare("dirty outside MULTI", false)
-	p.do("MULTI")
-	p.do("SET", "a", "3")
+	p.Do("MULTI")
+	p.Do("SET", "a", "3")
 	compare("dirty in MULTI: nothing queued", false)
-	p.do("EXEC")
-	p.do("MULTI")
-	p.do("nosuch")
-	p.do("SET", "a", "3")
+	p.Do("EXEC")
+	p.Do("MULTI")
+	p.Do("nosuch")
+	p.Do("SET", "a", "3")
 	compare("doomed: nothing queued", false)
-	p.do("DISCARD")
-	p.do("SELECT", "2")
-	p.do("MULTI")
-	p.do("SELECT", "0")
-	p.do("CLIENT", "INFO")
+	p.Do("DISCARD")
+	p.Do("SELECT", "2")
+	p.Do("MULTI")
+	p.Do("SELECT", "0")
+	p.Do("CLIENT", "INFO")
 	compare("SELECT inside EXEC", true)
 	compare("after SELECT inside EXEC", false)
 }

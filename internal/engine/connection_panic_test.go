@@ -1,4 +1,4 @@
-package commands_test
+package engine_test
 
 import (
 	"strings"
@@ -30,7 +30,7 @@ func TestPanicRecovered(t *testing.T) {
 	inst := servertest.Start(t)
 	c := inst.Raw(t)
 	before := inst.Srv.Env.Stats.PanicsRecovered.Load()
-	c.Write(cat([]string{"SET", "p", "1"}, []string{"abacus-test-panic"}, []string{"abacus-test-panic", "x"}, []string{"GET", "p"}))
+	c.Write(servertest.Cat([]string{"SET", "p", "1"}, []string{"abacus-test-panic"}, []string{"abacus-test-panic", "x"}, []string{"GET", "p"}))
 	want := []string{
 		"+OK\r\n",
 		"-ERR internal error while executing 'abacus-test-panic'\r\n",
