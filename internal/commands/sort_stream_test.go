@@ -7,9 +7,7 @@ package commands_test
 // Redis's order is not defined (see soAmbiguous).
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -359,40 +357,19 @@ func (s *soStream) compareLoosely(args []string, limit bool, gets int) {
 
 // soParseArray decodes an array of bulk strings and nulls (RESP2 or 3).
 func soParseArray(raw string) ([]string, error) {
-	br := bufio.NewReader(strings.NewReader(raw))
-	line, err := br.ReadString('\n')
-	if err != nil || len(line) < 3 || line[0] != '*' {
+	v, err := servertest.Parse(raw)
+	if err != nil || v.Kind != '*' {
 		return nil, fmt.Errorf("not an array: %q", raw)
 	}
-	n, err := strconv.Atoi(strings.TrimSuffix(line[1:], "\r\n"))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, n)
-	for i := 0; i < n; i++ {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		switch line[0] {
-		case '_':
+	out := make([]string, 0, len(v.Items))
+	for _, it := range v.Items {
+		switch {
+		case it.Null && (it.Kind == '_' || it.Kind == '$'):
 			out = append(out, "(nil)")
-		case '$':
-			l, err := strconv.Atoi(strings.TrimSuffix(line[1:], "\r\n"))
-			if err != nil {
-				return nil, err
-			}
-			if l < 0 {
-				out = append(out, "(nil)")
-				continue
-			}
-			b := make([]byte, l+2)
-			if _, err := io.ReadFull(br, b); err != nil {
-				return nil, err
-			}
-			out = append(out, "$"+string(b[:l]))
+		case it.Kind == '$':
+			out = append(out, "$"+it.Str)
 		default:
-			return nil, fmt.Errorf("unexpected item %q", line)
+			return nil, fmt.Errorf("unexpected item %q", it.Kind)
 		}
 	}
 	return out, nil
