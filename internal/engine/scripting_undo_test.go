@@ -24,7 +24,7 @@ func undoDump(t *testing.T, c *servertest.Conn, exact bool) string {
 	var out []string
 	for db := 0; db < 2; db++ {
 		c.Do("SELECT", fmt.Sprint(db))
-		keys := parseArray(c.Do("KEYS", "*"))
+		keys := servertest.MustParse(t, c.Do("KEYS", "*")).Strings()
 		sort.Strings(keys)
 		for _, k := range keys {
 			typ := c.Do("TYPE", k)
@@ -35,7 +35,7 @@ func undoDump(t *testing.T, c *servertest.Conn, exact bool) string {
 			case "+list":
 				val = c.Do("LRANGE", k, "0", "-1")
 			case "+hash":
-				v := parseArray(c.Do("HGETALL", k))
+				v := servertest.MustParse(t, c.Do("HGETALL", k)).Strings()
 				var pairs []string
 				for i := 0; i+1 < len(v); i += 2 {
 					p := v[i] + "=" + v[i+1]
@@ -49,7 +49,7 @@ func undoDump(t *testing.T, c *servertest.Conn, exact bool) string {
 			case "+zset":
 				val = c.Do("ZRANGE", k, "0", "-1", "WITHSCORES")
 			case "+set":
-				v := parseArray(c.Do("SMEMBERS", k))
+				v := servertest.MustParse(t, c.Do("SMEMBERS", k)).Strings()
 				sort.Strings(v)
 				val = strings.Join(v, ",")
 			}
@@ -65,19 +65,6 @@ func undoDump(t *testing.T, c *servertest.Conn, exact bool) string {
 	}
 	c.Do("SELECT", "0")
 	return strings.Join(out, "\n")
-}
-
-// parseArray reads the bulk strings of a flat RESP2 array reply.
-func parseArray(r string) []string {
-	lines := strings.Split(r, "\r\n")
-	var out []string
-	for i := 1; i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "$") && i+1 < len(lines) {
-			out = append(out, lines[i+1])
-			i++
-		}
-	}
-	return out
 }
 
 // undoSetup puts one key of every type in place, some with TTLs.
