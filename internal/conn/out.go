@@ -1,21 +1,20 @@
 package conn
 
 import (
-	"fmt"
 	"sync"
 )
 
-// outLimit caps the output waiting for a client that receives pushed
-// output (MONITOR) and does not read it: beyond it the client is closed,
-// as Redis closes clients over their client-output-buffer-limit. Redis's
-// default for normal clients is unlimited; an unbounded queue could take
-// the whole server's memory, so Abacus uses Redis's replica hard limit.
+// outLimit caps the output queued for a client whose class has no
+// output buffer limit (Redis's default for normal clients), such as a
+// MONITOR that does not read: an unbounded queue could take the whole
+// server's memory, so Abacus closes it past Redis's replica hard limit.
 const outLimit = 256 << 20
 
-// outQueue is the output of a client that receives pushed output: bytes
-// are appended in the order they are produced (under the server lock, or
-// by the busy path without it), and a writer goroutine, the only one that
-// writes to the socket from then on, sends them.
+// outQueue is the output of a client that receives pushed output, or that
+// went on being served while its socket was full: bytes are appended in
+// the order they are produced (under the server lock, or by the busy path
+// without it), and a writer goroutine, the only one that writes to the
+// socket from then on, sends them.
 type outQueue struct {
 	mu      sync.Mutex
 	buf     []byte
@@ -29,7 +28,7 @@ func newOutQueue() *outQueue {
 	return &outQueue{wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// add queues b for c; a client over the limit is closed.
+// add queues b for c; a client over its limit is closed.
 func (q *outQueue) add(c *client, b []byte) {
 	q.mu.Lock()
 	if q.failed || q.closing {
@@ -37,13 +36,32 @@ func (q *outQueue) add(c *client, b []byte) {
 		return
 	}
 	q.buf = append(q.buf, b...)
-	n := len(q.buf)
+	n := int64(len(q.buf))
 	q.mu.Unlock()
-	c.sess.OutBuf.Store(int64(n))
-	if n > outLimit {
-		c.srv.Log.Warn(fmt.Sprintf("Client id=%d addr=%s closed for overcoming of output buffer limits.", c.sess.ID, c.sess.Addr))
-		q.fail()
-		c.kill()
+	q.added(c, n)
+}
+
+// prepend puts b before what is queued (the owner's replies that a push
+// made since they were staged must follow), before the writer starts.
+func (q *outQueue) prepend(c *client, b []byte) {
+	q.mu.Lock()
+	if q.failed || q.closing {
+		q.mu.Unlock()
+		return
+	}
+	q.buf = append(append(make([]byte, 0, len(b)+len(q.buf)), b...), q.buf...)
+	n := int64(len(q.buf))
+	q.mu.Unlock()
+	q.added(c, n)
+}
+
+// added checks the client's limits now that n bytes are queued, and wakes
+// the writer.
+func (q *outQueue) added(c *client, n int64) {
+	c.setOutBuf(n)
+	lim, unauth := c.limitFor(c.srv.outputLimits())
+	if over := c.overLimit(n); over || (!unauth && !lim.limited() && n > outLimit) {
+		c.closeForLimit(n)
 		return
 	}
 	select {
@@ -52,10 +70,20 @@ func (q *outQueue) add(c *client, b []byte) {
 	}
 }
 
+// size is how many bytes wait in the queue.
+func (q *outQueue) size() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return int64(len(q.buf))
+}
+
+// fail drops what is queued: the connection is closing without it.
 func (q *outQueue) fail() {
 	q.mu.Lock()
+	n := cap(q.buf)
 	q.failed, q.buf = true, nil
 	q.mu.Unlock()
+	ReleaseMemory(int64(n))
 }
 
 // close lets the writer finish what is queued and exit.
@@ -97,8 +125,9 @@ func (c *client) writeLoop(q *outQueue) {
 			c.sess.LastIO.Store(now)
 		}
 		q.mu.Lock()
-		c.sess.OutBuf.Store(int64(len(q.buf)))
+		left := int64(len(q.buf))
 		q.mu.Unlock()
+		c.sess.OutBuf.Store(left)
 		if err != nil {
 			q.fail()
 			c.kill()

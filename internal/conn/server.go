@@ -54,6 +54,13 @@ type Server struct {
 	// pause is CLIENT PAUSE's state: the end (unix ms) times two, plus one
 	// when only writes are paused; 0 when nothing is paused.
 	pause atomic.Int64
+
+	// obl is client-output-buffer-limit parsed (outlimit.go);
+	// outLimitCloses counts the clients closed for it, outPeak the
+	// largest unread output of the last seconds.
+	obl            atomic.Pointer[outLimits]
+	outLimitCloses atomic.Int64
+	outPeak        peakWindow
 }
 
 // Options are what a Server needs besides its configuration.
