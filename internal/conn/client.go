@@ -95,6 +95,9 @@ type client struct {
 	deferWrite bool
 	wpending   bool
 	wpendLen   int
+	// yield is set when a loop client's batch stops so that the loop
+	// serves other clients before the rest of it (runBatch).
+	yield bool
 }
 
 // Who may write to a client's socket (client.wown). Only the client's
@@ -500,8 +503,8 @@ func (c *client) process(buf []byte) (consumed int, quit bool) {
 		if stop {
 			return consumed, true
 		}
-		if c.handoff != handoffNone {
-			return consumed, false // the client's goroutine goes on (loop_linux.go)
+		if c.handoff != handoffNone || c.yield {
+			return consumed, false // the client's goroutine, or the loop's next round, goes on (loop_linux.go)
 		}
 		if reparse || perr != nil || len(c.ends) == maxBatch || ran < len(c.ends) {
 			// Authentication or a limit may have changed what is
@@ -569,6 +572,13 @@ func (c *client) runBatch() (ran int, reparse, stop bool) {
 		}
 		if !paused {
 			if ran == len(c.ends) {
+				return ran, false, false
+			}
+			if c.inLoop && c.queued() {
+				// Its replies wait in its queue for a socket that is
+				// slow to take them: the loop serves the others before
+				// it goes on (eventLoop.serve kicks it).
+				c.yield = true
 				return ran, false, false
 			}
 			continue // stopped to write the replies built so far (outputGrew)
@@ -678,8 +688,14 @@ func (c *client) stage() (direct bool) {
 	if c.wown.CompareAndSwap(wIdle, wDirect) {
 		return true
 	}
-	c.out.Load().add(c, c.w.Buf) // wown is wQueue: out is set
-	c.resetOut()
+	q := c.out.Load() // wown is wQueue: out is set
+	if len(c.w.Buf) >= replyFlushAt {
+		q.addOwned(c, c.w.Buf)
+		c.w.Buf = nil
+	} else {
+		q.add(c, c.w.Buf)
+		c.resetOut()
+	}
 	return false
 }
 
@@ -740,6 +756,8 @@ func (c *client) socketFull(rest []byte) (int, error) {
 		c.outShown = true
 		return 0, nil
 	}
+	c.setOutBuf(int64(len(rest)))
+	c.outShown = true
 	n, err := c.raw.write(rest) // only raw writes report errAgain
 	c.endDirect()
 	if c.outShown {
