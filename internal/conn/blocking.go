@@ -108,7 +108,7 @@ func (c *client) waitBlocked() bool {
 	mark := len(c.w.Buf)
 	c.w.Buf = append(c.w.Buf, w.Reply()...)
 	c.applyReplyMode(mark)
-	aofOff := s.Env.Persistence().Flush(c.out != nil) // see runLocked
+	aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // see runLocked
 	direct := c.stage()
 	s.mu.Unlock()
 	s.Env.Persistence().Wait(aofOff)

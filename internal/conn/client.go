@@ -41,12 +41,23 @@ type client struct {
 	// client's owner, for its staged replies, or the pushed-output
 	// writer. It changes by compare-and-swap, never by a held lock.
 	wown atomic.Int32
-	// out is the pushed-output queue, created (under the server lock) the
-	// first time something is pushed to this client; from then on all its
-	// output goes through it, in the order it was produced. Set before
-	// wown leaves wDirect/wIdle, so a goroutine that sees wown at
-	// wQueueWaits or wQueue may read it without the lock.
-	out *outQueue
+	// out is the pushed-output queue, created the first time something
+	// is pushed to this client (under the server lock) or its socket
+	// will not take its replies while it goes on being served (by its
+	// owner: socketFull); from then on all its output goes through it, in
+	// the order it was produced. Set (by compare-and-swap, once) before
+	// wown leaves wDirect/wIdle for it.
+	out atomic.Pointer[outQueue]
+	// softSince is the unix second at which the output was first seen
+	// over its soft limit (0: it is not), Redis's
+	// obuf_soft_limit_reached_time. Atomic: the owner and pushes check it.
+	softSince atomic.Int64
+	// checkAt is the length of w.Buf at which runLocked looks at the
+	// output (outputGrew): the flush threshold, or a smaller limit.
+	// outShown says Session.OutBuf shows output since written. Both
+	// belong to the owner.
+	checkAt  int
+	outShown bool
 	// blk is the wait of a blocking command in progress (blocking.go).
 	blk parkState
 	// pf is scratch for the keys of the commands prefetched together.
@@ -84,6 +95,9 @@ type client struct {
 	deferWrite bool
 	wpending   bool
 	wpendLen   int
+	// yield is set when a loop client's batch stops so that the loop
+	// serves other clients before the rest of it (runBatch).
+	yield bool
 }
 
 // Who may write to a client's socket (client.wown). Only the client's
@@ -220,7 +234,7 @@ func (c *client) close() {
 	s := c.srv
 	s.mu.Lock()
 	s.Env.Disconnected(c.sess)
-	q := c.out
+	q := c.out.Load()
 	s.mu.Unlock()
 	if c.handoff == handoffWrite {
 		// A loop client closing with replies the socket did not take
@@ -250,11 +264,14 @@ func (c *client) close() {
 	}
 	c.ioMu.Unlock()
 	if m := c.reader.Mem(); m >= closeRelease {
-		releaseInput(m)
+		ReleaseMemory(int64(m))
 	}
 	s.clientsMu.Lock()
 	delete(s.clients, c.sess.ID)
 	s.clientsMu.Unlock()
+	// The client's buffers go with it; large ones go back to the system.
+	ReleaseMemory(int64(cap(c.w.Buf) + cap(c.blk.stash)))
+	c.w.Buf, c.blk.stash = nil, nil
 	s.wg.Done()
 }
 
@@ -303,6 +320,10 @@ func (c *client) writeRest() {
 		}
 	}
 	c.wrest = nil
+	if c.outShown {
+		c.sess.OutBuf.Store(0)
+		c.outShown = false
+	}
 	c.endDirect()
 }
 
@@ -386,7 +407,7 @@ func (c *client) inputDone() {
 		} else {
 			clear(c.argv[:cap(c.argv)])
 		}
-		releaseInput(freed)
+		ReleaseMemory(int64(freed))
 	}
 	c.noteInput(in.QueryBuf())
 }
@@ -463,6 +484,9 @@ func (c *client) process() (quit bool) {
 			// command begun after the batch is judged again.
 			in.Reset()
 		}
+		if c.yield {
+			return false // the loop's next round goes on (loop_linux.go)
+		}
 		if reparse || perr != nil || len(c.ends) == maxBatch || ran < len(c.ends) {
 			// Or the batch was full: parse on from here.
 			continue
@@ -523,8 +547,21 @@ func (c *client) runBatch() (ran int, reparse, stop bool) {
 			}
 			continue
 		}
-		if !paused || reparse || stop || c.handoff != handoffNone {
+		if reparse || stop || c.handoff != handoffNone {
 			return ran, reparse, stop
+		}
+		if !paused {
+			if ran == len(c.ends) {
+				return ran, false, false
+			}
+			if c.inLoop && c.queued() {
+				// Its replies wait in its queue for a socket that is
+				// slow to take them: the loop serves the others before
+				// it goes on (eventLoop.serve kicks it).
+				c.yield = true
+				return ran, false, false
+			}
+			continue // stopped to write the replies built so far (outputGrew)
 		}
 		if c.inLoop {
 			c.handoff = handoffPaused
@@ -545,7 +582,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s.mu.Lock()
 	defer func() {
 		s.current = nil
-		aofOff := s.Env.Persistence().Flush(c.out != nil) // the batch's AOF bytes (the effect stream on disk)
+		aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // the batch's AOF bytes (the effect stream on disk)
 		direct := c.stage()
 		s.mu.Unlock()
 		s.Env.Persistence().Wait(aofOff) // appendfsync always: on disk before the replies
@@ -553,6 +590,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	}()
 	s.current = c
 	c.w.Proto = c.sess.Proto
+	c.checkAt = c.outputCheckAt(s.outputLimits())
 	authed, maxBulk := c.sess.Authed, c.reader.MaxBulk
 	start := 0
 	if i > 0 {
@@ -580,6 +618,10 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 		}
 		c.applyReplyMode(mark)
 		start = c.ends[i]
+		if len(c.w.Buf) >= c.checkAt && c.outputGrew() {
+			// Over a limit (closed), or enough to write before going on.
+			return i + 1, false, c.sess.Killed.Load(), false
+		}
 		if c.sess.CloseAfterReply {
 			return i + 1, false, true, false
 		}
@@ -612,45 +654,58 @@ func (c *client) applyReplyMode(mark int) {
 // later comes after them; otherwise the client claims the socket
 // (wIdle to wDirect) before the lock is released, for the same reason: a
 // push that then creates the queue leaves its writer to start when this
-// write ends. finish writes the staged replies.
+// write ends. finish writes the staged replies; it reports whether there
+// is a write for finish to make.
 func (c *client) stage() (direct bool) {
 	if len(c.w.Buf) == 0 {
 		return false
 	}
 	if c.wpending {
 		c.joinPending()
-		return false
+		// Too much to leave for the round's end: finish writes it now.
+		return len(c.w.Buf) >= replyFlushAt
 	}
 	if c.wown.CompareAndSwap(wIdle, wDirect) {
 		return true
 	}
-	c.out.add(c, c.w.Buf) // wown is wQueue: out is set
-	c.resetOut()
+	q := c.out.Load() // wown is wQueue: out is set
+	if len(c.w.Buf) >= replyFlushAt {
+		q.addOwned(c, c.w.Buf)
+		c.w.Buf = nil
+	} else {
+		q.add(c, c.w.Buf)
+		c.resetOut()
+	}
 	return false
 }
 
 // finish writes the staged replies (after the server lock is released).
+// On a loop they wait for the round's end (deferWrite) unless they passed
+// replyFlushAt.
 func (c *client) finish(direct bool) {
 	if !direct {
 		return
 	}
-	if c.deferWrite {
+	if c.deferWrite && len(c.w.Buf) < replyFlushAt {
 		c.wpending, c.wpendLen = true, len(c.w.Buf)
 		return
 	}
+	c.wpending = false
 	s := c.srv
 	// The time is taken before writing: once the bytes are out the client
 	// may act (and a test move the clock) before this goroutine goes on.
 	now := s.Env.NowMs()
 	n, err := c.connWrite(c.w.Buf)
-	if err == errAgain && c.inLoop {
-		// The socket is full: the rest is written by the client's own
-		// goroutine, which ends the direct write (loop_linux.go).
-		c.wrest = append([]byte(nil), c.w.Buf[n:]...)
-		c.handoff = handoffWrite
-		err = nil
+	if err == errAgain {
+		var m int
+		m, err = c.socketFull(c.w.Buf[n:])
+		n += m
 	} else {
 		c.endDirect()
+		if c.outShown {
+			c.sess.OutBuf.Store(0)
+			c.outShown = false
+		}
 	}
 	s.Env.Stats.NetOutputBytes.Add(int64(n))
 	if n > 0 {
@@ -662,6 +717,65 @@ func (c *client) finish(direct bool) {
 	}
 }
 
+// socketFull handles the replies rest that the socket did not take, and
+// returns how much of them it wrote. A client with an output limit goes
+// on being served, as in Redis: rest goes to the head of its
+// pushed-output queue, whose writer (started now) writes it and all that
+// follows. Any other client waits until the socket takes it: a loop
+// client's goroutine writes it (handoffWrite, loop_linux.go), which ends
+// the direct write; a client goroutine writes it now.
+func (c *client) socketFull(rest []byte) (int, error) {
+	if c.keepServing() {
+		c.queueRest(rest)
+		return 0, nil
+	}
+	if c.inLoop {
+		c.wrest = append([]byte(nil), rest...)
+		c.handoff = handoffWrite
+		c.setOutBuf(int64(len(rest)))
+		c.outShown = true
+		return 0, nil
+	}
+	c.setOutBuf(int64(len(rest)))
+	c.outShown = true
+	n, err := c.raw.write(rest) // only raw writes report errAgain
+	c.endDirect()
+	if c.outShown {
+		c.sess.OutBuf.Store(0)
+		c.outShown = false
+	}
+	return n, err
+}
+
+// queueRest moves the client to its pushed-output queue (made now if no
+// push made it) with rest first: bytes pushed since the replies were
+// staged were produced after them. The owner's direct write ends there,
+// in wQueue, and the queue's writer starts.
+func (c *client) queueRest(rest []byte) {
+	q := c.queue()
+	q.prepend(c, rest)
+	for {
+		if c.wown.CompareAndSwap(wDirect, wQueue) || c.wown.CompareAndSwap(wQueueWaits, wQueue) {
+			go c.writeLoop(q)
+			return
+		}
+	}
+}
+
+// queue returns the client's pushed-output queue, making it if it has
+// none; whoever makes it counts its writer in the server's wait group.
+func (c *client) queue() *outQueue {
+	if q := c.out.Load(); q != nil {
+		return q
+	}
+	q := newOutQueue()
+	if !c.out.CompareAndSwap(nil, q) {
+		return c.out.Load()
+	}
+	c.srv.wg.Add(1) // done by writeLoop
+	return q
+}
+
 // endDirect ends the owner's direct write: the socket is free again, or,
 // when a push made the queue meanwhile, it passes to the queue's writer,
 // started here so that it writes only after these bytes. It does nothing
@@ -671,7 +785,7 @@ func (c *client) endDirect() {
 		return
 	}
 	if c.wown.CompareAndSwap(wQueueWaits, wQueue) {
-		go c.writeLoop(c.out)
+		go c.writeLoop(c.out.Load())
 	}
 }
 
@@ -684,7 +798,7 @@ func (c *client) queued() bool { return c.wown.Load() >= wQueueWaits }
 // deferred write ends), else in the deferred write.
 func (c *client) joinPending() {
 	if c.queued() {
-		c.out.add(c, c.w.Buf[c.wpendLen:])
+		c.out.Load().add(c, c.w.Buf[c.wpendLen:])
 		c.w.Buf = c.w.Buf[:c.wpendLen]
 		return
 	}
@@ -708,15 +822,16 @@ func (c *client) push(b []byte) {
 		c.w.Buf = append(c.w.Buf, b...)
 		return
 	}
-	if c.out == nil {
-		c.out = newOutQueue()
-		s.wg.Add(1) // done by writeLoop
+	q := c.out.Load()
+	if q == nil {
+		q = c.queue()
 		// The queue's writer starts now if the socket is free, else when
-		// the owner's direct write ends (endDirect). The owner may end it
-		// between the two tries, hence the loop.
-		for {
+		// the owner's direct write ends (endDirect), unless the owner has
+		// moved to the queue itself (queueRest). The owner may end its
+		// write between the tries, hence the loop.
+		for c.wown.Load() < wQueueWaits {
 			if c.wown.CompareAndSwap(wIdle, wQueue) {
-				go c.writeLoop(c.out)
+				go c.writeLoop(q)
 				break
 			}
 			if c.wown.CompareAndSwap(wDirect, wQueueWaits) {
@@ -724,7 +839,7 @@ func (c *client) push(b []byte) {
 			}
 		}
 	}
-	c.out.add(c, b)
+	q.add(c, b)
 }
 
 // pausedFor reports whether CLIENT PAUSE holds the command args back:

@@ -29,7 +29,11 @@
 //     when the script ends or the loop asks (eventLoop.want); what it
 //     cannot answer it leaves to the loop (kick).
 //   - A pushed-output writer (client.writeLoop) for each client that has
-//     been sent output by other clients (MONITOR).
+//     been sent output by other clients (MONITOR), or whose socket would
+//     not take its replies while a client-output-buffer-limit applies to
+//     it (outlimit.go): it goes on being served, its output queued.
+//   - A memory releaser (freeOSMemory, outlimit.go), while large buffers
+//     that clients dropped wait to go back to the system.
 //   - The cron goroutine (Server.cron): Env.Cron, idle timeouts, active
 //     expiry, each step under the server lock.
 //   - Short-lived ones: a client's close when it must not run on the
@@ -63,7 +67,8 @@
 //  5. eventLoop.inMu: the loop's inbox of accepted clients, and the
 //     eventfd that wakes the loop (closed with the loop). A leaf.
 //  6. outQueue.mu: a pushed-output queue's bytes and its closing and
-//     failed flags. A leaf: add releases it before it logs or kills.
+//     failed flags. A leaf: add releases it before it checks the limits,
+//     logs or kills.
 //  7. Server.lnMu: the listeners and the port. A leaf.
 //  8. The log handler's mu: one line at a time. Innermost: anyone logs.
 //
@@ -94,6 +99,13 @@
 // appends it to its replies in order. kill sets Session.Killed and shuts
 // the socket down (under ioMu); the owner notices and closes.
 //
+// The queue (client.out) is made once, by compare-and-swap: by a push,
+// or by the owner when its socket is full (queueRest); whoever makes it
+// counts its writer in Server.wg. Its output buffer limits are checked by
+// whoever adds to it (outQueue.added), the owner's reply buffer's by the
+// owner after each command (outputGrew); a client over its limit is
+// killed from there, and its owner closes it as for any kill.
+//
 // # Who writes to the socket
 //
 // client.wown names the one goroutine that may write to a client's socket
@@ -105,13 +117,16 @@
 //   - wDirect: the owner's staged replies are in flight. The owner writes
 //     them (finish) right after the lock is released, or, on a loop,
 //     after the round of events (client.wpending: the loop or the busy
-//     watcher writes them, holding eventLoop.mu, as the client's owner).
-//     When a loop's write finds the socket full, the rest (client.wrest)
-//     is written by the goroutine the handoff starts (writeRest). Whoever
-//     finishes ends the write (endDirect: back to wIdle).
+//     watcher writes them, holding eventLoop.mu, as the client's owner),
+//     unless they passed replyFlushAt: then at once. When a write finds
+//     the socket full (socketFull), a client with an output limit moves
+//     the rest to the head of its queue and straight to wQueue; for
+//     another, a loop's rest (client.wrest) is written by the goroutine
+//     the handoff starts (writeRest), a goroutine's by itself, waiting.
+//     Whoever finishes ends the write (endDirect: back to wIdle).
 //   - wQueueWaits: a push created the queue while a write was in flight.
-//     endDirect then moves to wQueue and starts the queue's writer, so
-//     the pushed bytes follow the replies.
+//     endDirect (or queueRest) then moves to wQueue and starts the
+//     queue's writer, so the pushed bytes follow the replies.
 //   - wQueue: the pushed-output writer alone writes, for the rest of the
 //     connection; the owner's replies join the queue in stage instead.
 //

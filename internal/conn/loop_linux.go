@@ -367,6 +367,13 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 			l.flush(c)
 		}
 	}
+	if c.yield {
+		// The rest of its input waits for the loop's next round.
+		c.yield = false
+		if c.handoff == handoffNone && !quit {
+			l.kickLocked(c)
+		}
+	}
 	switch {
 	case c.handoff != handoffNone:
 		l.handoffTo(c, quit)

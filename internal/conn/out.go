@@ -1,49 +1,98 @@
 package conn
 
 import (
-	"fmt"
 	"sync"
 )
 
-// outLimit caps the output waiting for a client that receives pushed
-// output (MONITOR) and does not read it: beyond it the client is closed,
-// as Redis closes clients over their client-output-buffer-limit. Redis's
-// default for normal clients is unlimited; an unbounded queue could take
-// the whole server's memory, so Abacus uses Redis's replica hard limit.
+// outLimit caps the output queued for a client whose class has no
+// output buffer limit (Redis's default for normal clients), such as a
+// MONITOR that does not read: an unbounded queue could take the whole
+// server's memory, so Abacus closes it past Redis's replica hard limit.
 const outLimit = 256 << 20
 
-// outQueue is the output of a client that receives pushed output: bytes
-// are appended in the order they are produced (under the server lock, or
-// by the busy path without it), and a writer goroutine, the only one that
-// writes to the socket from then on, sends them.
+// outQueue is the output of a client that receives pushed output, or that
+// went on being served while its socket was full: bytes are appended in
+// the order they are produced (under the server lock, or by the busy path
+// without it), and a writer goroutine, the only one that writes to the
+// socket from then on, sends them.
 type outQueue struct {
-	mu      sync.Mutex
-	buf     []byte
-	wake    chan struct{} // one pending wake-up
-	done    chan struct{} // closed when the writer has exited
-	closing bool          // no more output: write what is left and exit
-	failed  bool          // the connection broke: drop everything
+	mu sync.Mutex
+	// chunks are the bytes queued, in order: small outputs are copied
+	// into the last one, a large reply buffer is queued as it is (Redis
+	// keeps its reply list in blocks for the same reason: a queue that
+	// grows by copying holds twice its size and leaves the copies to the
+	// collector).
+	chunks [][]byte
+	n      int64         // bytes queued and not yet written
+	wake   chan struct{} // one pending wake-up
+	done   chan struct{} // closed when the writer has exited
+	// closing: no more output, write what is left and exit; failed: the
+	// connection broke or is being closed, drop everything.
+	closing, failed bool
 }
+
+// chunkBytes is the size of the chunks small outputs are copied into.
+const chunkBytes = 16 << 10
 
 func newOutQueue() *outQueue {
 	return &outQueue{wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// add queues b for c; a client over the limit is closed.
+// add queues a copy of b for c; a client over its limit is closed.
 func (q *outQueue) add(c *client, b []byte) {
 	q.mu.Lock()
 	if q.failed || q.closing {
 		q.mu.Unlock()
 		return
 	}
-	q.buf = append(q.buf, b...)
-	n := len(q.buf)
+	if k := len(q.chunks) - 1; k >= 0 && cap(q.chunks[k])-len(q.chunks[k]) >= len(b) {
+		q.chunks[k] = append(q.chunks[k], b...)
+	} else {
+		q.chunks = append(q.chunks, append(make([]byte, 0, max(len(b), chunkBytes)), b...))
+	}
+	q.n += int64(len(b))
+	n := q.n
 	q.mu.Unlock()
-	c.sess.OutBuf.Store(int64(n))
-	if n > outLimit {
-		c.srv.Log.Warn(fmt.Sprintf("Client id=%d addr=%s closed for overcoming of output buffer limits.", c.sess.ID, c.sess.Addr))
-		q.fail()
-		c.kill()
+	q.added(c, n)
+}
+
+// addOwned queues b itself, which the caller gives up.
+func (q *outQueue) addOwned(c *client, b []byte) {
+	q.mu.Lock()
+	if q.failed || q.closing {
+		q.mu.Unlock()
+		return
+	}
+	q.chunks = append(q.chunks, b)
+	q.n += int64(len(b))
+	n := q.n
+	q.mu.Unlock()
+	q.added(c, n)
+}
+
+// prepend puts a copy of b before what is queued (the owner's replies,
+// which a push made since they were staged must follow), before the
+// writer starts.
+func (q *outQueue) prepend(c *client, b []byte) {
+	q.mu.Lock()
+	if q.failed || q.closing {
+		q.mu.Unlock()
+		return
+	}
+	q.chunks = append([][]byte{append([]byte(nil), b...)}, q.chunks...)
+	q.n += int64(len(b))
+	n := q.n
+	q.mu.Unlock()
+	q.added(c, n)
+}
+
+// added checks the client's limits now that n bytes are queued, and wakes
+// the writer.
+func (q *outQueue) added(c *client, n int64) {
+	c.setOutBuf(n)
+	lim, unauth := c.limitFor(c.srv.outputLimits())
+	if over := c.overLimit(n); over || (!unauth && !lim.limited() && n > outLimit) {
+		c.closeForLimit(n)
 		return
 	}
 	select {
@@ -52,10 +101,23 @@ func (q *outQueue) add(c *client, b []byte) {
 	}
 }
 
+// size is how many bytes wait in the queue.
+func (q *outQueue) size() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n
+}
+
+// fail drops what is queued: the connection is closing without it.
 func (q *outQueue) fail() {
 	q.mu.Lock()
-	q.failed, q.buf = true, nil
+	var n int
+	for _, b := range q.chunks {
+		n += cap(b)
+	}
+	q.failed, q.chunks, q.n = true, nil, 0
 	q.mu.Unlock()
+	ReleaseMemory(int64(n))
 }
 
 // close lets the writer finish what is queued and exit.
@@ -75,39 +137,42 @@ func (c *client) writeLoop(q *outQueue) {
 	s := c.srv
 	defer s.wg.Done()
 	defer close(q.done)
-	var spare []byte
+	var spare [][]byte
 	for {
 		q.mu.Lock()
-		for len(q.buf) == 0 && !q.closing && !q.failed {
+		for len(q.chunks) == 0 && !q.closing && !q.failed {
 			q.mu.Unlock()
 			<-q.wake
 			q.mu.Lock()
 		}
-		if q.failed || len(q.buf) == 0 {
+		if q.failed || len(q.chunks) == 0 {
 			q.mu.Unlock()
 			return
 		}
-		b := q.buf
-		q.buf = spare[:0]
+		chunks := q.chunks
+		q.chunks = spare[:0]
 		q.mu.Unlock()
-		now := s.Env.Clock.NowMs()
-		n, err := c.outWrite(b) // wown is wQueue: this goroutine alone writes
-		s.Env.Stats.NetOutputBytes.Add(int64(n))
-		if n > 0 {
-			c.sess.LastIO.Store(now)
+		for i, b := range chunks {
+			chunks[i] = nil
+			now := s.Env.Clock.NowMs()
+			n, err := c.outWrite(b) // wown is wQueue: this goroutine alone writes
+			s.Env.Stats.NetOutputBytes.Add(int64(n))
+			if n > 0 {
+				c.sess.LastIO.Store(now)
+			}
+			q.mu.Lock()
+			if !q.failed {
+				q.n -= int64(len(b))
+			}
+			left := q.n
+			q.mu.Unlock()
+			c.sess.OutBuf.Store(left)
+			if err != nil {
+				q.fail()
+				c.kill()
+				return
+			}
 		}
-		q.mu.Lock()
-		c.sess.OutBuf.Store(int64(len(q.buf)))
-		q.mu.Unlock()
-		if err != nil {
-			q.fail()
-			c.kill()
-			return
-		}
-		if cap(b) <= 1<<20 {
-			spare = b
-		} else {
-			spare = nil
-		}
+		spare = chunks
 	}
 }

@@ -30,6 +30,9 @@ type rawIO struct {
 	rerr, werr error
 	readFn     func(fd uintptr) bool
 	writeFn    func(fd uintptr) bool
+	// wait says whether a write waits while the socket is full (write)
+	// or stops with errAgain (tryWrite).
+	wait bool
 }
 
 // newRawIO returns the raw I/O of a TCP connection, or nil for another
@@ -80,6 +83,10 @@ func (r *rawIO) doWrite(fd uintptr) bool {
 			r.wp = r.wp[n:]
 		case syscall.EINTR:
 		case syscall.EAGAIN:
+			if !r.wait {
+				r.werr = errAgain
+				return true
+			}
 			return false // wait until writable
 		default:
 			r.werr = e
@@ -106,6 +113,18 @@ func (r *rawIO) read(p []byte) (int, error) {
 
 // write writes all of p as conn.Write does.
 func (r *rawIO) write(p []byte) (int, error) {
+	r.wait = true
+	return r.doWrites(p)
+}
+
+// tryWrite writes what of p the socket takes now: errAgain, with what was
+// written, when it will not take all of it.
+func (r *rawIO) tryWrite(p []byte) (int, error) {
+	r.wait = false
+	return r.doWrites(p)
+}
+
+func (r *rawIO) doWrites(p []byte) (int, error) {
 	r.wp, r.wn, r.werr = p, 0, nil
 	err := r.rc.Write(r.writeFn)
 	n, werr := r.wn, r.werr
@@ -127,13 +146,15 @@ func (c *client) connRead(p []byte) (int, error) {
 	return c.conn.Read(p)
 }
 
-// connWrite writes to the client's connection.
+// connWrite writes to the client's connection: errAgain, with what was
+// written, when the socket does not take all of it, except for
+// connections other than TCP, which wait.
 func (c *client) connWrite(p []byte) (int, error) {
 	if c.inLoop {
-		return fdWrite(c.fd, p) // errAgain when the socket is full
+		return fdWrite(c.fd, p)
 	}
 	if c.raw != nil {
-		return c.raw.write(p)
+		return c.raw.tryWrite(p)
 	}
 	return c.conn.Write(p)
 }

@@ -55,8 +55,13 @@ type Server struct {
 	// when only writes are paused; 0 when nothing is paused.
 	pause atomic.Int64
 
-	// inPeaks: the clients' input memory peaks per second (inputmem.go).
-	inPeaks peakSlots
+	// obl is client-output-buffer-limit parsed (outlimit.go);
+	// outLimitCloses counts the clients closed for it; inPeak and outPeak
+	// are the largest input and unread output a client had in each of
+	// the last seconds (inputmem.go, outlimit.go).
+	obl             atomic.Pointer[outLimits]
+	outLimitCloses  atomic.Int64
+	inPeak, outPeak peakWindow
 }
 
 // Options are what a Server needs besides its configuration.

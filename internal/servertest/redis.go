@@ -117,6 +117,9 @@ func (r *RedisServer) Stop() {
 	os.RemoveAll(r.dir)
 }
 
+// Pid is the server's process id.
+func (r *RedisServer) Pid() int { return r.cmd.Process.Pid }
+
 // Dir is the server's working directory.
 func (r *RedisServer) Dir() string { return filepath.Clean(r.dir) }
 
