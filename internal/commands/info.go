@@ -147,9 +147,10 @@ func infoClients(e *engine.Env, b *engine.InfoBuilder) {
 		clients = e.Host.Clients()
 	}
 	var maxIn, maxOut, blocked int64
+	if e.Host != nil {
+		maxIn, maxOut = e.Host.RecentMaxBuffers()
+	}
 	for _, s := range clients {
-		maxIn = max(maxIn, s.QueryBuf.Load())
-		maxOut = max(maxOut, s.OutBuf.Load())
 		if s.Blocked || strings.ContainsRune(s.Flags, 'b') {
 			blocked++
 		}

@@ -19,6 +19,12 @@ func (s *Server) foldInputPeaks() {
 	s.inPeak.note(s.Env.Clock.NowMs()/1000, top)
 }
 
+// RecentMaxBuffers implements engine.Host for INFO's
+// client_recent_max_input_buffer and client_recent_max_output_buffer.
+func (s *Server) RecentMaxBuffers() (in, out int64) {
+	return s.RecentMaxInputBuffer(), s.RecentMaxOutputBuffer()
+}
+
 // RecentMaxInputBuffer is INFO's client_recent_max_input_buffer: the most
 // memory one client's input (its query buffer and the command being
 // received) held in the last 8 seconds, as Redis samples it.

@@ -32,6 +32,9 @@ type Host interface {
 	Unpause()
 	// Addr is the listening address (for INFO tcp_port).
 	Port() int
+	// RecentMaxBuffers are the most input and unread output memory one
+	// client held in the last seconds (INFO client_recent_max_*).
+	RecentMaxBuffers() (in, out int64)
 }
 
 // Env is the state shared by every command of one server: the keyspace,
