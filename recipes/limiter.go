@@ -23,6 +23,12 @@ var (
 	gcraScript    = redis.NewScript(gcraLua)
 )
 
+// FallbackScripts returns the Lua source of the sliding-window and GCRA
+// fallbacks, the limiters RATELIMIT.SLIDING and CL.THROTTLE replace (the
+// rate-limit benchmark runs them on redis-server, and internal/metrics
+// holds the commands to their decisions).
+func FallbackScripts() (sliding, gcra string) { return slidingLua, gcraLua }
+
 // Decision is a limiter's answer to one request.
 type Decision struct {
 	Allowed bool

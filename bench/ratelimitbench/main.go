@@ -20,7 +20,6 @@ package main
 
 import (
 	"crypto/sha1"
-	_ "embed"
 	"encoding/hex"
 	"flag"
 	"fmt"
@@ -28,13 +27,12 @@ import (
 	"strings"
 
 	"github.com/abacusdb/abacus/bench/harness"
+	"github.com/abacusdb/abacus/recipes"
 )
 
-//go:embed gcra.lua
-var gcraLua string
-
-//go:embed sliding.lua
-var slidingLua string
+// The scripts are the recipes package's fallbacks, so that the benchmark
+// times the same Lua the recipes run on redis-server.
+var slidingLua, gcraLua = recipes.FallbackScripts()
 
 type benchCase struct {
 	name   string

@@ -21,7 +21,7 @@ import (
 
 func rlScript(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "bench", "ratelimitbench", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "recipes", "lua", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ import (
 // same weight would pass that limit for every key (0: it would now; -1:
 // never, the weight exceeds the limit).
 //
-// bench/ratelimitbench/sliding.lua is the same limiter as a Lua script,
+// recipes/lua/sliding.lua is the same limiter as a Lua script,
 // and the tests hold the two to the same replies and hashes.
 
 func init() {
