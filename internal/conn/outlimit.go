@@ -308,17 +308,21 @@ func ReleaseMemory(n int64) {
 }
 
 // freeOSMemory gives freed memory back while enough has been reported; a
-// report made as it stops finds freeRunning clear, or is seen here.
+// report made as it stops finds freeRunning clear, or is seen here. A
+// last release follows freeEvery after the others: a buffer reported
+// while a goroutine still held it (a writer finishing on a slow socket)
+// is garbage only after the collection that came too early for it.
 func freeOSMemory() {
 	for {
-		for freedBytes.Load() >= bigFree {
+		trailing := false
+		for freedBytes.Load() >= bigFree || trailing {
 			wait := freeDelay
 			if next := time.Duration(lastFreeOS.Load() + int64(freeEvery) - time.Now().UnixNano()); next > wait {
 				wait = next
 			}
 			time.Sleep(wait)
 			// Frees reported from here on are counted for the next round.
-			freedBytes.Store(0)
+			trailing = freedBytes.Swap(0) >= bigFree
 			debug.FreeOSMemory()
 			lastFreeOS.Store(time.Now().UnixNano())
 		}
