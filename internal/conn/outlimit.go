@@ -308,21 +308,26 @@ func ReleaseMemory(n int64) {
 }
 
 // freeOSMemory gives freed memory back while enough has been reported; a
-// report made as it stops finds freeRunning clear, or is seen here. A
-// last release follows freeEvery after the others: a buffer reported
-// while a goroutine still held it (a writer finishing on a slow socket)
-// is garbage only after the collection that came too early for it.
+// report made as it stops finds freeRunning clear, or is seen here.
+// Trailing releases follow about 1, 2 and 4 s after the last one asked
+// for: a buffer reported while a goroutine still held it (a writer
+// finishing on a slow socket, a client torn down late on a loaded
+// machine) is garbage only after the collection that came too early.
 func freeOSMemory() {
 	for {
-		trailing := false
-		for freedBytes.Load() >= bigFree || trailing {
+		trailing := 0 // releases still to come after the last asked for
+		for freedBytes.Load() >= bigFree || trailing > 0 {
 			wait := freeDelay
-			if next := time.Duration(lastFreeOS.Load() + int64(freeEvery) - time.Now().UnixNano()); next > wait {
+			if next := time.Duration(lastFreeOS.Load() + int64(freeEvery<<(2-min(trailing, 2))) - time.Now().UnixNano()); next > wait {
 				wait = next
 			}
 			time.Sleep(wait)
 			// Frees reported from here on are counted for the next round.
-			trailing = freedBytes.Swap(0) >= bigFree
+			if freedBytes.Swap(0) >= bigFree {
+				trailing = 3
+			} else {
+				trailing--
+			}
 			debug.FreeOSMemory()
 			lastFreeOS.Store(time.Now().UnixNano())
 		}
