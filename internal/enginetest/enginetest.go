@@ -17,21 +17,20 @@ import (
 
 // New makes an engine over 16 empty databases with the default
 // configuration and a manual clock, and an authenticated RESP2 session.
-func New() (*engine.Env, *engine.Session) {
-	env := engine.NewEnv(keyspace.New(16), config.New(), clock.NewManual(1_700_000_000_000),
+func New() (*engine.Env, *engine.Session) { return NewWith(config.New()) }
+
+// NewWith is New with the configuration cfg.
+func NewWith(cfg *config.Config) (*engine.Env, *engine.Session) {
+	env := engine.NewEnv(keyspace.New(16), cfg, clock.NewManual(1_700_000_000_000),
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return env, &engine.Session{ID: 7, Proto: 2, Authed: true, User: "default"}
 }
 
 // Run executes one command for s and returns its raw reply.
 func Run(e *engine.Env, s *engine.Session, args ...string) string {
-	argv := make([][]byte, len(args))
-	for i, a := range args {
-		argv[i] = []byte(a)
-	}
 	var w resp.Writer
 	w.Proto = s.Proto
-	e.Execute(s, argv, &w)
+	e.Execute(s, Argv(args), &w)
 	return string(w.Buf)
 }
 
