@@ -101,7 +101,9 @@ func clientLine(c *engine.Ctx, b []byte, s *engine.Session) []byte {
 		b = append(b, 'N')
 	}
 	num(" db=", int64(s.DB))
-	str(" sub=0 psub=0 ssub=0", "")
+	num(" sub=", int64(s.SubCount(engine.SubChannel)))
+	num(" psub=", int64(s.SubCount(engine.SubPattern)))
+	num(" ssub=", int64(s.SubCount(engine.SubShard)))
 	num(" multi=", queued)
 	num(" qbuf=", qbuf)
 	str(" qbuf-free=0", "")

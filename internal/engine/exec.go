@@ -87,6 +87,8 @@ type Env struct {
 	exts []any
 	// flushHooks run after FLUSHDB and FLUSHALL (ext.go).
 	flushHooks []func(dbs []*keyspace.DB)
+	// ps holds the pub/sub subscriptions (pubsub.go).
+	ps pubsubState
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.
@@ -123,6 +125,8 @@ func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slo
 		RunID: newRunID(), Version: "0.1.0",
 	}
 	e.makeExts()
+	e.ps.init()
+	ks.Expired = e.keyExpired
 	return e
 }
 
@@ -176,6 +180,9 @@ type Session struct {
 	Push func(b []byte)
 	// tx is the client's MULTI queue and WATCHed keys (tx.go).
 	tx txState
+	// subs are the client's pub/sub subscriptions, nil when it has none
+	// (pubsub.go).
+	subs *sessionSubs
 }
 
 // ReplyMode is CLIENT REPLY's setting.
@@ -267,7 +274,21 @@ func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Comm
 	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.AuthRequired() {
 		return nil, cmd, ErrNoAuth
 	}
+	if s.subs != nil && s.Proto == 2 && !allowedSubscribed(cmd) {
+		return nil, cmd, "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+	}
 	return cmd, cmd, ""
+}
+
+// allowedSubscribed reports whether a RESP2 client with subscriptions may
+// run cmd (its connection carries messages, so only commands whose
+// replies fit in that stream).
+func allowedSubscribed(cmd *Command) bool {
+	switch cmd.Name {
+	case "ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe", "psubscribe", "punsubscribe", "quit", "reset":
+		return true
+	}
+	return false
 }
 
 // monoBase is the origin of the monotonic readings that time nested

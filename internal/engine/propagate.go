@@ -51,11 +51,6 @@ type propState struct {
 // SetPropSink installs (or, with nil, removes) the propagation target.
 func (e *Env) SetPropSink(s PropSink) {
 	e.prop.sink = s
-	if s != nil {
-		e.KS.Expired = e.propExpired
-	} else {
-		e.KS.Expired = nil
-	}
 }
 
 // propActive reports whether propagation is wanted now.
