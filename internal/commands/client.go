@@ -11,8 +11,8 @@ import (
 )
 
 // The CLIENT family (CLIENT UNBLOCK lives with the blocking commands, in
-// blocking.go). TRACKING/CACHING/GETREDIR/TRACKINGINFO wait for
-// client-side caching; until it exists those subcommands answer as unknown.
+// blocking.go; TRACKING, CACHING, GETREDIR and TRACKINGINFO with
+// client-side caching, in tracking.go).
 
 const (
 	clientAdmin = engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale
@@ -39,6 +39,10 @@ func init() {
 			"unpause":  sub(2, clientAdmin, "Resumes processing commands from paused clients.", "6.2.0", "O(N) Where N is the number of paused clients", cmdClientUnpause),
 			"reply":    sub(3, clientPlain, "Instructs the server whether to reply to commands.", "3.2.0", "O(1)", cmdClientReply),
 			"help":     sub(2, engine.FlagLoading|engine.FlagStale, "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", cmdClientHelp),
+			"tracking":     sub(-3, clientPlain, "Controls server-assisted client-side caching for the connection.", "6.0.0", "O(1). Some options may introduce additional complexity.", cmdClientTracking),
+			"caching":      sub(3, clientPlain, "Instructs the server whether to track the keys in the next request.", "6.0.0", "O(1)", cmdClientCaching),
+			"getredir":     sub(2, clientPlain, "Returns the client ID to which the connection's tracking notifications are redirected.", "6.0.0", "O(1)", cmdClientGetRedir),
+			"trackinginfo": sub(2, clientPlain, "Returns information about server-assisted client-side caching for the connection.", "6.2.0", "O(1)", cmdClientTrackingInfo),
 			"unblock":  sub(-3, clientAdmin, "Unblock a client blocked in a blocking command from a different connection", "5.0.0", "O(log N) where N is the number of client connections", engine.ClientUnblock), // blocking.go
 		}})
 }
@@ -85,6 +89,16 @@ func clientLine(c *engine.Ctx, b []byte, s *engine.Session) []byte {
 	if s.Blocked {
 		b = append(b, 'b')
 	}
+	tracking, topts, redir, broken, _ := s.Tracking()
+	if tracking {
+		b = append(b, 't')
+	}
+	if broken {
+		b = append(b, 'R')
+	}
+	if topts&engine.TrackBcast != 0 {
+		b = append(b, 'B')
+	}
 	if dirty {
 		b = append(b, 'd')
 	}
@@ -124,7 +138,10 @@ func clientLine(c *engine.Ctx, b []byte, s *engine.Session) []byte {
 	}
 	str(" cmd=", cmd)
 	str(" user=", s.User)
-	str(" redir=-1", "")
+	if !tracking {
+		redir = -1
+	}
+	num(" redir=", redir)
 	num(" resp=", int64(s.Proto))
 	str(" lib-name=", s.LibName)
 	str(" lib-ver=", s.LibVer)

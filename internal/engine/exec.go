@@ -89,6 +89,8 @@ type Env struct {
 	flushHooks []func(dbs []*keyspace.DB)
 	// ps holds the pub/sub subscriptions (pubsub.go).
 	ps pubsubState
+	// trk is the client-side caching state (tracking.go).
+	trk trackState
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.
@@ -183,6 +185,11 @@ type Session struct {
 	// subs are the client's pub/sub subscriptions, nil when it has none
 	// (pubsub.go).
 	subs *sessionSubs
+	// track is the client's CLIENT TRACKING mode, nil when off
+	// (tracking.go).
+	track *sessionTracking
+	// closed is set when the connection is gone (Disconnected).
+	closed bool
 }
 
 // ReplyMode is CLIENT REPLY's setting.
@@ -318,6 +325,9 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	}
 	s.LastCmdAt = now
 	e.Stats.TotalCommands.Add(1)
+	if !nested && e.trk.hooked {
+		e.trk.cur = s
+	}
 	ctx := e.getCtx()
 	*ctx = Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, DB: e.KS.DBs[s.DB], Now: now}
 	e.KS.SetSnapshotWrites(cmd.Flags&FlagWrite != 0) // BGSAVE's first-touch copies (keyspace/snapshot.go)
@@ -345,6 +355,19 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	if failed {
 		st.Failed++
 	}
+	if e.trk.hooked && cmd.Flags&FlagReadonly != 0 {
+		// A script's commands run as the "lua" client: what they read is
+		// its caller's.
+		ts := s
+		if s == e.scr.sess {
+			if run := e.scr.running.Load(); run != nil {
+				ts = run.caller
+			}
+		}
+		if ts.track != nil {
+			e.trackRead(ts, cmd, args)
+		}
+	}
 	e.slowlogPush(cmd, s, args, dur)
 	e.latencySample("command", dur)
 	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
@@ -352,6 +375,9 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	}
 	if e.depth == 0 && len(e.prop.pending) > 0 {
 		e.propFlush() // before the reply can leave (propagate.go)
+	}
+	if e.depth == 0 && e.trk.hooked {
+		e.trackAfter(s, cmd)
 	}
 	if e.depth == 0 && len(e.blk.ready) > 0 {
 		// The end of a top-level command (a whole EXEC or script):
