@@ -291,6 +291,7 @@ func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 	b.Int("unexpected_error_replies", st.UnexpectedErrors.Load())
 	b.Int("total_error_replies", st.TotalErrorReplies.Load())
 	b.KV("dump_payload_sanitizations", "0")
+	b.Int("client_output_buffer_limit_disconnections", st.OutputLimitCloses.Load()) // Redis 7.2's field
 	b.Int("panics_recovered", st.PanicsRecovered.Load())
 }
 

@@ -202,7 +202,7 @@ func (c *client) closeForLimit(unread int64) bool {
 		return false
 	}
 	s := c.srv
-	s.outLimitCloses.Add(1)
+	s.Env.Stats.OutputLimitCloses.Add(1)
 	s.Log.Warn(fmt.Sprintf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.describe(unread)))
 	if q := c.out.Load(); q != nil {
 		q.fail()
@@ -233,7 +233,7 @@ func (c *client) setOutBuf(n int64) {
 // OutputLimitDisconnections is how many clients were closed for their
 // output buffer limits (Redis 7.2's client_output_buffer_limit_disconnections;
 // 7.0 does not report it).
-func (s *Server) OutputLimitDisconnections() int64 { return s.outLimitCloses.Load() }
+func (s *Server) OutputLimitDisconnections() int64 { return s.Env.Stats.OutputLimitCloses.Load() }
 
 // RecentMaxOutputBuffer is the largest unread output a client had in the
 // last few seconds, for INFO client_recent_max_output_buffer (Redis keeps

@@ -55,12 +55,10 @@ type Server struct {
 	// when only writes are paused; 0 when nothing is paused.
 	pause atomic.Int64
 
-	// obl is client-output-buffer-limit parsed (outlimit.go);
-	// outLimitCloses counts the clients closed for it; inPeak and outPeak
+	// obl is client-output-buffer-limit parsed (outlimit.go); inPeak and outPeak
 	// are the largest input and unread output a client had in each of
 	// the last seconds (inputmem.go, outlimit.go).
 	obl             atomic.Pointer[outLimits]
-	outLimitCloses  atomic.Int64
 	inPeak, outPeak peakWindow
 }
 

@@ -111,7 +111,10 @@ type Stats struct {
 	UnexpectedErrors  atomic.Int64
 	TotalErrorReplies atomic.Int64
 	Dirty             atomic.Int64 // changes since the last save
-	Info              InfoState    // instantaneous_* samples, memory peak (info.go)
+	// OutputLimitCloses counts the clients closed for passing their
+	// client-output-buffer-limit (INFO client_output_buffer_limit_disconnections).
+	OutputLimitCloses atomic.Int64
+	Info              InfoState // instantaneous_* samples, memory peak (info.go)
 }
 
 // CmdStat is one command's INFO commandstats line.
