@@ -227,7 +227,17 @@ func (c *client) describe(omem int64) string {
 // in the server's recent peak.
 func (c *client) setOutBuf(n int64) {
 	c.sess.OutBuf.Store(n)
-	c.srv.outPeak.note(c.srv.Env.Clock.NowMs()/1000, n)
+	c.srv.outPeak.note(c.srv.peakSecond(), n)
+}
+
+// peakSecond is the second the peaks are noted in: the cron's reading,
+// refreshed every tick, so that the output path (a note per message
+// pushed) reads no clock.
+func (s *Server) peakSecond() int64 {
+	if sec := s.peakSec.Load(); sec != 0 {
+		return sec
+	}
+	return s.Env.Clock.NowMs() / 1000
 }
 
 // OutputLimitDisconnections is how many clients were closed for their
