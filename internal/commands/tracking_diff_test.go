@@ -94,6 +94,15 @@ func TestTrackingDiffDefault(t *testing.T) {
 	tr.do("GET", k)
 	tr.do("FLUSHDB")
 	tr.next("own flush invalidation")
+	// A key that expires is invalidated when it is reclaimed: here
+	// lazily, by the reading client (the invalidation follows its reply).
+	w.do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	defer w.do("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+	w.do("SET", k+":e", "x", "PX", "50")
+	tr.do("GET", k+":e")
+	time.Sleep(100 * time.Millisecond)
+	tr.do("GET", k+":e") // lazily expired: both servers invalidate it
+	tr.next("invalidate on expiry")
 	// Scripts: the keys the script's commands read are tracked.
 	tr.do("EVAL", "return redis.call('get', KEYS[1])", "1", k)
 	w.do("SET", k, "5")
@@ -236,4 +245,39 @@ func TestTrackingDiffErrors(t *testing.T) {
 		CLIENT TRACKINGINFO
 		CLIENT GETREDIR
 	`)
+}
+
+// tracking-table-max-keys: past the limit, keys leave the table with an
+// invalidation (which one is random, on both servers), and INFO counts
+// the table.
+func TestTrackingTableMaxKeys(t *testing.T) {
+	d, _ := servertest.StartDiff(t)
+	for _, c := range []*servertest.Conn{d.A, d.R} {
+		if r := c.Do("CONFIG", "SET", "tracking-table-max-keys", "2"); r != "+OK\r\n" {
+			t.Fatal(r)
+		}
+		c.Do("HELLO", "3")
+		c.Do("CLIENT", "TRACKING", "ON")
+		for i := 0; i < 3; i++ {
+			if r := c.Do("GET", "trkmax:"+string(rune('a'+i))); r != "_\r\n" {
+				t.Fatalf("%s: GET: %q", c.Addr, r)
+			}
+		}
+		// The next command finds the table over the limit and evicts a
+		// key, invalidating it.
+		c.Write(servertest.Encode("PING"))
+		var sawInvalidate bool
+		for i := 0; i < 2; i++ {
+			r := c.Read()
+			if strings.Contains(r, "invalidate") {
+				sawInvalidate = true
+			}
+		}
+		info := c.Do("INFO", "stats")
+		if !sawInvalidate || !strings.Contains(info, "tracking_total_keys:2\r\n") {
+			t.Errorf("%s: invalidated=%v, INFO:\n%s", c.Addr, sawInvalidate, info)
+		}
+		c.Do("CLIENT", "TRACKING", "OFF")
+		c.Do("CONFIG", "SET", "tracking-table-max-keys", "1000000")
+	}
 }
