@@ -29,6 +29,7 @@ import (
 	"github.com/abacusdb/abacus/internal/durability"
 	_ "github.com/abacusdb/abacus/internal/metrics"
 	"github.com/abacusdb/abacus/internal/rdb"
+	"github.com/abacusdb/abacus/internal/replication"
 )
 
 // version is Abacus's own version (INFO abacus_version, --version).
@@ -132,6 +133,8 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 	// file stops the start.
 	dur := durability.New(srv.Env, srv)
 	dur.EnableAutoSave()
+	repl := replication.New(srv.Env, srv)
+	defer repl.Close()
 	srv.Lock()
 	err = dur.LoadAtStartup() // the AOF when appendonly yes, else the RDB
 	if err == nil {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/engine"
@@ -153,9 +154,22 @@ func cmdClientInfo(c *engine.Ctx) {
 }
 
 // clientType classifies a session as CLIENT LIST TYPE and KILL TYPE see
-// it: every Abacus client is "normal" until replication and pub/sub exist
-// (monitors are normal clients for this purpose, as in Redis).
-func clientType(s *engine.Session) string { return "normal" }
+// it, as Redis's getClientType: a replica (flag S), a primary's link
+// (flag M), a subscriber, else normal (monitors are normal clients for
+// this purpose).
+func clientType(s *engine.Session) string {
+	switch {
+	case s.Monitor:
+		return "normal"
+	case strings.Contains(s.Flags, "S"):
+		return "replica"
+	case strings.Contains(s.Flags, "M"):
+		return "master"
+	case s.Subscribed():
+		return "pubsub"
+	}
+	return "normal"
+}
 
 // parseClientType maps a TYPE argument to a type name, or "".
 func parseClientType(b []byte) string {

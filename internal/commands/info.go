@@ -296,6 +296,9 @@ func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 }
 
 func infoReplication(e *engine.Env, b *engine.InfoBuilder) {
+	if e.ReplInfo(b) {
+		return
+	}
 	b.KV("role", "master")
 	b.KV("connected_slaves", "0")
 	b.KV("master_failover_state", "no-failover")

@@ -91,6 +91,22 @@ type Env struct {
 	ps pubsubState
 	// trk is the client-side caching state (tracking.go).
 	trk trackState
+	// replInfo writes INFO replication when a replication side is
+	// installed (SetReplInfo).
+	replInfo func(b *InfoBuilder)
+}
+
+// SetReplInfo installs the writer of INFO's replication section.
+func (e *Env) SetReplInfo(f func(b *InfoBuilder)) { e.replInfo = f }
+
+// ReplInfo writes INFO replication through the installed writer and
+// reports whether there is one.
+func (e *Env) ReplInfo(b *InfoBuilder) bool {
+	if e.replInfo == nil {
+		return false
+	}
+	e.replInfo(b)
+	return true
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.

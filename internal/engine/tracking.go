@@ -454,3 +454,6 @@ func (e *Env) trackEvict(max int) {
 // CachingOverride reports whether CLIENT CACHING is in effect for s's
 // next command.
 func (s *Session) CachingOverride() bool { return s.track != nil && s.track.caching }
+
+// Closed reports whether s's connection is gone.
+func (s *Session) Closed() bool { return s.closed }
