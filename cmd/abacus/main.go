@@ -135,6 +135,15 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 	dur.EnableAutoSave()
 	repl := replication.New(srv.Env, srv)
 	defer repl.Close()
+	if v := cfg.Str(config.ReplicaOf); v != "" {
+		if host, port, ok := strings.Cut(v, " "); ok {
+			if n, err := strconv.Atoi(port); err == nil {
+				srv.Lock()
+				repl.Follow(host, n)
+				srv.Unlock()
+			}
+		}
+	}
 	srv.Lock()
 	err = dur.LoadAtStartup() // the AOF when appendonly yes, else the RDB
 	if err == nil {

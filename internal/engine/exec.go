@@ -94,7 +94,16 @@ type Env struct {
 	// replInfo writes INFO replication when a replication side is
 	// installed (SetReplInfo).
 	replInfo func(b *InfoBuilder)
+	// readOnlyReplica: the server replicates a primary and clients other
+	// than the primary's link may not write (replica-read-only).
+	readOnlyReplica atomic.Bool
 }
+
+// SetReadOnlyReplica turns the replica's write refusal on or off.
+func (e *Env) SetReadOnlyReplica(on bool) { e.readOnlyReplica.Store(on) }
+
+// ErrReadOnlyReplica is a write refused by a read-only replica.
+const ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
 
 // SetReplInfo installs the writer of INFO's replication section.
 func (e *Env) SetReplInfo(f func(b *InfoBuilder)) { e.replInfo = f }
@@ -299,6 +308,9 @@ func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Comm
 	}
 	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.AuthRequired() {
 		return nil, cmd, ErrNoAuth
+	}
+	if cmd.Flags&FlagWrite != 0 && e.readOnlyReplica.Load() && !strings.Contains(s.Flags, "M") {
+		return nil, cmd, ErrReadOnlyReplica
 	}
 	if s.subs != nil && s.Proto == 2 && !allowedSubscribed(cmd) {
 		return nil, cmd, "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"

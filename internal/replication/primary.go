@@ -41,6 +41,13 @@ type Primary struct {
 	seldb   int // the database the stream last selected (-1: none yet)
 	buf     []byte
 
+	// replid2 and off2 are the history this server continues after it
+	// was promoted (second_repl_offset; -1 for none).
+	replid2 string
+	off2    int64
+	// link is the connection to our primary while we are a replica.
+	link *link
+
 	replicas []*replica
 	// hand are the connections that sent REPLCONF but not yet PSYNC.
 	hand map[*engine.Session]*replica
@@ -57,7 +64,7 @@ type replica struct {
 }
 
 var ext = engine.NewExt(func(e *engine.Env) *Primary {
-	return &Primary{e: e, seldb: -1, hand: map[*engine.Session]*replica{}}
+	return &Primary{e: e, seldb: -1, off2: -1, hand: map[*engine.Session]*replica{}}
 })
 
 // New installs the primary side on e: the stream tap and the PING cron.
@@ -280,8 +287,10 @@ func cmdPsync(c *engine.Ctx) {
 	}
 	replid := string(c.Args[1])
 	want, ok := num.ParseInt(c.Args[2])
-	if ok && p.backlog != nil && replid == c.Env.Stats.Info.ReplID() &&
+	ours := replid == c.Env.Stats.Info.ReplID() || replid == p.replid2 && want <= p.off2
+	if ok && ours && p.link == nil && p.backlog != nil &&
 		want >= p.offset-int64(p.backlog.hist)+1 && want <= p.offset+1 {
+		replid = c.Env.Stats.Info.ReplID()
 		r := p.attach(c.S)
 		c.W.Simple("CONTINUE " + replid)
 		if n := p.offset - want + 1; n > 0 {
@@ -381,9 +390,29 @@ func (p *Primary) live() []*replica {
 func (p *Primary) info(b *engine.InfoBuilder) {
 	e := p.e
 	live := p.live()
-	b.KV("role", "master")
-	b.Int("connected_slaves", int64(len(live)))
 	now := e.Clock.NowMs()
+	if l := p.link; l != nil {
+		b.KV("role", "slave")
+		b.KV("master_host", l.host)
+		b.Int("master_port", int64(l.port))
+		up := l.state == "connected"
+		if up {
+			b.KV("master_link_status", "up")
+			b.Int("master_last_io_seconds_ago", (now-l.lastIO)/1000)
+		} else {
+			b.KV("master_link_status", "down")
+			b.KV("master_last_io_seconds_ago", "-1")
+		}
+		b.KV("master_sync_in_progress", map[bool]string{true: "1", false: "0"}[l.syncing])
+		b.Int("slave_read_repl_offset", p.offset)
+		b.Int("slave_repl_offset", p.offset)
+		b.Int("slave_priority", e.Cfg.Int(config.ReplicaPriority))
+		b.KV("slave_read_only", map[bool]string{true: "1", false: "0"}[e.Cfg.Bool(config.ReplicaReadOnly)])
+		b.KV("replica_announced", "1")
+	} else {
+		b.KV("role", "master")
+	}
+	b.Int("connected_slaves", int64(len(live)))
 	for i, r := range live {
 		state := "wait_bgsave"
 		if r.online {
@@ -393,9 +422,13 @@ func (p *Primary) info(b *engine.InfoBuilder) {
 	}
 	b.KV("master_failover_state", "no-failover")
 	b.KV("master_replid", e.Stats.Info.ReplID())
-	b.KV("master_replid2", strings.Repeat("0", 40))
+	if p.replid2 != "" {
+		b.KV("master_replid2", p.replid2)
+	} else {
+		b.KV("master_replid2", strings.Repeat("0", 40))
+	}
 	b.Int("master_repl_offset", p.offset)
-	b.KV("second_repl_offset", "-1")
+	b.Int("second_repl_offset", p.off2)
 	if p.backlog == nil {
 		b.KV("repl_backlog_active", "0")
 		b.Int("repl_backlog_size", e.Cfg.Int(config.ReplBacklogSize))
@@ -412,6 +445,15 @@ func (p *Primary) info(b *engine.InfoBuilder) {
 // ROLE for a primary: its offset and each replica's address and ACK.
 func cmdRole(c *engine.Ctx) {
 	p := ext.Of(c.Env)
+	if l := p.link; l != nil {
+		c.W.Array(5)
+		c.W.BulkString("slave")
+		c.W.BulkString(l.host)
+		c.W.Int(int64(l.port))
+		c.W.BulkString(l.state)
+		c.W.Int(p.offset)
+		return
+	}
 	live := p.live()
 	c.W.Array(3)
 	c.W.BulkString("master")

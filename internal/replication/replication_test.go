@@ -260,3 +260,64 @@ func TestRedisCliRDBAndReplica(t *testing.T) {
 		t.Fatalf("redis-cli --replica did not show the write:\n%s", got.String())
 	}
 }
+
+// An Abacus replica of a redis-server 7.0 primary: full sync of every
+// type, the stream, a dropped link and a partial resync; writes refused.
+func TestAbacusReplicaOfRedis(t *testing.T) {
+	r := servertest.PrivateRedis(t)
+	rc := servertest.Dial(t, r.Addr)
+	loadTypes(t, rc)
+	host, port, _ := strings.Cut(r.Addr, ":")
+	inst := servertest.Start(t, servertest.WithConfig("replica-read-only", "yes"))
+	ac := inst.Raw(t)
+	if got := ac.Do("REPLICAOF", host, port); got != "+OK\r\n" {
+		t.Fatalf("REPLICAOF: %q", got)
+	}
+	sameData(t, rc, ac)
+	if got := ac.Do("SET", "x", "1"); got != "-READONLY You can't write against a read only replica.\r\n" {
+		t.Fatalf("write on a replica: %q", got)
+	}
+	rng := rand.New(rand.NewSource(2))
+	randomWrites(t, rc, rng, 400)
+	sameData(t, rc, ac)
+	rc.Do("CLIENT", "KILL", "TYPE", "replica")
+	randomWrites(t, rc, rng, 200)
+	sameData(t, rc, ac)
+	if !strings.Contains(inst.Logs.String(), "Master accepted a Partial Resynchronization") {
+		t.Errorf("no partial resync:\n%s", inst.Logs.String())
+	}
+	role := servertest.MustParse(t, ac.Do("ROLE"))
+	if role.Items[0].Str != "slave" || role.Items[3].Str != "connected" {
+		t.Errorf("ROLE: %+v", role)
+	}
+}
+
+// Abacus to Abacus, then a failover: the replica is promoted, the old
+// primary follows it and continues its history without a full sync.
+func TestAbacusFailoverContinues(t *testing.T) {
+	a := servertest.Start(t)
+	b := servertest.Start(t)
+	ac, bc := a.Raw(t), b.Raw(t)
+	loadTypes(t, ac)
+	host, port, _ := strings.Cut(a.Addr, ":")
+	bc.Do("REPLICAOF", host, port)
+	sameData(t, ac, bc)
+	rng := rand.New(rand.NewSource(3))
+	randomWrites(t, ac, rng, 200)
+	sameData(t, ac, bc)
+
+	if got := bc.Do("REPLICAOF", "NO", "ONE"); got != "+OK\r\n" {
+		t.Fatalf("REPLICAOF NO ONE: %q", got)
+	}
+	bc.Do("SET", "after-failover", "1")
+	bhost, bport, _ := strings.Cut(b.Addr, ":")
+	ac.Do("REPLICAOF", bhost, bport)
+	randomWrites(t, bc, rng, 100)
+	sameData(t, bc, ac)
+	if !strings.Contains(b.Logs.String(), "Partial resynchronization request from") {
+		t.Errorf("the old primary did a full sync after the failover:\n%s", b.Logs.String())
+	}
+	if got := field(t, bc, "replication", "second_repl_offset"); got == "-1" {
+		t.Errorf("second_repl_offset not set after promotion")
+	}
+}
