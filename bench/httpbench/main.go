@@ -157,10 +157,28 @@ func main() {
 	fmt.Printf("| server CPU µs/request | %.3f | %.3f | %.3f | |\n", harness.Median(cpuOff), harness.Median(cpuOn), harness.Median(cpuOn)/harness.Median(cpuOff))
 	fmt.Printf("\nScrapes during the load: %d, median %.1f ms, p90 %.1f ms, max %.1f ms; %d bytes each.\n",
 		len(scrapes), ms(medianDur(scrapes)), ms(quantile(scrapes, 0.9)), ms(quantile(scrapes, 1)), size)
+	// An idle server scraped back to back: the scrape's own CPU, and what
+	// a client of the data port waits meanwhile (PING round trips, against
+	// the same loop unscraped).
+	pings := func(d time.Duration) []time.Duration {
+		var out []time.Duration
+		for stop := time.Now().Add(d); time.Now().Before(stop); {
+			t := time.Now()
+			c.Do("PING")
+			out = append(out, time.Since(t))
+		}
+		return out
+	}
+	quiet := pings(3 * time.Second)
+	t0 := ab.CPUTicks()
 	idle := scrape(base+"/metrics", 200*time.Millisecond)
-	time.Sleep(3 * time.Second)
+	busy := pings(5 * time.Second)
 	idle.end()
-	fmt.Printf("Scrapes of an idle server: median %.1f ms, max %.1f ms.\n", ms(medianDur(idle.times)), ms(quantile(idle.times, 1)))
+	cpuPer := float64(ab.CPUTicks()-t0) * 10 / float64(len(idle.times)) // ms
+	fmt.Printf("Scrapes of an idle server: %d, median %.1f ms, max %.1f ms; server CPU %.0f ms per scrape.\n",
+		len(idle.times), ms(medianDur(idle.times)), ms(quantile(idle.times, 1)), cpuPer)
+	fmt.Printf("PING round trip meanwhile: p50 %.3f ms, p99 %.3f ms, max %.1f ms (unscraped: p50 %.3f, p99 %.3f, max %.1f).\n",
+		ms(medianDur(busy)), ms(quantile(busy, 0.99)), ms(quantile(busy, 1)), ms(medianDur(quiet)), ms(quantile(quiet, 0.99)), ms(quantile(quiet, 1)))
 
 	// The 24-hour dashboard query: 20 series of 86,400 one-second samples.
 	const perSeries = 86400
@@ -183,6 +201,7 @@ func main() {
 	c.Flush()
 	from := strconv.FormatInt(end-86400_000, 10)
 	var lat, api []time.Duration
+	t0 = ab.CPUTicks()
 	for range *queries {
 		t := time.Now()
 		c.Do("TS.MRANGE", from, strconv.FormatInt(end, 10), "AGGREGATION", "avg", "300000", "WITHLABELS", "FILTER", "bench=day")
@@ -196,7 +215,9 @@ func main() {
 		resp.Body.Close()
 		api = append(api, time.Since(t))
 	}
+	cpuQ := float64(ab.CPUTicks()-t0) * 10 / float64(*queries) // ms per TS.MRANGE + /api/series pair
 	fmt.Printf("\n| 20 x 86,400 samples, avg per 5 min (288 buckets) | median ms | p90 ms | max ms |\n| --- | --- | --- | --- |\n")
 	fmt.Printf("| TS.MRANGE over the data port | %.2f | %.2f | %.2f |\n", ms(medianDur(lat)), ms(quantile(lat, 0.9)), ms(quantile(lat, 1)))
 	fmt.Printf("| /api/series?window=24h (TS.QUERYINDEX + TS.MRANGE + JSON) | %.2f | %.2f | %.2f |\n", ms(medianDur(api)), ms(quantile(api, 0.9)), ms(quantile(api, 1)))
+	fmt.Printf("\nServer CPU per pair of the two (TS.MRANGE, then /api/series): %.1f ms.\n", cpuQ)
 }
