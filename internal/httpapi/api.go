@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -266,7 +267,8 @@ func bucketed(key string, labels, samples value, from, bucket int64, n int) seri
 		}
 		i := (smp.elems[0].num - from) / bucket
 		v, err := strconv.ParseFloat(smp.elems[1].str, 64)
-		if err != nil || i < 0 || i >= int64(n) {
+		// JSON has no NaN or infinities: such a bucket is drawn as a gap.
+		if err != nil || i < 0 || i >= int64(n) || math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
 		d.Values[i] = &v

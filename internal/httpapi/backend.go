@@ -54,9 +54,31 @@ func (b *backend) run(ctx context.Context, nowMs *int64, cmds ...[]string) ([]va
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	defer func() { <-b.gate }()
+	raw := b.execute(nowMs, cmds)
+	// Large replies (TS.MGET of thousands of series) are not kept between
+	// requests.
+	if cap(b.w.Buf) > 1<<20 {
+		b.w.Buf = nil
+	}
+	<-b.gate // the replies are copies: decoding needs neither the lock nor the gate
+	out := make([]value, len(cmds))
+	for i, r := range raw {
+		v, err := decode(r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// execute runs cmds under the server lock and returns copies of their raw
+// replies. Env.Execute recovers a handler's panic; the deferred unlock
+// covers anything else, so the lock is never left held.
+func (b *backend) execute(nowMs *int64, cmds [][]string) [][]byte {
 	raw := make([][]byte, len(cmds))
 	b.lock.Lock()
+	defer b.lock.Unlock()
 	if nowMs != nil {
 		*nowMs = b.env.NowMs()
 	}
@@ -70,19 +92,5 @@ func (b *backend) run(ctx context.Context, nowMs *int64, cmds ...[]string) ([]va
 		b.env.Execute(b.sess, argv, &b.w)
 		raw[i] = append([]byte(nil), b.w.Buf...)
 	}
-	b.lock.Unlock()
-	// Large replies (TS.MGET of thousands of series) are not kept between
-	// requests.
-	if cap(b.w.Buf) > 1<<20 {
-		b.w.Buf = nil
-	}
-	out := make([]value, len(cmds))
-	for i, r := range raw {
-		v, err := decode(r)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
+	return raw
 }

@@ -42,7 +42,7 @@ func closedByServer(t *testing.T, c net.Conn) bool {
 // header timeout frees the slots again.
 func TestSlowAndManyClients(t *testing.T) {
 	const slots = 4
-	w := startWeb(t, httpapi.Limits{MaxConns: slots, ReadHeaderTimeout: 2 * time.Second})
+	w := startWeb(t, httpapi.Limits{MaxConns: slots, ReadHeaderTimeout: 5 * time.Second})
 	data := w.inst.Raw(t)
 	var slow []net.Conn
 	for range slots {
