@@ -28,6 +28,7 @@ func BenchmarkScrape10k(b *testing.B) {
 	// that the profile is the server's.
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		req, _ := http.NewRequest("GET", w.base+"/metrics", nil)
 		req.Header.Set("Accept-Encoding", "gzip")
@@ -39,4 +40,5 @@ func BenchmarkScrape10k(b *testing.B) {
 		resp.Body.Close()
 		b.SetBytes(n)
 	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 }
