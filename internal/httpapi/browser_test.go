@@ -162,8 +162,36 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	// Three more polls, so the rates and the mini charts have data.
-	waitPolls(t, ctx, 3)
+	// Some traffic for a few polls, so that the rates and the mini charts
+	// have something to show.
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	load := w.inst.Raw(t)
+	go func() {
+		defer close(done)
+		var batch [][]string
+		for i := range 100 {
+			batch = append(batch, []string{"GET", fmt.Sprint("user:", i%30)}, []string{"INCR", "hits"})
+		}
+		req := servertest.Cat(batch...)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			load.C.Write(req)
+			for range batch {
+				if _, err := servertest.ReadReply(load.R); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	waitPolls(t, ctx, 6)
+	close(stop)
+	<-done
+	waitPolls(t, ctx, 1)
 
 	save := func(name string, shot []byte) {
 		path := filepath.Join(dir, name)

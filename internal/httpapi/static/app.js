@@ -113,7 +113,7 @@
     setConn("live", "live");
     $("#version").textContent = "v" + s.version + " · Redis " + s.redisVersion;
     $("#uptime").textContent = "up " + fmtUptime(s.uptimeSeconds);
-    setStat("stat-ops", fmtNum(s.opsPerSec), "per second · " + fmtNum(s.commands) + " total", s.opsPerSec);
+    setStat("stat-ops", fmtNum(s.opsPerSec), "per s · " + fmtNum(s.commands) + " total", s.opsPerSec);
     setStat("stat-clients", fmtInt(s.clients), s.blockedClients + " blocked · max " + fmtNum(s.maxClients), s.clients);
     const mem = $("#stat-memory");
     const fill = mem.querySelector(".fill");
