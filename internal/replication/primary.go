@@ -49,6 +49,7 @@ type Primary struct {
 	link *link
 
 	replicas []*replica
+	waits    []*waitReq // clients blocked in WAIT
 	// hand are the connections that sent REPLCONF but not yet PSYNC.
 	hand map[*engine.Session]*replica
 	done chan struct{}
@@ -94,6 +95,9 @@ func init() {
 			Summary: "An internal command used in replication", Since: "1.0.0", Complexity: "", Handler: cmdSync},
 		&engine.Command{Name: "replconf", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagAllowBusy, Group: "server",
 			Summary: "An internal command for configuring the replication stream", Since: "3.0.0", Complexity: "O(1)", Handler: cmdReplconf},
+		&engine.Command{Name: "wait", Arity: 3, Flags: engine.FlagNoScript, ACL: "@slow @connection", Group: "generic",
+			Summary: "Blocks until the asynchronous replication of all preceding write commands sent by the connection are completed.", Since: "3.0.0",
+			Complexity: "O(1)", Handler: cmdWait},
 		&engine.Command{Name: "role", Arity: 1, Flags: engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagFast, ACL: "@admin @dangerous", Group: "server",
 			Summary: "Returns the replication role.", Since: "2.8.12", Complexity: "O(1)", Handler: cmdRole},
 	)
@@ -256,6 +260,9 @@ func cmdReplconf(c *engine.Ctx) {
 				if off, ok := num.ParseInt(val); ok && ascii.EqualFold(opt, "ack") {
 					r.ackOff = max(r.ackOff, off)
 					r.ackAt = c.Env.Clock.NowMs()
+					if len(p.waits) > 0 {
+						p.ackArrived()
+					}
 				}
 			}
 			return // never answered
@@ -465,4 +472,83 @@ func cmdRole(c *engine.Ctx) {
 		c.W.BulkString(strconv.Itoa(r.port))
 		c.W.BulkString(strconv.FormatInt(r.ackOff, 10))
 	}
+}
+
+// waitReq is a client blocked in WAIT: it needs n replicas to have
+// acknowledged off.
+type waitReq struct {
+	w   *engine.Waiter
+	off int64
+	n   int
+}
+
+// acked counts the replicas that acknowledged off.
+func (p *Primary) acked(off int64) int {
+	n := 0
+	for _, r := range p.live() {
+		if r.online && r.ackOff >= off {
+			n++
+		}
+	}
+	return n
+}
+
+// WAIT numreplicas timeout: block until numreplicas replicas acknowledged
+// the stream up to now, or timeout ms pass (0: no timeout); the reply is
+// how many did.
+func cmdWait(c *engine.Ctx) {
+	p := ext.Of(c.Env)
+	if p.link != nil {
+		c.Error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
+		return
+	}
+	n, ok := num.ParseInt(c.Args[1])
+	if !ok {
+		c.Error(engine.ErrNotInt)
+		return
+	}
+	timeout, ok := num.ParseInt(c.Args[2])
+	if !ok {
+		c.Error("ERR timeout is not an integer or out of range")
+		return
+	}
+	if timeout < 0 {
+		c.Error("ERR timeout is negative")
+		return
+	}
+	off := p.offset
+	if got := p.acked(off); int64(got) >= n || c.S.DenyBlocking {
+		c.W.Int(int64(got))
+		return
+	}
+	var deadline int64
+	if timeout > 0 {
+		deadline = c.Now + timeout
+	}
+	w := c.BlockFor(deadline, func(out *resp.Writer) { out.Int(int64(p.acked(off))) })
+	if w == nil {
+		c.W.Int(int64(p.acked(off)))
+		return
+	}
+	p.waits = append(p.waits, &waitReq{w: w, off: off, n: int(n)})
+	// Ask the replicas for their offsets now rather than at their next
+	// second's ACK.
+	p.send(resp.AppendCommand(nil, []byte("REPLCONF"), []byte("GETACK"), []byte("*")))
+}
+
+// ackArrived ends the WAITs the replicas' acknowledgements now satisfy.
+func (p *Primary) ackArrived() {
+	left := p.waits[:0]
+	for _, wr := range p.waits {
+		if wr.w.Done() {
+			continue
+		}
+		if got := p.acked(wr.off); got >= wr.n {
+			p.e.FinishWait(wr.w, func(out *resp.Writer) { out.Int(int64(got)) })
+			continue
+		}
+		left = append(left, wr)
+	}
+	clear(p.waits[len(left):])
+	p.waits = left
 }

@@ -200,6 +200,14 @@ func TestRedisReplicaOfAbacus(t *testing.T) {
 		t.Fatalf("ROLE: %+v", role)
 	}
 
+	// WAIT: the replica acknowledges; a second one never comes.
+	pc.Do("SET", "waited", "1")
+	if got := pc.Do("WAIT", "1", "10000"); got != ":1\r\n" {
+		t.Fatalf("WAIT 1: %q", got)
+	}
+	if got := pc.Do("WAIT", "2", "100"); got != ":1\r\n" {
+		t.Fatalf("WAIT 2 with one replica: %q", got)
+	}
 	rng := rand.New(rand.NewSource(1))
 	randomWrites(t, pc, rng, 400)
 	sameData(t, pc, rc)
