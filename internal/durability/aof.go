@@ -288,6 +288,24 @@ func (d *Durability) AOFWait(off int64) {
 	}
 }
 
+// AOFDurable is AOFWait that does not wait: it reports whether off is on
+// disk and otherwise starts the group fsync that will put it there, which
+// calls wake when it ends (aof.AOF.Durable). Call it without the lock.
+func (d *Durability) AOFDurable(off int64, wake func()) bool {
+	if off == 0 {
+		return true
+	}
+	a := d.aof.live.Load()
+	if a == nil {
+		return true // closed: Close synced it
+	}
+	ok, err := a.Durable(off, wake)
+	if err != nil {
+		d.aofFatal("Can't persist AOF for fsync error when the AOF fsync policy is 'always'", err)
+	}
+	return ok
+}
+
 // stopAOF closes the AOF (appendonly no).
 func (d *Durability) stopAOF() {
 	st := d.aofs()
@@ -530,6 +548,17 @@ func (d *Durability) infoPersistenceAOF(b *engine.InfoBuilder) {
 		b.KV("aof_buffer_length", "0")
 		b.KV("aof_pending_bio_fsync", "0")
 		b.KV("aof_delayed_fsync", "0")
+		// Abacus's own: the fsyncs of this AOF (every policy) and the
+		// write commands they covered; under appendfsync always their
+		// ratio is the group commit's writes per fsync.
+		fsyncs, cmds := st.a.CommitStats()
+		b.Int("aof_fsync_count", fsyncs)
+		b.Int("aof_fsync_commands", cmds)
+		per := 0.0
+		if fsyncs > 0 {
+			per = float64(cmds) / float64(fsyncs)
+		}
+		b.KV("aof_commands_per_fsync", strconv.FormatFloat(per, 'f', 2, 64))
 	}
 }
 

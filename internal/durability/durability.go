@@ -45,6 +45,10 @@ func (d *Durability) Flush(syncNow bool) int64 { return d.AOFFlush(syncNow) }
 // Wait waits until the AOF is on disk up to pos (AOFWait).
 func (d *Durability) Wait(pos int64) { d.AOFWait(pos) }
 
+// Durable reports whether the AOF is on disk up to pos, and otherwise
+// has wake called when the group fsync covering it ends (AOFDurable).
+func (d *Durability) Durable(pos int64, wake func()) bool { return d.AOFDurable(pos, wake) }
+
 // Cron starts the saves and rewrites that are due and follows appendonly
 // changed at run time; it takes the lock.
 func (d *Durability) Cron() {

@@ -1,0 +1,199 @@
+package aof
+
+import (
+	"os"
+	"sync"
+	"time"
+)
+
+// Group commit (appendfsync always): a reply that acknowledges a write
+// leaves only once an fsync that began after the write reached the file
+// has ended. One goroutine, the committer, runs those fsyncs: whoever
+// needs an offset on disk raises commit.want, and the committer syncs
+// everything written so far, then again if want grew meanwhile. So one
+// fsync covers every write that was waiting when it began, and the writes
+// that arrive while it runs gather for the next one (pipelined commits):
+// the disk is never idle while someone waits, and never synced twice for
+// the same bytes.
+//
+// Waiting comes in two shapes: WaitDurable blocks (a client goroutine),
+// Durable asks and returns at once, calling a wake function when the
+// fsync ends (the event loop, which keeps serving other clients).
+
+// syncFile is the fsync of the AOF's files; tests replace it (SetSyncFunc).
+var syncFile = (*os.File).Sync
+
+// SetSyncFunc replaces the fsync of AOF files and returns the previous
+// one: a test counts fsyncs and records what each covered. Set it before
+// any AOF is open.
+func SetSyncFunc(f func(*os.File) error) func(*os.File) error {
+	old := syncFile
+	syncFile = f
+	return old
+}
+
+type commitState struct {
+	want   int64      // the highest offset someone waits for (under AOF.mu)
+	cond   *sync.Cond // on AOF.mu: synced moved, an fsync failed, or Close
+	kick   chan struct{}
+	done   chan struct{} // closed when the committer ends
+	err    error         // the last group fsync's error, nil once one succeeds
+	closed bool
+	wakes  []commitWake // Durable's callers, by the offset they wait for
+}
+
+type commitWake struct {
+	off  int64
+	wake func()
+}
+
+func (c *commitState) init(mu *sync.Mutex) {
+	c.cond = sync.NewCond(mu)
+	c.kick = make(chan struct{}, 1)
+	c.done = make(chan struct{})
+}
+
+// requestLocked asks the committer for an fsync covering off.
+func (c *commitState) requestLocked(off int64) {
+	if off > c.want {
+		c.want = off
+	}
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// wakeAll tells every waiter that synced (or an error) is there: the
+// blocked ones through cond, Durable's callers whose offset it covers (all
+// of them after an error or Close) through their wake. Under AOF.mu; a
+// wake takes only leaf locks.
+func (c *commitState) wakeAll(synced int64) {
+	c.cond.Broadcast()
+	keep := c.wakes[:0]
+	for _, w := range c.wakes {
+		if w.off <= synced || c.err != nil || c.closed {
+			w.wake()
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	clear(c.wakes[len(keep):])
+	c.wakes = keep
+}
+
+// syncedLocked records a completed fsync that covered the file up to
+// upto (fed commands): the commit statistics and the waiters.
+func (a *AOF) syncedLocked(upto, fed int64) {
+	a.synced = max(a.synced, upto)
+	a.fedSynced = max(a.fedSynced, fed)
+	a.fsyncs++
+	a.LastFsync = time.Now()
+	a.commit.err = nil
+	a.commit.wakeAll(a.synced)
+}
+
+// clampLocked bounds a wanted offset by what was written: an offset of an
+// AOF closed since (appendonly turned off and on) must not wait for bytes
+// this one will never have.
+func (a *AOF) clampLocked(off int64) int64 { return min(off, a.written) }
+
+// WaitDurable returns once every byte up to off (Flush's answer) is on
+// disk, or with the error of the fsync that should have put it there.
+// Call it without the server lock.
+func (a *AOF) WaitDurable(off int64) error {
+	if off == 0 {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	off = a.clampLocked(off)
+	for a.synced < off && !a.commit.closed {
+		if a.commit.err != nil {
+			return a.commit.err
+		}
+		a.commit.requestLocked(off)
+		a.commit.cond.Wait()
+	}
+	return nil
+}
+
+// Durable reports whether every byte up to off is on disk. If not, it
+// makes sure an fsync covering off will run and calls wake, unless nil
+// (once, on the committer's goroutine, holding the AOF's mutex: wake must
+// only signal), when it has ended or failed; the caller then asks again. A failed fsync
+// is returned as err.
+func (a *AOF) Durable(off int64, wake func()) (bool, error) {
+	if off == 0 {
+		return true, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	off = a.clampLocked(off)
+	if a.synced >= off || a.commit.closed {
+		return true, nil
+	}
+	if a.commit.err != nil {
+		return false, a.commit.err
+	}
+	if wake != nil {
+		a.commit.wakes = append(a.commit.wakes, commitWake{off, wake})
+	}
+	a.commit.requestLocked(off)
+	return false, nil
+}
+
+// committer runs the group fsyncs until Close.
+func (a *AOF) committer() {
+	defer close(a.commit.done)
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-a.commit.kick:
+		}
+		for a.commitOnce() {
+		}
+	}
+}
+
+// commitOnce runs one group fsync if someone waits for bytes not yet on
+// disk, and reports whether it did (and succeeded).
+func (a *AOF) commitOnce() bool {
+	a.mu.Lock()
+	if a.commit.want <= a.synced {
+		a.mu.Unlock()
+		return false
+	}
+	f, upto, fed := a.f, a.written, a.fedWritten
+	a.dirty = false
+	a.mu.Unlock()
+	err := syncFile(f)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.endSyncLocked(f, err, upto, fed)
+}
+
+// endSyncLocked records the end of an fsync of f begun when upto bytes
+// (fed commands) were written, and reports whether it succeeded. An error
+// on a file rotated away meanwhile is no loss: the rotation synced it
+// (newIncr) before it closed it.
+func (a *AOF) endSyncLocked(f *os.File, err error, upto, fed int64) bool {
+	if err != nil && f == a.f {
+		a.WriteErr = err
+		a.dirty = true
+		a.commit.err = err
+		a.commit.wakeAll(a.synced)
+		return false
+	}
+	a.syncedLocked(upto, fed)
+	return true
+}
+
+// CommitStats are the AOF's completed fsyncs (of every policy) and the
+// commands those fsyncs covered: their ratio is the commands per fsync.
+func (a *AOF) CommitStats() (fsyncs, commands int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.fsyncs, a.fedSynced
+}
