@@ -130,11 +130,11 @@ func (a *AOF) newIncr() error {
 		a.syncLocked()
 	}
 	a.f = f
+	a.size = 0
 	a.mu.Unlock()
 	if old != nil {
 		old.Close()
 	}
-	a.size = 0
 	a.seldb = -1
 	return nil
 }
@@ -238,6 +238,21 @@ func (a *AOF) Flush() int64 {
 	a.flushLocked()
 	if a.Policy() == FsyncAlways && a.synced < a.written {
 		return a.written
+	}
+	return 0
+}
+
+// Fed is the position a reply acknowledging what was fed so far must
+// reach before it leaves (Durable, WaitDurable): written to the file, and
+// under appendfsync always synced; 0 when nothing is left to reach. It
+// writes nothing: the server writes once for all the replies of a round
+// (the first Durable), as Redis writes once in beforeSleep.
+func (a *AOF) Fed() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	end := a.written + int64(len(a.pend))
+	if len(a.pend) > 0 || (a.Policy() == FsyncAlways && a.synced < end) {
+		return end
 	}
 	return 0
 }

@@ -93,32 +93,55 @@ func (a *AOF) syncedLocked(upto, fed int64) {
 	a.commit.wakeAll(a.synced)
 }
 
-// clampLocked bounds a wanted offset by what was written: an offset of an
-// AOF closed since (appendonly turned off and on) must not wait for bytes
-// this one will never have.
-func (a *AOF) clampLocked(off int64) int64 { return min(off, a.written) }
+// reachedLocked writes what was fed up to off if it is not written yet,
+// and reports whether off is as far as its reply needs: written, and
+// under appendfsync always synced. The offset is bounded by what was fed:
+// an offset of an AOF closed since (appendonly turned off and on) must
+// not wait for bytes this one will never have. A failed write is an
+// error under always (the reply must not leave); under the other
+// policies the reply leaves and the next writes are refused (Failing).
+func (a *AOF) reachedLocked(off int64) (int64, bool, error) {
+	off = min(off, a.written+int64(len(a.pend)))
+	if a.written < off {
+		a.flushLocked()
+	}
+	always := a.Policy() == FsyncAlways
+	switch {
+	case a.failing.Load():
+		if always {
+			return off, false, a.WriteErr
+		}
+		return off, true, nil
+	case !always || a.synced >= off || a.commit.closed:
+		return off, true, nil
+	case a.commit.err != nil:
+		return off, false, a.commit.err
+	}
+	return off, false, nil
+}
 
-// WaitDurable returns once every byte up to off (Flush's answer) is on
-// disk, or with the error of the fsync that should have put it there.
-// Call it without the server lock.
+// WaitDurable returns once every byte up to off (Fed's or Flush's
+// answer) is written and, under appendfsync always, on disk; or with the
+// error of the write or fsync that should have put it there. Call it
+// without the server lock.
 func (a *AOF) WaitDurable(off int64) error {
 	if off == 0 {
 		return nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	off = a.clampLocked(off)
-	for a.synced < off && !a.commit.closed {
-		if a.commit.err != nil {
-			return a.commit.err
+	for {
+		off, ok, err := a.reachedLocked(off)
+		if ok || err != nil {
+			return err
 		}
 		a.commit.requestLocked(off)
 		a.commit.cond.Wait()
 	}
-	return nil
 }
 
-// Durable reports whether every byte up to off is on disk. If not, it
+// Durable is WaitDurable that does not wait: it reports whether off is
+// written and, under appendfsync always, on disk. If not, it
 // makes sure an fsync covering off will run and calls wake, unless nil
 // (once, on the committer's goroutine, holding the AOF's mutex: wake must
 // only signal), when it has ended or failed; the caller then asks again. A failed fsync
@@ -129,12 +152,9 @@ func (a *AOF) Durable(off int64, wake func()) (bool, error) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	off = a.clampLocked(off)
-	if a.synced >= off || a.commit.closed {
-		return true, nil
-	}
-	if a.commit.err != nil {
-		return false, a.commit.err
+	off, ok, err := a.reachedLocked(off)
+	if ok || err != nil {
+		return ok, err
 	}
 	if wake != nil {
 		a.commit.wakes = append(a.commit.wakes, commitWake{off, wake})
@@ -165,6 +185,7 @@ func (a *AOF) commitOnce() bool {
 		a.mu.Unlock()
 		return false
 	}
+	a.flushLocked() // what was fed meanwhile joins this fsync
 	f, upto, fed := a.f, a.written, a.fedWritten
 	a.dirty = false
 	a.mu.Unlock()

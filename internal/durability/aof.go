@@ -229,20 +229,19 @@ func (d *Durability) openAOF() error {
 	return nil
 }
 
-// AOFFlush writes the AOF bytes of the batch that just ran, before its
-// replies are staged (under the server lock). Under appendfsync always it
-// returns the offset AOFWait must see on disk before the replies leave;
-// with syncNow (a client whose replies may be sent by another goroutine
-// as soon as they are staged) it syncs here instead.
+// AOFFlush is called when a batch has run, before its replies are staged
+// (under the server lock). It returns the offset AOFWait or AOFDurable
+// must reach before the replies leave: the batch's AOF bytes written, and
+// under appendfsync always synced; with syncNow (a client whose replies
+// may be sent by another goroutine as soon as they are staged) it waits
+// here instead. The bytes of a whole round are written together, by the
+// first of its replies that needs them.
 func (d *Durability) AOFFlush(syncNow bool) int64 {
 	a := d.aof.a
 	if a == nil {
 		return 0
 	}
-	off := a.Flush()
-	if a.Failing() && d.aofPolicy() == aof.FsyncAlways {
-		d.aofFatal("Can't recover from AOF write error when the AOF fsync policy is 'always'", a.Err())
-	}
+	off := a.Fed() // written by the first reply to need it (AOFWait, AOFDurable)
 	if syncNow {
 		d.AOFWait(off)
 		return 0
@@ -282,7 +281,7 @@ func (d *Durability) AOFWait(off int64) {
 	if off != 0 {
 		if a := d.aof.live.Load(); a != nil {
 			if err := a.WaitDurable(off); err != nil {
-				d.aofFatal("Can't persist AOF for fsync error when the AOF fsync policy is 'always'", err)
+				d.aofFailed(a, err)
 			}
 		}
 	}
@@ -301,9 +300,18 @@ func (d *Durability) AOFDurable(off int64, wake func()) bool {
 	}
 	ok, err := a.Durable(off, wake)
 	if err != nil {
-		d.aofFatal("Can't persist AOF for fsync error when the AOF fsync policy is 'always'", err)
+		d.aofFailed(a, err)
 	}
 	return ok
+}
+
+// aofFailed ends the process on a write or fsync error under appendfsync
+// always, with Redis's words.
+func (d *Durability) aofFailed(a *aof.AOF, err error) {
+	if a.Failing() {
+		d.aofFatal("Can't recover from AOF write error when the AOF fsync policy is 'always'", err)
+	}
+	d.aofFatal("Can't persist AOF for fsync error when the AOF fsync policy is 'always'", err)
 }
 
 // stopAOF closes the AOF (appendonly no).
