@@ -45,6 +45,9 @@ type aofState struct {
 	loadTrunc  bool
 	initOnce   sync.Once
 	rewriteEnd chan struct{}
+	// bg is the rewrite's base being written from the keyspace's
+	// snapshot (with aof-use-rdb-preamble yes), nil otherwise.
+	bg *persist.Background
 }
 
 func (d *Durability) aofs() *aofState {
@@ -409,16 +412,40 @@ func (d *Durability) startRewrite() error {
 	}
 	keep := a.CurrentIncrSeq()
 	seq := a.NextBaseSeq()
-	base, rdbBase := d.aofBase()
-	bn := aof.BaseName(a.Name, seq, rdbBase)
+	var write func() error
+	var bn string
+	if d.e.Cfg.Bool(config.AOFUseRDBPreamble) {
+		// The base is the keyspace at this moment, written from its
+		// snapshot a slice at a time as BGSAVE does: no copy of the data
+		// under the lock (persist.Background).
+		bn = aof.BaseName(a.Name, seq, true)
+		opt := d.saveOptions()
+		opt.Path = filepath.Join(a.Dir, bn)
+		opt.Aux = append(append([]string(nil), opt.Aux...), "aof-base", "1")
+		bg := persist.StartBackground(d.e.KS, d.lock, opt)
+		st.bg = bg
+		write = func() error {
+			err := bg.Run()
+			if err == nil {
+				d.e.Log.Info(fmt.Sprintf("AOF base written from the snapshot (%d keys, %d slices, longest hold of the lock %.3f ms)",
+					bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000))
+			}
+			return err
+		}
+	} else {
+		base, _ := d.aofBase()
+		bn = aof.BaseName(a.Name, seq, false)
+		write = func() error { return aof.WriteFile(filepath.Join(a.Dir, bn), base) }
+	}
 	st.rewriting, st.started = true, time.Now()
 	st.rewriteEnd = make(chan struct{})
 	lock := d.lock
 	d.e.Log.Info("Background append only file rewriting started")
 	go func() {
-		err := aof.WriteFile(filepath.Join(a.Dir, bn), base)
+		err := write()
 		lock.Lock()
 		defer lock.Unlock()
+		st.bg = nil
 		if err == nil && st.a == a {
 			err = a.Install(bn, seq, keep)
 		}
@@ -437,6 +464,14 @@ func (d *Durability) startRewrite() error {
 		close(st.rewriteEnd)
 	}()
 	return nil
+}
+
+// cancelRewrite drops the snapshot of a rewrite in progress (DEBUG
+// RELOAD replaces the keyspace it reads); the rewrite then fails.
+func (d *Durability) cancelRewrite() {
+	if bg := d.aofs().bg; bg != nil {
+		bg.Cancel()
+	}
 }
 
 // writeFreshAOF writes the data now as the next base of the AOF

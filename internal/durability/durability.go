@@ -64,6 +64,7 @@ func (d *Durability) FlushAll() { d.flushallSave() }
 // back in place of the data.
 func (d *Durability) Reload(save bool) error {
 	d.cancelBgsave()
+	d.cancelRewrite()
 	if save {
 		if err := d.saveNow(false); err != nil {
 			return errReloadSave

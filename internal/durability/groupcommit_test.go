@@ -44,6 +44,18 @@ func (l *fsyncLog) coveredOf(name string) int64 {
 	return l.covered[name]
 }
 
+// startAlways starts a server on dir with appendfsync always and turns
+// the AOF on (its first base written).
+func startAlways(t *testing.T, dir string) (*servertest.Instance, *servertest.Conn) {
+	inst := servertest.Start(t, servertest.WithConfig("dir", dir, "hz", "100", "appendfsync", "always"))
+	c := inst.Raw(t)
+	c.Do("CONFIG", "SET", "appendonly", "yes")
+	waitInfo(t, c, func(s string) bool {
+		return servertest.InfoField(s, "aof_enabled") == "1" && servertest.InfoField(s, "aof_rewrite_in_progress") == "0"
+	})
+	return inst, c
+}
+
 // Under appendfsync always, 50 clients write at once, some pipelining;
 // whenever one receives an acknowledgement, the write it acknowledges must
 // already lie in the part of the AOF a completed fsync covered. The fsync
@@ -56,12 +68,7 @@ func TestGroupCommitAcknowledgesOnlySynced(t *testing.T) {
 	defer aof.SetSyncFunc(old)
 
 	dir := t.TempDir()
-	inst := servertest.Start(t, servertest.WithConfig("dir", dir, "hz", "100", "appendfsync", "always"))
-	admin := inst.Raw(t)
-	admin.Do("CONFIG", "SET", "appendonly", "yes")
-	waitInfo(t, admin, func(s string) bool {
-		return servertest.InfoField(s, "aof_enabled") == "1" && servertest.InfoField(s, "aof_rewrite_in_progress") == "0"
-	})
+	inst, admin := startAlways(t, dir)
 	m, err := aof.ReadManifest(filepath.Join(dir, "appendonlydir"), "appendonly.aof")
 	if err != nil || len(m.Incrs) != 1 {
 		t.Fatalf("manifest %+v: %v", m, err)
