@@ -3,6 +3,7 @@ package aof
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,16 +21,29 @@ import (
 // Durable asks and returns at once, calling a wake function when the
 // fsync ends (the event loop, which keeps serving other clients).
 
-// syncFile is the fsync of the AOF's files; tests replace it (SetSyncFunc).
-var syncFile = (*os.File).Sync
+// syncFunc, when set, replaces the fsync of the AOF's files (SetSyncFunc).
+var syncFunc atomic.Pointer[func(*os.File) error]
 
-// SetSyncFunc replaces the fsync of AOF files and returns the previous
-// one: a test counts fsyncs and records what each covered. Set it before
-// any AOF is open.
+// syncFile is the fsync of the AOF's files.
+func syncFile(f *os.File) error {
+	if fn := syncFunc.Load(); fn != nil {
+		return (*fn)(f)
+	}
+	return f.Sync()
+}
+
+// SetSyncFunc replaces the fsync of AOF files (nil: the file's own Sync)
+// and returns the previous replacement: a test counts fsyncs and records
+// what each covered.
 func SetSyncFunc(f func(*os.File) error) func(*os.File) error {
-	old := syncFile
-	syncFile = f
-	return old
+	var p *func(*os.File) error
+	if f != nil {
+		p = &f
+	}
+	if old := syncFunc.Swap(p); old != nil {
+		return *old
+	}
+	return nil
 }
 
 type commitState struct {
