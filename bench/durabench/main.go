@@ -44,6 +44,7 @@ var (
 	soak    = flag.Duration("soak", 3*time.Minute, "length of the memory soak")
 	only    = flag.String("only", "always,everysec,bgsave,rewrite,soak", "rows to run")
 	bin     = flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
+	servers = flag.String("servers", "abacus,redis", "servers of the save and soak rows")
 	clients = 50
 )
 
@@ -67,7 +68,7 @@ func main() {
 		fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 		for _, what := range []string{"bgsave", "rewrite"} {
 			if want[what] {
-				for _, name := range []string{"abacus", "redis"} {
+				for _, name := range strings.Split(*servers, ",") {
 					saveRow(pick(name, abacus), name, what)
 				}
 			}
@@ -300,7 +301,7 @@ func soakRow(abacus string) {
 	fmt.Printf("\n#### RSS after a %v soak: redis-benchmark -t set,get,incr,lpush,lpop,sadd,hset,zadd -r 1000000 -c 50 -P 16\n\n", *soak)
 	fmt.Println("| server | requests | RSS after MiB | peak RSS MiB |")
 	fmt.Println("| --- | --- | --- | --- |")
-	for _, name := range []string{"abacus", "redis"} {
+	for _, name := range strings.Split(*servers, ",") {
 		s := harness.Start(name, pick(name, abacus))
 		end := time.Now().Add(*soak)
 		var reqs int64
