@@ -1,19 +1,22 @@
 // Command durabench measures the persistence rows of the side-by-side
 // table, Abacus against redis-server on the same machine:
 //
-//		go run ./bench/durabench [-keys 10000000] [-rounds 3] [-soak 180s] [-only always,everysec,bgsave,rewrite,soak]
+//	go run ./bench/durabench [-keys 10000000] [-rounds 3] [-soak 180s]
+//		[-only always,everysec,bgsave,rewrite,soak] [-servers abacus,redis]
 //
-//	  - SET with appendfsync always and everysec, pipeline 1 and 16
-//	    (redis-benchmark -t set -c 50 -r 100000), the servers in turn, A B A
-//	    B for -rounds rounds: median requests/s, ratio, CPU per request, and
-//	    for Abacus the group commit's fsyncs and commands per fsync (INFO
-//	    aof_fsync_count, aof_commands_per_fsync).
-//	  - GET at pipeline 1 from 50 clients while a BGSAVE of -keys keys runs,
-//	    and while a BGREWRITEAOF of them runs: p95, p99 and max latency and
-//	    GET/s, measured exactly while the save is in progress, beside the
-//	    same clients without a save; peak RSS during it over RSS before.
-//	  - RSS after a -soak of redis-benchmark -t
-//	    set,get,incr,lpush,lpop,sadd,hset,zadd -r 1000000 -c 50 -P 16.
+// The rows:
+//
+//   - SET with appendfsync always and everysec, pipeline 1 and 16
+//     (redis-benchmark -t set -c 50 -r 100000), the servers in turn, A B A
+//     B for -rounds rounds: median requests/s, ratio, CPU per request, and
+//     for Abacus the group commit's fsyncs and commands per fsync (INFO
+//     aof_fsync_count, aof_commands_per_fsync).
+//   - GET at pipeline 1 from 50 clients while a BGSAVE of -keys keys runs,
+//     and while a BGREWRITEAOF of them runs: p95, p99 and max latency and
+//     GET/s, measured exactly while the save is in progress, beside the
+//     same clients without a save; peak RSS during it and RSS before.
+//   - RSS after a -soak of redis-benchmark -t
+//     set,get,incr,lpush,lpop,sadd,hset,zadd -r 1000000 -c 50 -P 16.
 //
 // The machine is shared: fsync times and throughput are noisy, so the
 // commands per fsync and CPU per request are the robust numbers.
