@@ -230,6 +230,12 @@ func (l *eventLoop) flushAll(block bool) {
 	keep := l.pending[:0]
 	var hold int64
 	for _, c := range l.pending {
+		if !c.inLoop {
+			// Dropped or handed off since it joined the list, its
+			// replies written first (serve): no longer the loop's.
+			c.inPending = false
+			continue
+		}
 		if !block && c.wpending && l.held(c) {
 			keep = append(keep, c)
 			hold = max(hold, c.syncAt)
