@@ -184,7 +184,9 @@ func (l *eventLoop) run() {
 			return
 		}
 		l.admit()
-		n := l.wait(events, len(l.kick) == 0)
+		// Clients held for the AOF's fsync are woken by its end, not by
+		// polling: no spin while they wait (syncWake).
+		n := l.wait(events, len(l.kick) == 0, len(l.pending) == 0)
 		for i := 0; i < n; i++ {
 			fd := int(events[i].Fd)
 			if fd == l.evfd {
@@ -299,8 +301,9 @@ func (l *eventLoop) flush(c *client) {
 // wait returns the ready events: at once when there are some (or block is
 // false), else after blocking until there are. The first try is a raw
 // system call, which keeps the processor; only a wait that blocks goes
-// through the runtime's system-call path.
-func (l *eventLoop) wait(events []unix.EpollEvent, block bool) int {
+// through the runtime's system-call path, after polling on for
+// io-event-loop-spin-us when spin is set.
+func (l *eventLoop) wait(events []unix.EpollEvent, block, spin bool) int {
 	var spinUntil time.Time
 	for {
 		n, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
@@ -317,11 +320,11 @@ func (l *eventLoop) wait(events []unix.EpollEvent, block bool) int {
 			// wake-up); polling a little longer finds the next requests
 			// already there, as a busy Redis does (docs/design.md).
 			if spinUntil.IsZero() {
-				spin := l.s.Cfg.Int(config.EventLoopSpin)
-				if spin == 0 {
+				us := l.s.Cfg.Int(config.EventLoopSpin)
+				if us == 0 || !spin {
 					break
 				}
-				spinUntil = time.Now().Add(time.Duration(spin) * time.Microsecond)
+				spinUntil = time.Now().Add(time.Duration(us) * time.Microsecond)
 				continue
 			}
 			if time.Now().Before(spinUntil) {
