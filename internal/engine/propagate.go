@@ -27,7 +27,8 @@ import (
 // commands EXEC, a script or a served blocked client run inside it) and go
 // to the sink at its end, before its reply can leave, wrapped in
 // MULTI/EXEC when there are several (a script that rolls back emits
-// nothing). With appendfsync always the sink syncs before returning.
+// nothing). With appendfsync always the replies wait for an fsync that
+// covers them (Persistence.Flush and Durable; internal/conn).
 
 // PropEntry is one propagated command: the database it ran in and its
 // arguments (copies, owned by the entry).
