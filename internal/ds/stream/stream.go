@@ -756,3 +756,47 @@ func (s *Stream) Clone() *Stream {
 	}
 	return &c
 }
+
+// RaxNodes is the number of nodes Redis's radix tree would have for the
+// nodes' master ids as 128-bit big-endian keys (XINFO's radix-tree-nodes),
+// counted for the compressed tree those keys make.
+func (s *Stream) RaxNodes() int {
+	if len(s.nodes) == 0 {
+		return 1
+	}
+	keys := make([][16]byte, len(s.nodes))
+	for i := range s.nodes {
+		binary.BigEndian.PutUint64(keys[i][:8], s.nodes[i].master.Ms)
+		binary.BigEndian.PutUint64(keys[i][8:], s.nodes[i].master.Seq)
+	}
+	return raxCount(keys, 0)
+}
+
+// raxCount counts the nodes of the subtree for keys (sorted, sharing
+// their first d bytes) rooted at depth d.
+func raxCount(keys [][16]byte, d int) int {
+	if len(keys) == 1 {
+		if d == 16 {
+			return 1
+		}
+		return 2 // a compressed node and the key's leaf
+	}
+	first, last := keys[0], keys[len(keys)-1]
+	l := d
+	for l < 16 && first[l] == last[l] {
+		l++
+	}
+	n := 1 // the branching node at l
+	if l > d {
+		n++ // a compressed node from d to l
+	}
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j][l] == keys[i][l] {
+			j++
+		}
+		n += raxCount(keys[i:j], l+1)
+		i = j
+	}
+	return n
+}
