@@ -321,3 +321,53 @@ func (s *Stream) LoadNode(master ID, masterFields [][]byte, ids []ID, flags []by
 
 // SetLength sets the live entry count (RDB loading).
 func (s *Stream) SetLength(n int64) { s.length = n }
+
+// LastLoaded is the id of the last entry in the nodes (tombstones
+// included), for loaders checking order.
+func (s *Stream) LastLoaded() (ID, bool) {
+	if len(s.nodes) == 0 {
+		return ID{}, false
+	}
+	return s.nodes[len(s.nodes)-1].last, true
+}
+
+// CountLive counts the live entries in the nodes.
+func (s *Stream) CountLive() int64 {
+	var n int64
+	for i := range s.nodes {
+		n += int64(s.nodes[i].live)
+	}
+	return n
+}
+
+// PendingLoader fills a group's PEL as an RDB holds it: the group's
+// entries first, then each consumer's ids, which must name them.
+type PendingLoader struct {
+	g     *Group
+	owned int
+}
+
+// LoadPending starts loading g's PEL.
+func (g *Group) LoadPending() *PendingLoader { return &PendingLoader{g: g} }
+
+// Add records a pending entry with no consumer yet; false if id is
+// already there.
+func (l *PendingLoader) Add(id ID, deliveryTime int64, count uint64) bool {
+	return l.g.pel.insert(&Pending{ID: id, DeliveryTime: deliveryTime, DeliveryCount: count})
+}
+
+// Own gives the pending entry id to c; false if there is no such entry or
+// it has an owner.
+func (l *PendingLoader) Own(id ID, c *Consumer) bool {
+	p := l.g.pel.find(id)
+	if p == nil || p.Consumer != nil {
+		return false
+	}
+	p.Consumer = c
+	c.pel.insert(p)
+	l.owned++
+	return true
+}
+
+// Done reports whether every pending entry has its consumer.
+func (l *PendingLoader) Done() bool { return l.owned == len(l.g.pel) }
