@@ -432,6 +432,9 @@ func cmdXpending(c *engine.Ctx) {
 // propXclaim propagates a delivery or claim of p as Redis's
 // streamPropagateXCLAIM does.
 func propXclaim(c *engine.Ctx, key, group, id []byte, p *stream.Pending, g *stream.Group) {
+	if !c.Propagating() {
+		return
+	}
 	c.Propagate([]byte("XCLAIM"), key, group, []byte(p.Consumer.Name), []byte("0"), id,
 		[]byte("TIME"), strconv.AppendInt(nil, p.DeliveryTime, 10),
 		[]byte("RETRYCOUNT"), strconv.AppendUint(nil, p.DeliveryCount, 10),
@@ -441,6 +444,9 @@ func propXclaim(c *engine.Ctx, key, group, id []byte, p *stream.Pending, g *stre
 // propSetID propagates a group's last id and read counter
 // (streamPropagateGroupID).
 func propSetID(c *engine.Ctx, key, group []byte, g *stream.Group) {
+	if !c.Propagating() {
+		return
+	}
 	c.Propagate([]byte("XGROUP"), []byte("SETID"), key, group, idArg(g.LastID),
 		[]byte("ENTRIESREAD"), strconv.AppendInt(nil, g.EntriesRead, 10))
 }
@@ -685,8 +691,7 @@ func cmdXautoclaim(c *engine.Ctx) {
 			cur = id
 		}
 		if !s.Has(id) {
-			idb := idArg(id)
-			propXclaim(c, key, group, idb, p, g)
+			propXclaim(c, key, group, idArg(id), p, g)
 			dirty++
 			g.Ack(id)
 			deleted = append(deleted, id)

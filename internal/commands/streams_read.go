@@ -362,7 +362,9 @@ func deliverNew(c *engine.Ctx, w *resp.Writer, s *stream.Stream, g *stream.Group
 				p.DeliveryTime = c.Now
 				p.DeliveryCount = 1
 			}
-			propXclaim(c, key, group, idArg(id), p, g)
+			if c.Propagating() {
+				propXclaim(c, key, group, idArg(id), p, g)
+			}
 		}
 	}
 	if propLast {

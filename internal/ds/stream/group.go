@@ -248,6 +248,7 @@ type NodeView struct {
 // included, with their flags) through entry.
 func (s *Stream) EachNode(fn func(nv NodeView, entries func(yield func(id ID, flags byte, fv [][]byte)))) {
 	var master, fv [][]byte
+	var scratch []byte
 	for i := range s.nodes {
 		n := &s.nodes[i]
 		master = n.masterFields(master)
@@ -255,7 +256,7 @@ func (s *Stream) EachNode(fn func(nv NodeView, entries func(yield func(id ID, fl
 		fn(nv, func(yield func(id ID, flags byte, fv [][]byte)) {
 			for off := int(n.hdr); off < len(n.buf); {
 				var e entry
-				e, fv = n.decode(off, master, fv)
+				e, fv = n.decode(off, master, fv, &scratch)
 				yield(e.id, e.flags, fv)
 				off = e.end
 			}
@@ -278,44 +279,16 @@ func (s *Stream) LoadNode(master ID, masterFields [][]byte, ids []ID, flags []by
 	}
 	n := node{master: master, hdr: int32(len(b)), nmf: int32(nf)}
 	n.buf = b
+	n.lpBase = int32(base)
 	for i, id := range ids {
-		fv := fvs[i]
-		fl := flags[i] &^ FlagSameFields
-		n.buf = b
-		if n.sameFields(fv) {
-			fl |= FlagSameFields
-		}
-		b = append(b, fl)
-		msd := id.Ms - master.Ms
-		seqd := int64(id.Seq - master.Seq)
-		b = binary.AppendUvarint(b, msd)
-		b = binary.AppendUvarint(b, zigzag(seqd))
-		lp := lpIntSize(int64(fl)) + lpIntSize(int64(msd)) + lpIntSize(seqd)
-		if fl&FlagSameFields != 0 {
-			for j := 1; j < len(fv); j += 2 {
-				b = appendStr(b, fv[j])
-				lp += lpStrSize(fv[j])
-			}
-			lp += lpIntSize(int64(len(fv)/2 + 3))
-		} else {
-			b = binary.AppendUvarint(b, uint64(len(fv)/2))
-			lp += lpIntSize(int64(len(fv) / 2))
-			for _, x := range fv {
-				b = appendStr(b, x)
-				lp += lpStrSize(x)
-			}
-			lp += lpIntSize(int64(len(fv) + 4))
-		}
-		base += lp
-		if fl&FlagDeleted != 0 {
+		n.appendEntry(id, flags[i], fvs[i])
+		if flags[i]&FlagDeleted != 0 {
 			n.dead++
 		} else {
 			n.live++
 		}
-		n.last = id
 	}
-	n.buf = shrink(b)
-	n.lpBase = int32(base)
+	n.buf = shrink(n.buf)
 	s.nodes = append(s.nodes, n)
 }
 

@@ -3,6 +3,7 @@ package stream
 import (
 	"encoding/binary"
 	"sort"
+	"strconv"
 )
 
 // Entry flags, Redis's STREAM_ITEM_FLAG_*.
@@ -77,6 +78,46 @@ func (s *Stream) Nodes() int { return len(s.nodes) }
 func appendStr(b, s []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
+}
+
+// Entry strings are elements: a canonical integer below 2^61 in absolute
+// value as uvarint(zigzag(v)<<1 | 1), anything else as uvarint(len<<1)
+// and its bytes. Integers take a few bytes where their text took up to
+// twenty, as listpack stores them; reading one formats it into the
+// reader's scratch buffer.
+func appendElem(b, s []byte) []byte {
+	if len(s) <= 20 {
+		if v, ok := ParseCanonicalInt(s); ok && v > -(1<<61) && v < 1<<61 {
+			return binary.AppendUvarint(b, zigzag(v)<<1|1)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(s))<<1)
+	return append(b, s...)
+}
+
+// readElem reads the element at off; an integer's text is appended to
+// *scratch, which the result then aliases.
+func readElem(b []byte, off int, scratch *[]byte) ([]byte, int) {
+	h, n := binary.Uvarint(b[off:])
+	off += n
+	if h&1 != 0 {
+		sc := *scratch
+		start := len(sc)
+		sc = strconv.AppendInt(sc, unzigzag(h>>1), 10)
+		*scratch = sc
+		return sc[start:len(sc):len(sc)], off
+	}
+	l := int(h >> 1)
+	return b[off : off+l : off+l], off + l
+}
+
+func skipElem(b []byte, off int) int {
+	h, n := binary.Uvarint(b[off:])
+	off += n
+	if h&1 == 0 {
+		off += int(h >> 1)
+	}
+	return off
 }
 
 func readStr(b []byte, off int) ([]byte, int) {
@@ -156,14 +197,12 @@ func (s *Stream) Append(id ID, fv [][]byte, lim Limits) {
 		s.nodes = append(s.nodes, node{master: id})
 		tail = &s.nodes[len(s.nodes)-1]
 		nf := len(fv) / 2
-		size := 10
+		hdr, entry := 2, 4
 		for i := 0; i < len(fv); i += 2 {
-			size += len(fv[i]) + 2
+			hdr += len(fv[i]) + 1
+			entry += len(fv[i+1]) + 1
 		}
-		for _, b := range fv {
-			size += len(b) + 2
-		}
-		b := make([]byte, 0, size+16)
+		b := make([]byte, 0, hdr+nodeCap(entry, lim))
 		b = binary.AppendUvarint(b, uint64(nf))
 		base := lpHeaderSize + lpIntSize(int64(nf)) + lpIntSize(0) // count of fields, terminator
 		for i := 0; i < len(fv); i += 2 {
@@ -175,37 +214,8 @@ func (s *Stream) Append(id ID, fv [][]byte, lim Limits) {
 		tail.nmf = int32(nf)
 		tail.lpBase = int32(base)
 	}
-	same := tail.sameFields(fv)
-	flags := byte(0)
-	if same {
-		flags = FlagSameFields
-	}
-	msd := id.Ms - tail.master.Ms
-	seqd := int64(id.Seq - tail.master.Seq)
-	b := tail.buf
-	b = append(b, flags)
-	b = binary.AppendUvarint(b, msd)
-	b = binary.AppendUvarint(b, zigzag(seqd))
-	lp := lpIntSize(int64(flags)) + lpIntSize(int64(msd)) + lpIntSize(seqd)
-	if same {
-		for i := 1; i < len(fv); i += 2 {
-			b = appendStr(b, fv[i])
-			lp += lpStrSize(fv[i])
-		}
-		lp += lpIntSize(int64(len(fv)/2 + 3))
-	} else {
-		b = binary.AppendUvarint(b, uint64(len(fv)/2))
-		lp += lpIntSize(int64(len(fv) / 2))
-		for _, x := range fv {
-			b = appendStr(b, x)
-			lp += lpStrSize(x)
-		}
-		lp += lpIntSize(int64(len(fv) + 4))
-	}
-	tail.buf = b
-	tail.lpBase += int32(lp)
+	tail.appendEntry(id, 0, fv)
 	tail.live++
-	tail.last = id
 	s.length++
 	s.EntriesAdded++
 	s.LastID = id
@@ -214,9 +224,62 @@ func (s *Stream) Append(id ID, fv [][]byte, lim Limits) {
 	}
 }
 
-// shrink drops spare capacity of a node that will not grow again.
+// nodeCap is the room a new node's buffer gets for its entries: as many
+// entries like its first one as the node will take, within the node
+// byte limit, so that a node is allocated once rather than grown by
+// doubling (which left as much garbage as data, and RSS with it).
+func nodeCap(entry int, lim Limits) int {
+	n := entry * 16
+	if lim.NodeMaxEntries > 0 {
+		n = entry * int(min(lim.NodeMaxEntries, 1000))
+	}
+	if lim.NodeMaxBytes > 0 && int64(n) > lim.NodeMaxBytes {
+		n = int(lim.NodeMaxBytes)
+	}
+	return n + n/16
+}
+
+// appendEntry encodes an entry at the end of n (the caller sets the
+// counters): its flags (deleted kept, same-fields decided here), its id
+// as deltas from the master id, then its values (same fields) or its
+// field count, fields and values; and adds the entry's size in Redis's
+// listpack to lpBase.
+func (n *node) appendEntry(id ID, flags byte, fv [][]byte) {
+	flags &^= FlagSameFields
+	if n.sameFields(fv) {
+		flags |= FlagSameFields
+	}
+	msd := id.Ms - n.master.Ms
+	seqd := int64(id.Seq - n.master.Seq)
+	b := n.buf
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, msd)
+	b = binary.AppendUvarint(b, zigzag(seqd))
+	lp := lpIntSize(int64(flags)) + lpIntSize(int64(msd)) + lpIntSize(seqd)
+	if flags&FlagSameFields != 0 {
+		for i := 1; i < len(fv); i += 2 {
+			b = appendElem(b, fv[i])
+			lp += lpStrSize(fv[i])
+		}
+		lp += lpIntSize(int64(len(fv)/2 + 3))
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(fv)/2))
+		lp += lpIntSize(int64(len(fv) / 2))
+		for _, x := range fv {
+			b = appendElem(b, x)
+			lp += lpStrSize(x)
+		}
+		lp += lpIntSize(int64(len(fv) + 4))
+	}
+	n.buf = b
+	n.lpBase += int32(lp)
+	n.last = id
+}
+
+// shrink drops the spare capacity of a node that will not grow again,
+// when it is more than an eighth of what the node holds.
 func shrink(b []byte) []byte {
-	if cap(b)-len(b) > 16 {
+	if cap(b)-len(b) > 16+len(b)/8 {
 		return append([]byte(nil), b...)
 	}
 	return b
@@ -232,7 +295,8 @@ type entry struct {
 
 // decode reads the entry at off; fv receives its fields and values
 // (aliasing the node), master the node's master fields.
-func (n *node) decode(off int, master [][]byte, fv [][]byte) (entry, [][]byte) {
+func (n *node) decode(off int, master [][]byte, fv [][]byte, scratch *[]byte) (entry, [][]byte) {
+	*scratch = (*scratch)[:0]
 	e := entry{off: off, flags: n.buf[off]}
 	p := off + 1
 	msd, k := binary.Uvarint(n.buf[p:])
@@ -244,7 +308,7 @@ func (n *node) decode(off int, master [][]byte, fv [][]byte) (entry, [][]byte) {
 	if e.flags&FlagSameFields != 0 {
 		for _, f := range master {
 			var v []byte
-			v, p = readStr(n.buf, p)
+			v, p = readElem(n.buf, p, scratch)
 			fv = append(fv, f, v)
 		}
 	} else {
@@ -252,7 +316,7 @@ func (n *node) decode(off int, master [][]byte, fv [][]byte) (entry, [][]byte) {
 		p += k
 		for i := uint64(0); i < cnt*2; i++ {
 			var x []byte
-			x, p = readStr(n.buf, p)
+			x, p = readElem(n.buf, p, scratch)
 			fv = append(fv, x)
 		}
 	}
@@ -276,8 +340,7 @@ func (n *node) skip(off int) (entry, int) {
 		cnt = c * 2
 	}
 	for i := uint64(0); i < cnt; i++ {
-		l, k := binary.Uvarint(n.buf[p:])
-		p += k + int(l)
+		p = skipElem(n.buf, p)
 	}
 	e.end = p
 	return e, p
@@ -301,7 +364,8 @@ func (s *Stream) nodeFor(id ID) int {
 }
 
 // Iter walks entries in id order (or reverse); fields and values alias
-// the stream and stay valid until the stream changes.
+// the stream or the iterator and stay valid until the next call to Next
+// or a change of the stream.
 type Iter struct {
 	s          *Stream
 	start, end ID
@@ -313,6 +377,7 @@ type Iter struct {
 	oi         int
 	master     [][]byte
 	fv         [][]byte
+	scratch    []byte // integers' text
 	begun      bool
 	// Current entry.
 	ID      ID
@@ -432,7 +497,7 @@ func (it *Iter) Next() bool {
 
 func (it *Iter) set(n *node, off int) {
 	var e entry
-	e, it.fv = n.decode(off, it.master, it.fv)
+	e, it.fv = n.decode(off, it.master, it.fv, &it.scratch)
 	it.ID, it.Flags, it.FV = e.id, e.flags, it.fv
 	it.curNode, it.curOff = it.ni, off
 }
