@@ -23,11 +23,14 @@ var (
 	infoIdle = regexp.MustCompile(`(\$4\r\nidle\r\n):\d+\r\n`)
 	// Absolute times (delivery, seen-time) in XINFO STREAM FULL.
 	absTime = regexp.MustCompile(`:1\d{12}\r\n`)
+	// Ids XADD * made from each server's clock.
+	clockID = regexp.MustCompile(`\$\d+\r\n1\d{12}-\d+\r\n`)
 )
 
 func streamMask(s string) string {
 	s = pendIdle.ReplaceAllString(s, "$1:IDLE\r\n")
 	s = infoIdle.ReplaceAllString(s, "$1:IDLE\r\n")
+	s = clockID.ReplaceAllString(s, "$$ID\r\n")
 	return absTime.ReplaceAllString(s, ":TIME\r\n")
 }
 
