@@ -247,6 +247,9 @@ XINFO GROUPS s
 XADD s 10-1 a 1
 XINFO GROUPS s
 `)
+	d.Do("EVAL", "return redis.pcall('xreadgroup','group','g','c','block','0','streams','s','>')", "0")
+	d.Do("EVAL", "return redis.pcall('XREAD','BLOCK','0','STREAMS','s','0')", "0")
+	d.Do("EVAL", "return redis.pcall('xread','streams','s','0')", "0")
 }
 
 // TestStreamDiffTrimApprox checks that approximate trimming keeps the

@@ -72,6 +72,12 @@ func xread(c *engine.Ctx, isGroup bool) {
 		o := args[i]
 		switch {
 		case ascii.OptIs(o, "block") && more > 0:
+			if c.Env.ScriptRunning() {
+				// Redis refuses BLOCK in scripts outright rather than
+				// answering as a timeout.
+				c.Errorf("ERR %s command is not allowed with BLOCK option from scripts", args[0])
+				return
+			}
 			i++
 			v, ok := num.ParseInt(args[i])
 			if !ok {
