@@ -159,7 +159,7 @@ func (d *Durability) loadAOFPreamble(path string, b []byte) error {
 func (d *Durability) replayAOF(path string, b []byte, last bool) error {
 	// Blocking commands (in files of old servers) answer at once, as in
 	// a transaction: nothing is waiting on the loader.
-	sess := &engine.Session{Authed: true, Proto: 2, DB: 0, User: "default", DenyBlocking: true}
+	sess := &engine.Session{Authed: true, Proto: 2, DB: 0, User: "default", DenyBlocking: true, Obey: true}
 	var w resp.Writer
 	var unknown string
 	good, err := aof.Replay(b, func(argv [][]byte) error {

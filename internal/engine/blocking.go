@@ -52,6 +52,10 @@ type Waiter struct {
 	// onTimeout writes the timeout reply of a wait that no key ends
 	// (BlockFor); nil means a null array.
 	onTimeout func(w *resp.Writer)
+
+	// always: run the command again on any write to its keys, even when
+	// the key is gone or holds another type (XREADGROUP then fails).
+	always bool
 }
 
 // Deadline is when the wait times out (unix ms), or 0 for never.
@@ -152,6 +156,17 @@ func (c *Ctx) BlockKeys(keys [][]byte) [][]byte {
 // When the command is running again to be served, block only tells the
 // registry that the client keeps its place.
 func (c *Ctx) Block(kind keyspace.Type, keys [][]byte, deadline int64) bool {
+	return c.block(kind, keys, deadline, false)
+}
+
+// BlockAlways is Block for a command that must also run again when a key
+// it waits on is deleted or overwritten with another type, to fail there
+// (XREADGROUP's group or stream gone).
+func (c *Ctx) BlockAlways(kind keyspace.Type, keys [][]byte, deadline int64) bool {
+	return c.block(kind, keys, deadline, true)
+}
+
+func (c *Ctx) block(kind keyspace.Type, keys [][]byte, deadline int64, always bool) bool {
 	e := c.Env
 	b := &e.blk
 	if b.serving != nil && b.serving.S == c.S {
@@ -168,7 +183,7 @@ func (c *Ctx) Block(kind keyspace.Type, keys [][]byte, deadline int64) bool {
 		b.readySet = map[blockKey]struct{}{}
 		e.KS.OnTouched(e.markReady)
 	}
-	w := &Waiter{S: c.S, cmd: c.Cmd, db: c.DB.ID, kind: kind, deadline: deadline}
+	w := &Waiter{S: c.S, cmd: c.Cmd, db: c.DB.ID, kind: kind, deadline: deadline, always: always}
 	w.out.Proto = c.S.Proto
 	w.args = make([][]byte, len(c.Args))
 	for i, a := range c.Args {
@@ -243,10 +258,7 @@ func (e *Env) ServeReady() {
 		for nd := q.head; nd != nil; {
 			next := nd.next
 			o := db.Lookup(bk.key)
-			if o == nil {
-				break
-			}
-			if nd.w.kind == o.Type {
+			if nd.w.always || o != nil && nd.w.kind == o.Type {
 				e.serveWaiter(nd.w, bk.key)
 			}
 			nd = next

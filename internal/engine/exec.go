@@ -204,6 +204,10 @@ type Session struct {
 	// timed out, as Redis's CLIENT_DENY_BLOCKING does: set while a
 	// transaction's commands run (EXEC) and for a script's commands.
 	DenyBlocking bool
+	// Obey marks the AOF loader (and a primary's stream): what it sends
+	// was rewritten by the server that ran it, and the few checks Redis's
+	// mustObeyClient skips are skipped (XADD/XTRIM's LIMIT without ~).
+	Obey bool
 	// Push delivers bytes to the client out of band, after the replies
 	// already due (MONITOR lines; later pub/sub messages). The server sets
 	// it; it is called with the server lock held and never blocks.

@@ -75,6 +75,12 @@ func (c *Ctx) Propagate(argv ...[]byte) {
 	c.Env.queueProp(c.DB.ID, argv)
 }
 
+// Propagating reports whether effects are wanted now (a sink is set and
+// nothing is loading), so a handler can skip building effects nobody
+// reads. A handler that skips Propagate must still keep itself out of the
+// stream (PreventPropagation) when its arguments would not replay.
+func (c *Ctx) Propagating() bool { return c.Env.propActive() }
+
 // Rewrite sets what the command propagates if it changes the dataset, in
 // place of its arguments as received (Redis's rewriteClientCommandVector):
 // for a handler that knows the deterministic form before it knows whether

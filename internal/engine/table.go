@@ -63,6 +63,10 @@ type Command struct {
 	// KeyFlags are the key-spec flags COMMAND INFO and GETKEYSANDFLAGS
 	// report, e.g. "RW access update"; empty derives them from Flags.
 	KeyFlags string
+	// Keyword, if set, is the key spec COMMAND INFO shows for a command
+	// whose Keys function finds its keys after a keyword (XREAD's
+	// STREAMS), in place of an "unknown" spec.
+	Keyword *KeywordSpec
 	// Tips are COMMAND INFO's hints for clients, space-separated, e.g.
 	// "nondeterministic_output request_policy:all_shards".
 	Tips       string
@@ -74,6 +78,15 @@ type Command struct {
 	Handler    func(*Ctx)
 	Subs       map[string]*Command // subcommands by lower-case name
 	parent     *Command
+}
+
+// KeywordSpec is a key spec that begins at a keyword searched from
+// StartFrom and takes a range of keys after it (Redis's "keyword" begin
+// search with a "range" find).
+type KeywordSpec struct {
+	Keyword              string
+	StartFrom            int
+	LastKey, Step, Limit int
 }
 
 // table is the command table: the one place commands are listed.

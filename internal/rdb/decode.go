@@ -32,15 +32,13 @@ func DefaultOptions() Options {
 // load (RDB_LOAD_ERR_EMPTY_KEY).
 var ErrEmpty = errors.New("empty collection")
 
-// UnsupportedError reports a type Abacus does not hold (modules, streams).
+// UnsupportedError reports a type Abacus does not hold (modules).
 type UnsupportedError struct{ Type byte }
 
 func (e *UnsupportedError) Error() string {
 	switch e.Type {
 	case TypeModulePreGA, TypeModule2:
 		return "module values are not supported"
-	case TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
-		return "stream values are not supported"
 	}
 	return fmt.Sprintf("unknown value type %d", e.Type)
 }
@@ -80,6 +78,8 @@ func (r *reader) value(typ byte, opt Options) (*keyspace.Object, error) {
 		return r.hashTTL(typ, opt)
 	case TypeModulePreGA, TypeModule2:
 		return r.moduleValue(typ)
+	case TypeStreamListpacks, TypeStreamListpacks2, TypeStreamListpacks3:
+		return r.stream(typ)
 	}
 	r.off--
 	return nil, &UnsupportedError{Type: typ}

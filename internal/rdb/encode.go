@@ -9,6 +9,7 @@ import (
 	"github.com/abacusdb/abacus/internal/ds/hash"
 	"github.com/abacusdb/abacus/internal/ds/list"
 	"github.com/abacusdb/abacus/internal/ds/set"
+	"github.com/abacusdb/abacus/internal/ds/stream"
 	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/keyspace"
@@ -55,6 +56,10 @@ func AppendValue(dst []byte, o *keyspace.Object, opt EncodeOptions) ([]byte, byt
 		if h, ok := o.Val().(*hash.Hash); ok {
 			b, t := appendHash(dst, h, opt)
 			return b, t, nil
+		}
+	case keyspace.TypeStream:
+		if s, ok := o.Val().(*stream.Stream); ok {
+			return appendStream(dst, s, opt), TypeStreamListpacks2, nil
 		}
 	case keyspace.TypeTimeSeries:
 		if s, ok := o.Val().(*ts.Series); ok {
