@@ -18,13 +18,13 @@ import (
 // partitions that do not overlap lo..hi). Elements that compare equal end
 // up where Redis puts them, which is what makes SORT BY ... ALPHA LIMIT with
 // ties reply as redis-server does.
-func pqsort(v []sortItem, cmp func(a, b *sortItem) int, lo, hi int) {
+func pqsort[T any](v []T, cmp func(a, b *T) int, lo, hi int) {
 	pqsortPart(v, cmp, 0, len(v), lo, hi)
 }
 
 // pqsortPart sorts the n elements from index a. A sub-partition is
 // visited only when it overlaps lo..hi.
-func pqsortPart(v []sortItem, cmp func(a, b *sortItem) int, a, n, lo, hi int) {
+func pqsortPart[T any](v []T, cmp func(a, b *T) int, a, n, lo, hi int) {
 	c := func(i, j int) int { return cmp(&v[i], &v[j]) }
 	swap := func(i, j int) { v[i], v[j] = v[j], v[i] }
 	insertion := func(a, n int) {
