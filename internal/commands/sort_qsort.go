@@ -75,7 +75,6 @@ func pqsortPart[T any](v []T, cmp func(a, b *T) int, a, n, lo, hi int) {
 		swap(a, pm)
 		pa, pb := a+1, a+1
 		pc, pd := a+n-1, a+n-1
-		swapped := false
 		for {
 			for pb <= pc {
 				r := c(pb, a)
@@ -83,7 +82,6 @@ func pqsortPart[T any](v []T, cmp func(a, b *T) int, a, n, lo, hi int) {
 					break
 				}
 				if r == 0 {
-					swapped = true
 					swap(pa, pb)
 					pa++
 				}
@@ -95,7 +93,6 @@ func pqsortPart[T any](v []T, cmp func(a, b *T) int, a, n, lo, hi int) {
 					break
 				}
 				if r == 0 {
-					swapped = true
 					swap(pc, pd)
 					pd--
 				}
@@ -105,14 +102,8 @@ func pqsortPart[T any](v []T, cmp func(a, b *T) int, a, n, lo, hi int) {
 				break
 			}
 			swap(pb, pc)
-			swapped = true
 			pb++
 			pc--
-		}
-		if !swapped {
-			// Already partitioned: finish by insertion, whatever the range.
-			insertion(a, n)
-			return
 		}
 		pn := a + n
 		r := min(pa-a, pb-pa)

@@ -211,20 +211,13 @@ func LatDistance(lat1, lat2 float64) float64 {
 	return float64(EarthRadius * math.Abs(degRad(lat2)-degRad(lat1)))
 }
 
-// Distance is geohashGetDistance: the haversine distance in meters.
+// Distance is geohashGetDistance: the haversine distance in meters. Its
+// sines, cosines and arcsine come from the C library when cgo is on, the
+// libm redis-server calls, so the last bit of every distance is Redis's
+// (libm_cgo.go); Go's math package differs from glibc in the last ulp
+// for a fair share of arguments, which STOREDIST's 17 digits would show.
 func Distance(lon1, lat1, lon2, lat2 float64) float64 {
-	lon1r := degRad(lon1)
-	lon2r := degRad(lon2)
-	v := math.Sin((lon2r - lon1r) / 2)
-	// The same longitude needs no trigonometry.
-	if v == 0 {
-		return LatDistance(lat1, lat2)
-	}
-	lat1r := degRad(lat1)
-	lat2r := degRad(lat2)
-	u := math.Sin((lat2r - lat1r) / 2)
-	a := float64(u*u) + float64(float64(float64(math.Cos(lat1r)*math.Cos(lat2r))*v)*v)
-	return float64(2.0*EarthRadius) * math.Asin(math.Sqrt(a))
+	return distance(lon1, lat1, lon2, lat2)
 }
 
 // Shape is a search area around a center: a circle of Radius, or a box of
@@ -293,8 +286,8 @@ func (s *Shape) boundingBox() [4]float64 {
 		width = height
 	}
 	latDelta := radDeg(height / EarthRadius)
-	longDeltaTop := radDeg(width / EarthRadius / math.Cos(degRad(s.Latitude+latDelta)))
-	longDeltaBottom := radDeg(width / EarthRadius / math.Cos(degRad(s.Latitude-latDelta)))
+	longDeltaTop := radDeg(width / EarthRadius / cosine(degRad(s.Latitude+latDelta)))
+	longDeltaBottom := radDeg(width / EarthRadius / cosine(degRad(s.Latitude-latDelta)))
 	var b [4]float64
 	// The hemispheres are mirrored: the wider edge is the one nearer the
 	// equator.
