@@ -220,6 +220,44 @@ func Distance(lon1, lat1, lon2, lat2 float64) float64 {
 	return distance(lon1, lat1, lon2, lat2)
 }
 
+// approxDistance is Distance with Go's math package: within a few ulps of
+// the C library's result, and without a cgo call.
+func approxDistance(lon1, lat1, lon2, lat2 float64) float64 {
+	lon1r := degRad(lon1)
+	lon2r := degRad(lon2)
+	v := math.Sin((lon2r - lon1r) / 2)
+	// The same longitude needs no trigonometry.
+	if v == 0 {
+		return LatDistance(lat1, lat2)
+	}
+	lat1r := degRad(lat1)
+	lat2r := degRad(lat2)
+	u := math.Sin((lat2r - lat1r) / 2)
+	a := float64(u*u) + float64(float64(float64(math.Cos(lat1r)*math.Cos(lat2r))*v)*v)
+	return float64(2.0*EarthRadius) * math.Asin(math.Sqrt(a))
+}
+
+// exceeds tells whether the distance between two points exceeds limit:
+// from approxDistance when it is clearly on one side (its error is some
+// 1e-15 relative; the margin is a million times that), from Distance when
+// it is near the limit, so the answer is always Distance's.
+func exceeds(lon1, lat1, lon2, lat2, limit float64) bool {
+	// A great circle is never shorter than the difference in latitude:
+	// most candidates of a search fall outside that band, cheaply.
+	if d := LatDistance(lat1, lat2); d > limit+1e-9*d+1e-300 {
+		return true
+	}
+	d := approxDistance(lon1, lat1, lon2, lat2)
+	margin := 1e-9*math.Max(d, limit) + 1e-300
+	switch {
+	case d > limit+margin:
+		return true
+	case d < limit-margin:
+		return false
+	}
+	return Distance(lon1, lat1, lon2, lat2) > limit
+}
+
 // Shape is a search area around a center: a circle of Radius, or a box of
 // Width by Height, in units of Conversion meters.
 type Shape struct {
@@ -232,12 +270,14 @@ type Shape struct {
 
 // Within reports whether the point a score stands for lies in the shape,
 // with the point and its distance from the center in meters
-// (geoWithinShape).
+// (geoWithinShape). Only the points inside pay for the exact distance.
 func (s *Shape) Within(score float64) (lon, lat, dist float64, ok bool) {
 	lon, lat = Decode(score)
 	if !s.Box {
-		dist = Distance(s.Longitude, s.Latitude, lon, lat)
-		return lon, lat, dist, dist <= float64(s.Radius*s.Conversion)
+		if exceeds(s.Longitude, s.Latitude, lon, lat, float64(s.Radius*s.Conversion)) {
+			return lon, lat, 0, false
+		}
+		return lon, lat, Distance(s.Longitude, s.Latitude, lon, lat), true
 	}
 	width := float64(s.Width * s.Conversion)
 	height := float64(s.Height * s.Conversion)
@@ -246,7 +286,7 @@ func (s *Shape) Within(score float64) (lon, lat, dist float64, ok bool) {
 		return lon, lat, 0, false
 	}
 	// The east-west extent is measured along the point's own parallel.
-	if Distance(lon, lat, s.Longitude, lat) > width/2 {
+	if exceeds(lon, lat, s.Longitude, lat, width/2) {
 		return lon, lat, 0, false
 	}
 	return lon, lat, Distance(s.Longitude, s.Latitude, lon, lat), true
