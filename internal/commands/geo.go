@@ -513,7 +513,7 @@ func geoSearchGeneric(c *engine.Ctx, srcIdx int, flags int) {
 	if anyOpt {
 		limit = int(min(count, math.MaxInt32))
 	}
-	points := geoCollect(s, &shape, limit)
+	points := geoCollect(s, &shape, limit, withDist || storeDist || sortOrder != geoSortNone)
 
 	if len(points) == 0 && storeKey == nil {
 		c.W.Array(0)
@@ -586,8 +586,9 @@ func geoBoxArg(c *engine.Ctx, i int) (width, height, conversion float64, ok bool
 }
 
 // geoCollect is membersOfAllNeighbors: the members of each box within the
-// shape, in scan order, stopping once limit (when not 0) are found.
-func geoCollect(s *zset.Set, shape *geohash.Shape, limit int) []geoPoint {
+// shape, in scan order, stopping once limit (when not 0) are found; with
+// needDist, with their distances from the center (in meters).
+func geoCollect(s *zset.Set, shape *geohash.Shape, limit int, needDist bool) []geoPoint {
 	boxes := shape.Boxes()
 	var points []geoPoint
 	last := 0 // index of the last box scanned; 0 also before any
@@ -606,13 +607,24 @@ func geoCollect(s *zset.Set, shape *geohash.Shape, limit int) []geoPoint {
 		}
 		lo, hi := geohash.ScoreRange(b)
 		sp := s.SpanByScore(zset.ScoreRange{Min: float64(lo), Max: float64(hi), MaxExclusive: true}, false, 0, -1)
-		sp.Walk(func(member string, score float64) bool {
-			if lon, lat, dist, ok := shape.Within(score); ok {
-				points = append(points, geoPoint{lon: lon, lat: lat, dist: dist, score: score, member: member})
+		sp.WalkScores(func(score float64, m zset.MemberRef) bool {
+			if lon, lat, ok := shape.Within(score); ok {
+				points = append(points, geoPoint{lon: lon, lat: lat, score: score, member: m.Member()})
 			}
 			return limit == 0 || len(points) < limit
 		})
 		last = i
+	}
+	if needDist && len(points) > 0 {
+		buf := make([]float64, 3*len(points))
+		lons, lats, dist := buf[:len(points)], buf[len(points):2*len(points)], buf[2*len(points):]
+		for i := range points {
+			lons[i], lats[i] = points[i].lon, points[i].lat
+		}
+		shape.Distances(lons, lats, dist)
+		for i := range points {
+			points[i].dist = dist[i]
+		}
 	}
 	return points
 }

@@ -126,16 +126,18 @@ func decode(longR, latR Range, h Bits) Area {
 	longScale := longR.Max - longR.Min
 	ilato := uint32(sep)
 	ilono := uint32(sep >> 32)
-	div := float64(uint64(1) << h.Step)
+	// Dividing by 2^step is multiplying by its reciprocal, exactly (the
+	// quotients are far from the subnormals), and much cheaper.
+	inv := 1 / float64(uint64(1)<<h.Step)
 	return Area{
 		Hash: h,
 		Latitude: Range{
-			Min: latR.Min + float64(float64(ilato)/div*latScale),
-			Max: latR.Min + float64(float64(ilato+1)/div*latScale), // uint32 arithmetic, as in C
+			Min: latR.Min + float64(float64(ilato)*inv*latScale),
+			Max: latR.Min + float64(float64(ilato+1)*inv*latScale), // uint32 arithmetic, as in C
 		},
 		Longitude: Range{
-			Min: longR.Min + float64(float64(ilono)/div*longScale),
-			Max: longR.Min + float64(float64(ilono+1)/div*longScale),
+			Min: longR.Min + float64(float64(ilono)*inv*longScale),
+			Max: longR.Min + float64(float64(ilono+1)*inv*longScale),
 		},
 	}
 }
@@ -269,27 +271,27 @@ type Shape struct {
 }
 
 // Within reports whether the point a score stands for lies in the shape,
-// with the point and its distance from the center in meters
-// (geoWithinShape). Only the points inside pay for the exact distance.
-func (s *Shape) Within(score float64) (lon, lat, dist float64, ok bool) {
+// and the point (geoWithinShape, without the distance: a search that
+// reports or sorts by distance asks Distances for its matches only).
+func (s *Shape) Within(score float64) (lon, lat float64, ok bool) {
 	lon, lat = Decode(score)
 	if !s.Box {
-		if exceeds(s.Longitude, s.Latitude, lon, lat, float64(s.Radius*s.Conversion)) {
-			return lon, lat, 0, false
-		}
-		return lon, lat, Distance(s.Longitude, s.Latitude, lon, lat), true
+		return lon, lat, !exceeds(s.Longitude, s.Latitude, lon, lat, float64(s.Radius*s.Conversion))
 	}
 	width := float64(s.Width * s.Conversion)
 	height := float64(s.Height * s.Conversion)
 	// The latitude distance is the cheaper test, so it goes first.
 	if LatDistance(lat, s.Latitude) > height/2 {
-		return lon, lat, 0, false
+		return lon, lat, false
 	}
 	// The east-west extent is measured along the point's own parallel.
-	if exceeds(lon, lat, s.Longitude, lat, width/2) {
-		return lon, lat, 0, false
-	}
-	return lon, lat, Distance(s.Longitude, s.Latitude, lon, lat), true
+	return lon, lat, !exceeds(lon, lat, s.Longitude, lat, width/2)
+}
+
+// Distances sets dist[i] to the distance from the shape's center to
+// (lons[i], lats[i]), as Distance computes it, in one call.
+func (s *Shape) Distances(lons, lats, dist []float64) {
+	distances(s.Longitude, s.Latitude, lons, lats, dist)
 }
 
 // EstimateSteps is geohashEstimateStepsByRadius: the hash precision whose

@@ -165,7 +165,7 @@ func TestBoxesCoverRadius(t *testing.T) {
 				continue
 			}
 			score := Encode(lon, lat)
-			if _, _, _, ok := s.Within(float64(score)); !ok {
+			if _, _, ok := s.Within(float64(score)); !ok {
 				continue
 			}
 			found := false

@@ -20,11 +20,28 @@ static double abacus_geo_distance(double lon1, double lat1, double lon2, double 
 	double a = u * u + cos(lat1r) * cos(lat2r) * v * v;
 	return 2.0 * radius * asin(sqrt(a));
 }
+
+static void abacus_geo_distances(double lon, double lat, const double *lons, const double *lats, double *out, long n) {
+	for (long i = 0; i < n; i++) out[i] = abacus_geo_distance(lon, lat, lons[i], lats[i]);
+}
 */
 import "C"
+
+import "unsafe"
 
 func distance(lon1, lat1, lon2, lat2 float64) float64 {
 	return float64(C.abacus_geo_distance(C.double(lon1), C.double(lat1), C.double(lon2), C.double(lat2)))
 }
 
 func cosine(x float64) float64 { return float64(C.cos(C.double(x))) }
+
+// distances is distance for many points with one cgo call. The slices are
+// Go memory without pointers, which C may read and write during the call.
+func distances(lon, lat float64, lons, lats, out []float64) {
+	if len(out) == 0 {
+		return
+	}
+	C.abacus_geo_distances(C.double(lon), C.double(lat),
+		(*C.double)(unsafe.Pointer(&lons[0])), (*C.double)(unsafe.Pointer(&lats[0])),
+		(*C.double)(unsafe.Pointer(&out[0])), C.long(len(out)))
+}

@@ -12,3 +12,9 @@ func distance(lon1, lat1, lon2, lat2 float64) float64 {
 }
 
 func cosine(x float64) float64 { return math.Cos(x) }
+
+func distances(lon, lat float64, lons, lats, out []float64) {
+	for i := range out {
+		out[i] = approxDistance(lon, lat, lons[i], lats[i])
+	}
+}
