@@ -145,10 +145,22 @@ func decode(longR, latR Range, h Bits) Area {
 // center is geohashDecodeAreaToLongLat: the middle of the area, clamped
 // to the indexable limits.
 func (a Area) center() (longitude, latitude float64) {
+	// Plain comparisons: the min and max builtins order -0 and NaN too,
+	// which costs on this hot path and which C's clamp does not do.
 	longitude = (a.Longitude.Min + a.Longitude.Max) / 2
-	longitude = min(max(longitude, LongMin), LongMax)
+	if longitude > LongMax {
+		longitude = LongMax
+	}
+	if longitude < LongMin {
+		longitude = LongMin
+	}
 	latitude = (a.Latitude.Min + a.Latitude.Max) / 2
-	latitude = min(max(latitude, LatMin), LatMax)
+	if latitude > LatMax {
+		latitude = LatMax
+	}
+	if latitude < LatMin {
+		latitude = LatMin
+	}
 	return longitude, latitude
 }
 
@@ -268,6 +280,32 @@ type Shape struct {
 	Radius              float64
 	Width, Height       float64
 	Conversion          float64
+
+	// Filled on the first Within of a circle: the radius in meters, the
+	// cosine of the center's latitude and the haversine term a radius
+	// gives, so that a candidate costs two sines and a cosine.
+	prepared    bool
+	limit       float64
+	cosCenter   float64
+	sinCenter   float64
+	haversineAt float64 // 0 when the radius is too large for the shortcut
+}
+
+// smallAngle bounds the arguments for which smallSin and smallCos are
+// used: their truncated series err by less than 1e-16 relative there.
+const smallAngle = 0.05
+
+// smallSin is sin(x) for |x| <= smallAngle: its Taylor series to x^7
+// (the next term is below x^9/9! < 6e-18).
+func smallSin(x float64) float64 {
+	x2 := x * x
+	return x + x*x2*(-1.0/6+x2*(1.0/120-x2*(1.0/5040)))
+}
+
+// smallCos is cos(x) for |x| <= smallAngle, to x^8.
+func smallCos(x float64) float64 {
+	x2 := x * x
+	return 1 + x2*(-0.5+x2*(1.0/24+x2*(-1.0/720+x2*(1.0/40320))))
 }
 
 // Within reports whether the point a score stands for lies in the shape,
@@ -276,7 +314,7 @@ type Shape struct {
 func (s *Shape) Within(score float64) (lon, lat float64, ok bool) {
 	lon, lat = Decode(score)
 	if !s.Box {
-		return lon, lat, !exceeds(s.Longitude, s.Latitude, lon, lat, float64(s.Radius*s.Conversion))
+		return lon, lat, !s.exceedsRadius(lon, lat)
 	}
 	width := float64(s.Width * s.Conversion)
 	height := float64(s.Height * s.Conversion)
@@ -286,6 +324,60 @@ func (s *Shape) Within(score float64) (lon, lat float64, ok bool) {
 	}
 	// The east-west extent is measured along the point's own parallel.
 	return lon, lat, !exceeds(lon, lat, s.Longitude, lat, width/2)
+}
+
+// exceedsRadius is exceeds(center, point, radius) for a circle, testing
+// the haversine term instead of the distance: d = 2R asin(sqrt(a)) grows
+// with a, so d > radius is a > sin^2(radius/2R), which needs no arcsine
+// and, with the center's cosine kept, one cosine instead of two.
+func (s *Shape) exceedsRadius(lon, lat float64) bool {
+	if !s.prepared {
+		s.prepared = true
+		s.limit = float64(s.Radius * s.Conversion)
+		s.cosCenter = math.Cos(degRad(s.Latitude))
+		s.sinCenter = math.Sin(degRad(s.Latitude))
+		if half := s.limit / (2 * EarthRadius); half < 1.5 {
+			h := math.Sin(half)
+			s.haversineAt = h * h
+		}
+	}
+	if s.haversineAt == 0 {
+		return exceeds(s.Longitude, s.Latitude, lon, lat, s.limit)
+	}
+	if d := LatDistance(s.Latitude, lat); d > s.limit+1e-9*d+1e-300 {
+		return true
+	}
+	// Near the center (every candidate of a search of less than some
+	// hundred kilometers) the sines and the cosine come from short series
+	// and the center's sine and cosine: no library call.
+	halfLon := (degRad(lon) - degRad(s.Longitude)) / 2
+	if halfLon == 0 {
+		// Distance takes the same shortcut, with no trigonometry at all.
+		return LatDistance(s.Latitude, lat) > s.limit
+	}
+	dLat := degRad(lat) - degRad(s.Latitude)
+	var u, v, cosLat float64
+	if math.Abs(halfLon) <= smallAngle {
+		v = smallSin(halfLon)
+	} else {
+		v = math.Sin(halfLon)
+	}
+	if math.Abs(dLat) <= smallAngle {
+		u = smallSin(dLat / 2)
+		cosLat = s.cosCenter*smallCos(dLat) - s.sinCenter*smallSin(dLat)
+	} else {
+		u = math.Sin(dLat / 2)
+		cosLat = math.Cos(degRad(lat))
+	}
+	a := u*u + s.cosCenter*cosLat*v*v
+	margin := 1e-9 * math.Max(a, s.haversineAt)
+	switch {
+	case a > s.haversineAt+margin:
+		return true
+	case a < s.haversineAt-margin:
+		return false
+	}
+	return Distance(s.Longitude, s.Latitude, lon, lat) > s.limit
 }
 
 // Distances sets dist[i] to the distance from the shape's center to

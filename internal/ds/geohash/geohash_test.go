@@ -182,3 +182,14 @@ func TestBoxesCoverRadius(t *testing.T) {
 		}
 	}
 }
+
+func TestSmallSeries(t *testing.T) {
+	for x := -smallAngle; x <= smallAngle; x += smallAngle / 1000 {
+		if d := math.Abs(smallSin(x) - math.Sin(x)); d > 1e-15*math.Abs(x)+1e-300 {
+			t.Fatalf("smallSin(%v) off by %g", x, d)
+		}
+		if d := math.Abs(smallCos(x) - math.Cos(x)); d > 1e-15 {
+			t.Fatalf("smallCos(%v) off by %g", x, d)
+		}
+	}
+}
