@@ -339,6 +339,7 @@ func cmdGeosearchstore(c *engine.Ctx) { geoSearchGeneric(c, 2, geoSearch|geoSear
 type geoPoint struct {
 	lon, lat, dist, score float64
 	member                string
+	ref                   zset.MemberRef // until member is read
 }
 
 const (
@@ -609,11 +610,18 @@ func geoCollect(s *zset.Set, shape *geohash.Shape, limit int, needDist bool) []g
 		sp := s.SpanByScore(zset.ScoreRange{Min: float64(lo), Max: float64(hi), MaxExclusive: true}, false, 0, -1)
 		sp.WalkScores(func(score float64, m zset.MemberRef) bool {
 			if lon, lat, ok := shape.Within(score); ok {
-				points = append(points, geoPoint{lon: lon, lat: lat, score: score, member: m.Member()})
+				points = append(points, geoPoint{lon: lon, lat: lat, score: score, ref: m})
 			}
 			return limit == 0 || len(points) < limit
 		})
 		last = i
+	}
+	// The members are read once the walk is over, in a loop of nothing
+	// else: each read is likely a cache miss (the members live apart from
+	// the scores the walk reads), and independent misses in a tight loop
+	// overlap where misses spread over the walk would not.
+	for i := range points {
+		points[i].member = points[i].ref.Member()
 	}
 	if needDist && len(points) > 0 {
 		buf := make([]float64, 3*len(points))
