@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/geohash"
@@ -514,7 +515,9 @@ func geoSearchGeneric(c *engine.Ctx, srcIdx int, flags int) {
 	if anyOpt {
 		limit = int(min(count, math.MaxInt32))
 	}
-	points := geoCollect(s, &shape, limit, withDist || storeDist || sortOrder != geoSortNone)
+	scratch := geoScratchPool.Get().(*geoScratch)
+	defer scratch.release()
+	points := geoCollect(s, &shape, limit, withDist || storeDist || sortOrder != geoSortNone, scratch)
 
 	if len(points) == 0 && storeKey == nil {
 		c.W.Array(0)
@@ -589,9 +592,9 @@ func geoBoxArg(c *engine.Ctx, i int) (width, height, conversion float64, ok bool
 // geoCollect is membersOfAllNeighbors: the members of each box within the
 // shape, in scan order, stopping once limit (when not 0) are found; with
 // needDist, with their distances from the center (in meters).
-func geoCollect(s *zset.Set, shape *geohash.Shape, limit int, needDist bool) []geoPoint {
+func geoCollect(s *zset.Set, shape *geohash.Shape, limit int, needDist bool, scratch *geoScratch) []geoPoint {
 	boxes := shape.Boxes()
-	var points []geoPoint
+	points := scratch.points[:0]
 	last := 0 // index of the last box scanned; 0 also before any
 	for i, b := range boxes {
 		if b.IsZero() {
@@ -624,7 +627,8 @@ func geoCollect(s *zset.Set, shape *geohash.Shape, limit int, needDist bool) []g
 		points[i].member = points[i].ref.Member()
 	}
 	if needDist && len(points) > 0 {
-		buf := make([]float64, 3*len(points))
+		buf := slices.Grow(scratch.floats[:0], 3*len(points))[:3*len(points)]
+		scratch.floats = buf
 		lons, lats, dist := buf[:len(points)], buf[len(points):2*len(points)], buf[2*len(points):]
 		for i := range points {
 			lons[i], lats[i] = points[i].lon, points[i].lat
@@ -634,7 +638,33 @@ func geoCollect(s *zset.Set, shape *geohash.Shape, limit int, needDist bool) []g
 			points[i].dist = dist[i]
 		}
 	}
+	scratch.points = points
 	return points
+}
+
+// geoScratch is a search's working memory, reused from search to search:
+// a search allocates nothing in proportion to its candidates, which keeps
+// the collector (and its walks over large sets) away.
+type geoScratch struct {
+	points []geoPoint
+	floats []float64
+}
+
+var geoScratchPool = sync.Pool{New: func() any { return new(geoScratch) }}
+
+// geoScratchMax bounds what goes back to the pool, so that one huge
+// search does not pin its memory.
+const geoScratchMax = 1 << 14
+
+// release clears the member strings (the pool must not keep them alive)
+// and returns the scratch to the pool.
+func (sc *geoScratch) release() {
+	if cap(sc.points) > geoScratchMax || cap(sc.floats) > 3*geoScratchMax {
+		return
+	}
+	clear(sc.points[:cap(sc.points)])
+	sc.points = sc.points[:0]
+	geoScratchPool.Put(sc)
 }
 
 // geoReplyPoints writes the matches: members alone, or each as an array
