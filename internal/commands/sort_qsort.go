@@ -18,13 +18,13 @@ import (
 // partitions that do not overlap lo..hi). Elements that compare equal end
 // up where Redis puts them, which is what makes SORT BY ... ALPHA LIMIT with
 // ties reply as redis-server does.
-func pqsort(v []sortItem, cmp func(a, b *sortItem) int, lo, hi int) {
+func pqsort[T any](v []T, cmp func(a, b *T) int, lo, hi int) {
 	pqsortPart(v, cmp, 0, len(v), lo, hi)
 }
 
 // pqsortPart sorts the n elements from index a. A sub-partition is
 // visited only when it overlaps lo..hi.
-func pqsortPart(v []sortItem, cmp func(a, b *sortItem) int, a, n, lo, hi int) {
+func pqsortPart[T any](v []T, cmp func(a, b *T) int, a, n, lo, hi int) {
 	c := func(i, j int) int { return cmp(&v[i], &v[j]) }
 	swap := func(i, j int) { v[i], v[j] = v[j], v[i] }
 	insertion := func(a, n int) {
@@ -75,7 +75,6 @@ func pqsortPart(v []sortItem, cmp func(a, b *sortItem) int, a, n, lo, hi int) {
 		swap(a, pm)
 		pa, pb := a+1, a+1
 		pc, pd := a+n-1, a+n-1
-		swapped := false
 		for {
 			for pb <= pc {
 				r := c(pb, a)
@@ -83,7 +82,6 @@ func pqsortPart(v []sortItem, cmp func(a, b *sortItem) int, a, n, lo, hi int) {
 					break
 				}
 				if r == 0 {
-					swapped = true
 					swap(pa, pb)
 					pa++
 				}
@@ -95,7 +93,6 @@ func pqsortPart(v []sortItem, cmp func(a, b *sortItem) int, a, n, lo, hi int) {
 					break
 				}
 				if r == 0 {
-					swapped = true
 					swap(pc, pd)
 					pd--
 				}
@@ -105,14 +102,8 @@ func pqsortPart(v []sortItem, cmp func(a, b *sortItem) int, a, n, lo, hi int) {
 				break
 			}
 			swap(pb, pc)
-			swapped = true
 			pb++
 			pc--
-		}
-		if !swapped {
-			// Already partitioned: finish by insertion, whatever the range.
-			insertion(a, n)
-			return
 		}
 		pn := a + n
 		r := min(pa-a, pb-pa)

@@ -370,6 +370,11 @@ func effCases(dump string) []effCase {
 		effServedLater("BRPOPLPUSH served later", []string{"BRPOPLPUSH", "l", "m", "0"}, "RPUSH", "l", "a"),
 		effServedLater("BZPOPMIN served later", []string{"BZPOPMIN", "z", "0"}, "ZADD", "z", "1", "a", "2", "b"),
 		effServedLater("BZPOPMAX served later", []string{"BZPOPMAX", "z", "0"}, "ZADD", "z", "1", "a", "2", "b"),
+		// GEO: GEOADD propagates as the ZADD it ran, the STORE forms as
+		// received, a STORE with nothing found as the DEL of its target.
+		effLines("GEOADD", "GEOADD g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania\nGEOADD g CH XX 13.36 38.11 Palermo 1 1 x\nGEOADD g NX 13.36 38.11 Palermo"),
+		effLines("GEORADIUS STORE", "GEOADD g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania\nGEORADIUS g 15 37 200 km STORE d COUNT 1\nGEORADIUSBYMEMBER g Palermo 500 km STOREDIST d2"),
+		effLines("GEOSEARCHSTORE", "GEOADD g 13.361389 38.115556 Palermo 15.087269 37.502669 Catania\nGEOSEARCHSTORE d g FROMLONLAT 15 37 BYBOX 400 400 km STOREDIST\nGEOSEARCHSTORE d g FROMLONLAT 15 37 BYRADIUS 1 m\nGEOSEARCHSTORE d missing FROMLONLAT 15 37 BYRADIUS 1 m"),
 		// EXPIRE and friends.
 		effLines("EXPIRE", "SET k v\nEXPIRE k 100"),
 		effLines("PEXPIRE", "SET k v\nPEXPIRE k 1100"),
