@@ -127,6 +127,7 @@ func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slo
 	e.makeExts()
 	e.ps.init()
 	ks.Expired = e.keyExpired
+	ks.Added, ks.Missed, ks.FieldsExpired = e.keyAdded, e.keyMissed, e.fieldsExpired
 	return e
 }
 

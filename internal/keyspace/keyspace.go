@@ -286,7 +286,17 @@ type Keyspace struct {
 	// (lazily or by the active cycle); the AOF propagates it as DEL. It
 	// may be nil.
 	Expired func(db *DB, key string)
-	Stats   Stats
+	// Added is called when a command's write creates a key that did not
+	// exist (keyspace notifications' new event). It may be nil.
+	Added func(db *DB, key string)
+	// Missed is called for every read lookup that finds no live key
+	// (counted in Stats.Misses; the keymiss event). It may be nil.
+	Missed func(db *DB, key string)
+	// FieldsExpired is called when expired hash fields of key are
+	// reclaimed, lazily or by the active cycle, with deleted set when that
+	// left the hash empty and the key went with it. It may be nil.
+	FieldsExpired func(db *DB, key string, deleted bool)
+	Stats         Stats
 	rnd     *rand.Rand
 	wj      watchJournal // WATCH changes an undone script takes back (watch.go)
 	undo    undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
@@ -399,6 +409,9 @@ func (db *DB) LookupRead(key string) *Object {
 	o := db.Lookup(key)
 	if o == nil {
 		db.ks.Stats.Misses++
+		if db.ks.Missed != nil {
+			db.ks.Missed(db, key)
+		}
 		return nil
 	}
 	db.ks.Stats.Hits++
@@ -432,6 +445,9 @@ func (db *DB) Set(key string, o *Object, keepTTL bool) {
 	}
 	db.indexFields(o)
 	db.touched(key)
+	if old == nil && db.ks.Added != nil {
+		db.ks.Added(db, key)
+	}
 }
 
 // Add stores o at key, which must not hold a live value.
