@@ -508,6 +508,11 @@ func cmdCopy(c *engine.Ctx) {
 		return
 	}
 	n.Expire = o.Expire
+	if exists {
+		// Redis deletes the old value and adds the copy as a new key
+		// (with its new event).
+		dst.Delete(newKey)
+	}
 	dst.Set(newKey, n, false)
 	c.Dirty(1)
 	c.Env.NotifyDB(engine.NotifyGeneric, "copy_to", c.Args[2], dst.ID)
