@@ -457,9 +457,23 @@ func TestNotifyDiffDumpRestore(t *testing.T) {
 		restore("0", "REPLACE", "IDLETIME", "10")
 		nb.run([]string{"DEL", "n:dst"})
 	}
-	// MIGRATE to a port nobody listens on fails before deleting anything;
-	// with no keys to move it answers NOKEY.
+	// MIGRATE with no keys to move answers NOKEY; moving keys deletes
+	// them (a del each), with COPY it does not. Each server migrates to a
+	// redis-server of its own.
 	nb.run([]string{"MIGRATE", "127.0.0.1", "1", "n:none", "0", "100"})
+	ta, tr := servertest.PrivateRedis(t), servertest.PrivateRedis(t)
+	migrate := func(args ...string) {
+		t.Helper()
+		port := func(addr string) string { return addr[strings.LastIndexByte(addr, ':')+1:] }
+		ra := nb.cmd.a.Do(append([]string{"MIGRATE", "127.0.0.1", port(ta.Addr), "", "0", "5000"}, args...)...)
+		rr := nb.cmd.r.Do(append([]string{"MIGRATE", "127.0.0.1", port(tr.Addr), "", "0", "5000"}, args...)...)
+		if ra != rr {
+			t.Errorf("MIGRATE %v: abacus %q redis %q", args, ra, rr)
+		}
+		nb.sync("MIGRATE " + strings.Join(args, " "))
+	}
+	migrate("COPY", "KEYS", "n:src", "n:hsrc")
+	migrate("REPLACE", "KEYS", "n:src", "n:none", "n:hsrc")
 }
 
 // TestNotifyDiffExpiry covers keys reclaimed lazily (on a read, on a
