@@ -59,8 +59,12 @@ func TestNotifyOffAllocatesNothing(t *testing.T) {
 	}
 }
 
-func benchmarkSetNotify(b *testing.B, events string) {
+func benchmarkSetNotify(b *testing.B, events string, patterns ...string) {
 	e, s := skBenchEnv()
+	listener := &engine.Session{ID: 8, Proto: 2, Authed: true}
+	for _, p := range patterns {
+		e.Subscribe(listener, engine.SubPattern, p)
+	}
 	p, _ := config.Lookup("notify-keyspace-events")
 	if err := e.Cfg.Set(p, events); err != nil {
 		b.Fatal(err)
@@ -79,3 +83,9 @@ func benchmarkSetNotify(b *testing.B, events string) {
 // subscriber: the cost of building and routing the two messages).
 func BenchmarkSetNotifyOff(b *testing.B) { benchmarkSetNotify(b, "") }
 func BenchmarkSetNotifyKEA(b *testing.B) { benchmarkSetNotify(b, "KEA") }
+
+// BenchmarkSetNotifyKEAExpiredListener: with a client pattern-subscribed
+// to expired events, which every SET's two channels are matched against.
+func BenchmarkSetNotifyKEAExpiredListener(b *testing.B) {
+	benchmarkSetNotify(b, "KEA", "__keyevent@*__:expired")
+}

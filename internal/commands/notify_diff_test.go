@@ -412,6 +412,20 @@ SORT n:none STORE n:sorted
 SORT n:sl BY n:w_* GET n:o_* STORE n:sorted
 SORT n:sl
 SORT_RO n:none
+# other reads that may miss
+LCS n:none n:none2
+DUMP n:none
+MEMORY USAGE n:none
+EXPIRETIME n:none
+SSCAN n:none 0
+ZSCAN n:none 0
+SUBSTR n:none 0 1
+# flushes publish nothing
+SELECT 1
+SET n:f v
+FLUSHDB
+SELECT 0
+FLUSHALL
 `
 
 // TestNotifyDiffMatrix runs the matrix under each notify-keyspace-events
