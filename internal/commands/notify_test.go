@@ -61,3 +61,26 @@ func TestNotifyHashFieldExpiry(t *testing.T) {
 	do(":1\r\n", "HSETEX", "h3", "PXAT", "1", "FIELDS", "1", "f", "v")
 	servertest.ExpectEvents(t, sub, ev("hset", "h3", "hdel", "h3", "del", "h3")...)
 }
+
+// A pattern subscribed to after events were published (and their
+// keyevent channels' matches cached) receives the next ones; one
+// unsubscribed from receives nothing more.
+func TestNotifyPatternChanges(t *testing.T) {
+	inst := servertest.Start(t)
+	expired := inst.Raw(t)
+	expired.Do("PSUBSCRIBE", "__keyevent@*__:expired")
+	c := inst.Raw(t)
+	c.Do("CONFIG", "SET", "notify-keyspace-events", "KEA")
+	c.Do("SET", "k", "v")
+	sub := inst.Raw(t)
+	sub.Do("PSUBSCRIBE", "__keyevent@*__:set")
+	c.Do("SET", "k", "w")
+	servertest.ExpectEvents(t, sub, "__keyevent@0__:set k")
+	sub.Do("PUNSUBSCRIBE", "__keyevent@*__:set")
+	sub.Do("PSUBSCRIBE", "__keyspace@0__:k")
+	c.Do("SET", "k", "x")
+	servertest.ExpectEvents(t, sub, "__keyspace@0__:k set")
+	if r, err := expired.ReadErr(50 * time.Millisecond); err == nil {
+		t.Errorf("expired listener got %q", r)
+	}
+}
