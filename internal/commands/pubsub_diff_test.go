@@ -91,6 +91,11 @@ func TestPubsubDiffBasics(t *testing.T) {
 	s2.do("PING", "arg")
 	s3.do("GET", "psdiff:nokey") // RESP3: anything goes
 	s3.do("PING")
+	s3.do("SUBSCRIBE", ch+":2")
+	s3.do("PSUBSCRIBE", "psdiff:x*")
+	clientFlags(t, s3, "flags", "sub", "psub", "ssub")
+	s3.do("UNSUBSCRIBE", ch+":2") // unsubscribing from all goes in Redis's hash order
+	s3.do("PUNSUBSCRIBE", "psdiff:x*")
 	s2.do("SSUBSCRIBE", ch+":s")
 	pub.do("SPUBLISH", ch+":s", "shard")
 	s2.next("smessage")
@@ -234,6 +239,22 @@ func TestPubsubDiffRandom(t *testing.T) {
 	}
 	for _, p := range ps {
 		p.quiet()
+	}
+}
+
+// clientFlags compares the named fields of the peer's CLIENT INFO.
+func clientFlags(t *testing.T, p *peer, fields ...string) {
+	t.Helper()
+	get := func(c *servertest.Conn) string {
+		_, f := servertest.ClientFields(t, servertest.BulkBody(t, c.Do("CLIENT", "INFO")))
+		var out []string
+		for _, name := range fields {
+			out = append(out, name+"="+f[name])
+		}
+		return strings.Join(out, " ")
+	}
+	if a, r := get(p.a), get(p.r); a != r {
+		t.Errorf("CLIENT INFO: abacus %q redis %q", a, r)
 	}
 }
 

@@ -49,6 +49,8 @@ func (e *Env) Disconnected(s *Session) {
 	if s.subs != nil {
 		e.unsubscribeAll(s)
 	}
+	s.closed = true
+	e.DisableTracking(s)
 	e.dropTx(s)
 }
 

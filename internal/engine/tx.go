@@ -278,8 +278,8 @@ func TxClientInfo(s *Session) (inMulti, dirty bool, queued, mem int64) {
 }
 
 // ResetSession is RESET's part in the engine: it discards s's transaction
-// and WATCHed keys, takes s out of MONITOR mode and drops its
-// subscriptions.
+// and WATCHed keys, takes s out of MONITOR mode, drops its
+// subscriptions and turns tracking off.
 func (e *Env) ResetSession(s *Session) {
 	e.discardTx(s)
 	if s.Monitor {
@@ -288,4 +288,5 @@ func (e *Env) ResetSession(s *Session) {
 	if s.subs != nil {
 		e.unsubscribeAll(s)
 	}
+	e.DisableTracking(s)
 }
