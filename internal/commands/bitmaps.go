@@ -173,6 +173,7 @@ func cmdSetbit(c *engine.Ctx) {
 	if grew || old != int(on) {
 		c.DB.Modified(key)
 		c.Dirty(1)
+		c.Notify(engine.NotifyString, "setbit", c.Args[1])
 	}
 	c.W.Int(int64(old))
 }
@@ -349,8 +350,10 @@ func cmdBitop(c *engine.Ctx) {
 		// drops any TTL the destination had.
 		c.DB.Set(dest, keyspace.NewRaw(res), false)
 		c.Dirty(1)
+		c.Notify(engine.NotifyString, "set", c.Args[2])
 	} else if c.DB.Delete(dest) {
 		c.Dirty(1)
+		c.Notify(engine.NotifyGeneric, "del", c.Args[2])
 	}
 	c.W.Int(int64(len(res)))
 }

@@ -191,6 +191,7 @@ func bitfieldGeneric(c *engine.Ctx, ro bool) {
 	if changes > 0 {
 		c.DB.Modified(key)
 		c.Dirty(changes)
+		c.Notify(engine.NotifyString, "setbit", c.Args[1])
 	}
 }
 

@@ -171,6 +171,7 @@ func condDelete(c *engine.Ctx, cd cond) {
 	default:
 		c.DB.Delete(key)
 		c.Dirty(1)
+		c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 		c.W.Int(1)
 	}
 }
@@ -180,6 +181,7 @@ func cmdDelex(c *engine.Ctx) {
 		// No condition: DEL of one key, whatever its type.
 		if c.DB.Delete(c.Key(1)) {
 			c.Dirty(1)
+			c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 			c.W.Int(1)
 		} else {
 			c.W.Int(0)
@@ -301,6 +303,10 @@ func cmdSetCond(c *engine.Ctx) {
 	}
 	c.DB.StoreString(cur, key, c.Args[2], at, flags&setKeepTTL != 0)
 	c.Dirty(1)
+	c.Notify(engine.NotifyString, "set", key)
+	if flags&setExpireAny != 0 {
+		c.Notify(engine.NotifyGeneric, "expire", key)
+	}
 	if !get {
 		c.W.OK()
 	}
@@ -381,6 +387,10 @@ func cmdMsetex(c *engine.Ctx) {
 	}
 	for j := 2; j < end; j += 2 {
 		c.DB.StoreString(c.DB.Lookup(string(c.Args[j])), c.Args[j], c.Args[j+1], at, flags&setKeepTTL != 0)
+		c.Notify(engine.NotifyString, "set", c.Args[j])
+		if at != 0 {
+			c.Notify(engine.NotifyGeneric, "expire", c.Args[j])
+		}
 	}
 	c.Dirty(n)
 	c.W.Int(1)
@@ -534,8 +544,20 @@ func increxStore(c *engine.Ctx, o *keyspace.Object, key string, val []byte, at i
 	if keep {
 		at = 0
 	}
+	persisted := opts.persist && o != nil && o.Expire != 0
 	c.DB.StoreString(o, []byte(key), val, at, keep)
 	c.Dirty(1)
+	if opts.float {
+		c.Notify(engine.NotifyString, "incrbyfloat", c.Args[1])
+	} else {
+		c.Notify(engine.NotifyString, "incrby", c.Args[1])
+	}
+	switch {
+	case at != 0:
+		c.Notify(engine.NotifyGeneric, "expire", c.Args[1])
+	case persisted:
+		c.Notify(engine.NotifyGeneric, "persist", c.Args[1])
+	}
 }
 
 func increxFloat(c *engine.Ctx, key string, opts increxOpts) {

@@ -144,6 +144,7 @@ func cmdRestore(c *engine.Ctx) {
 		if deleted {
 			c.Dirty(1)
 			c.Propagate([]byte("DEL"), c.Args[1])
+			c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 		}
 		c.W.OK()
 		return
@@ -158,6 +159,7 @@ func cmdRestore(c *engine.Ctx) {
 		o.LRU = uint32(max(c.Now/1000-idle, 0))
 	}
 	c.Dirty(1)
+	c.Notify(engine.NotifyGeneric, "restore", c.Args[1])
 	if ttl > 0 && !absTTL {
 		// The TTL replays as the absolute time it became.
 		rw := append([][]byte{}, c.Args...)

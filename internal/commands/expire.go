@@ -126,9 +126,11 @@ func cmdExpire(c *engine.Ctx) {
 	if when <= c.Now {
 		c.DB.Delete(o.Key)
 		c.Propagate([]byte("DEL"), c.Args[1])
+		c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 		return
 	}
 	c.DB.SetExpire(o, when)
+	c.Notify(engine.NotifyGeneric, "expire", c.Args[1])
 	if c.Cmd.Name != "pexpireat" {
 		// PEXPIREAT with the absolute time; the options stay.
 		rw := append([][]byte{}, c.Args...)
@@ -173,5 +175,6 @@ func cmdPersist(c *engine.Ctx) {
 	}
 	c.DB.SetExpire(o, 0)
 	c.Dirty(1)
+	c.Notify(engine.NotifyGeneric, "persist", c.Args[1])
 	c.W.Int(1)
 }

@@ -150,6 +150,15 @@ func HashDone(c *engine.Ctx, key string, o *keyspace.Object, fresh bool) {
 	}
 }
 
+// hashNotify publishes event for the hash at argument 1 and, when the
+// write left it empty (HashDone deleted the key), a del event after it.
+func hashNotify(c *engine.Ctx, event string, h *hash.Hash) {
+	c.Notify(engine.NotifyHash, event, c.Args[1])
+	if c.Env.Notifying(engine.NotifyGeneric) && h.Len(c.Now) == 0 {
+		c.Notify(engine.NotifyGeneric, "del", c.Args[1])
+	}
+}
+
 func cmdHset(c *engine.Ctx) {
 	if len(c.Args)%2 == 1 {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
@@ -170,6 +179,7 @@ func cmdHset(c *engine.Ctx) {
 	}
 	HashDone(c, key, o, fresh)
 	c.Dirty(int64(len(c.Args)-2) / 2)
+	c.Notify(engine.NotifyHash, "hset", c.Args[1])
 	if c.Cmd.Name == "hmset" {
 		c.W.OK()
 		return
@@ -191,6 +201,7 @@ func cmdHsetnx(c *engine.Ctx) {
 	}
 	HashDone(c, key, o, fresh)
 	c.Dirty(1)
+	c.Notify(engine.NotifyHash, "hset", c.Args[1])
 	c.W.Int(1)
 }
 
@@ -279,6 +290,7 @@ func cmdHdel(c *engine.Ctx) {
 	if deleted > 0 {
 		HashDone(c, key, o, false)
 		c.Dirty(int64(deleted))
+		hashNotify(c, "hdel", h)
 	}
 	c.W.Int(int64(deleted))
 }
@@ -346,6 +358,7 @@ func cmdHincrby(c *engine.Ctx) {
 	h.SetKeepTTL(c.Now, c.Args[2], num.AppendInt(buf[:0], cur), engine.HashLimits(c))
 	HashDone(c, key, o, fresh)
 	c.Dirty(1)
+	c.Notify(engine.NotifyHash, "hincrby", c.Args[1])
 	c.W.Int(cur)
 }
 
@@ -384,6 +397,7 @@ func cmdHincrbyfloat(c *engine.Ctx) {
 	h.SetKeepTTL(c.Now, c.Args[2], []byte(s), engine.HashLimits(c))
 	HashDone(c, key, o, fresh)
 	c.Dirty(1)
+	c.Notify(engine.NotifyHash, "hincrbyfloat", c.Args[1])
 	// The result, so that float formatting is not replayed.
 	c.Propagate([]byte("HSET"), c.Args[1], c.Args[2], []byte(s))
 	c.W.BulkString(s)

@@ -168,17 +168,20 @@ func cmdHexpire(c *engine.Ctx) {
 		}
 		return
 	}
-	changed := 0
+	changed, deleted := 0, false
 	for _, f := range fields {
 		res := h.SetExpiry(c.Now, f, at, cond)
 		if res == hash.ExpireSet || res == hash.ExpireDeleted {
 			changed++
 		}
+		deleted = deleted || res == hash.ExpireDeleted
 		c.W.Int(int64(res))
 	}
 	if changed > 0 {
 		c.Dirty(int64(changed))
 		HashDone(c, key, o, false)
+		// Redis 7.4: hdel when a time in the past deleted fields.
+		hashNotify(c, cond2(deleted, "hdel", "hexpire"), h)
 		if base != 0 || seconds {
 			// HPEXPIREAT with the absolute time; the condition and fields stay.
 			rw := append([][]byte{}, c.Args...)
@@ -260,6 +263,7 @@ func cmdHpersist(c *engine.Ctx) {
 	if changed {
 		c.Dirty(1)
 		HashDone(c, key, o, false)
+		c.Notify(engine.NotifyHash, "hpersist", c.Args[1])
 	}
 }
 
@@ -304,7 +308,7 @@ func cmdHgetex(c *engine.Ctx) {
 		}
 		return
 	}
-	changed := 0
+	changed, deleted := 0, false
 	for _, f := range fields {
 		v, found := h.Get(c.Now, f)
 		if !found {
@@ -316,6 +320,7 @@ func cmdHgetex(c *engine.Ctx) {
 		case optSet:
 			if r := h.SetExpiry(c.Now, f, at, hash.CondNone); r == hash.ExpireSet || r == hash.ExpireDeleted {
 				changed++
+				deleted = deleted || r == hash.ExpireDeleted
 			}
 		case optPersist:
 			if h.Persist(c.Now, f) == hash.Persisted {
@@ -326,6 +331,14 @@ func cmdHgetex(c *engine.Ctx) {
 	if changed > 0 {
 		c.Dirty(int64(changed))
 		HashDone(c, key, o, false)
+		switch {
+		case opt == optPersist:
+			hashNotify(c, "hpersist", h)
+		case deleted:
+			hashNotify(c, "hdel", h)
+		default:
+			hashNotify(c, "hexpire", h)
+		}
 		if ascii.OptIs(a, "ex") || ascii.OptIs(a, "px") {
 			propagateAbsTTL(c, 2, at)
 		}
@@ -448,6 +461,10 @@ func cmdHsetex(c *engine.Ctx) {
 	}
 	HashDone(c, key, o, fresh)
 	c.Dirty(int64(len(pairs) / 2))
+	c.Notify(engine.NotifyHash, "hset", c.Args[1])
+	if flags&setTTL != 0 {
+		hashNotify(c, cond2(at > c.Now, "hexpire", "hdel"), h)
+	}
 	if relTTL > 0 {
 		propagateAbsTTL(c, relTTL, at)
 	}
@@ -485,5 +502,14 @@ func cmdHgetdel(c *engine.Ctx) {
 	if deleted > 0 {
 		c.Dirty(int64(deleted))
 		HashDone(c, key, o, false)
+		hashNotify(c, "hdel", h)
 	}
+}
+
+// cond2 is a if cond, else b.
+func cond2(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
 }

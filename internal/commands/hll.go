@@ -110,6 +110,7 @@ func cmdPfadd(c *engine.Ctx) {
 	}
 	c.Dirty(int64(changes))
 	if changes > 0 {
+		c.Notify(engine.NotifyString, "pfadd", c.Args[1])
 		c.W.Int(1)
 	} else {
 		c.W.Int(0)
@@ -199,5 +200,6 @@ func cmdPfmerge(c *engine.Ctx) {
 		c.DB.Modified(key)
 	}
 	c.Dirty(1)
+	c.Notify(engine.NotifyString, "pfadd", c.Args[1])
 	c.W.OK()
 }

@@ -97,6 +97,16 @@ func init() {
 // counts keyspace hits and misses but leaves the access time alone (TYPE,
 // EXISTS, TTL, OBJECT).
 func lookupNoTouch(c *engine.Ctx, key string) *keyspace.Object {
+	o := lookupNoNotify(c, key)
+	if o == nil {
+		c.NotifyKey(engine.NotifyKeyMiss, "keymiss", key)
+	}
+	return o
+}
+
+// lookupNoNotify is lookupNoTouch without the keymiss event
+// (LOOKUP_NONOTIFY: OBJECT).
+func lookupNoNotify(c *engine.Ctx, key string) *keyspace.Object {
 	o := c.DB.Lookup(key)
 	if o == nil {
 		c.Env.KS.Stats.Misses++
@@ -147,6 +157,7 @@ func cmdDel(c *engine.Ctx) {
 	for _, k := range c.Args[1:] {
 		if c.DB.Delete(string(k)) {
 			n++
+			c.Notify(engine.NotifyGeneric, "del", k)
 		}
 	}
 	c.Dirty(n)
@@ -211,6 +222,8 @@ func cmdRename(c *engine.Ctx) {
 	c.DB.Take(src)
 	c.DB.Set(dst, o, false) // o.Expire travels with it
 	c.Dirty(1)
+	c.Notify(engine.NotifyGeneric, "rename_from", c.Args[1])
+	c.Notify(engine.NotifyGeneric, "rename_to", c.Args[2])
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -451,6 +464,8 @@ func cmdMove(c *engine.Ctx) {
 	c.DB.Take(key)
 	dst.Set(key, o, false) // o.Expire travels with it
 	c.Dirty(1)
+	c.Notify(engine.NotifyGeneric, "move_from", c.Args[1])
+	c.Env.NotifyDB(engine.NotifyGeneric, "move_to", c.Args[1], dst.ID)
 	c.W.Int(1)
 }
 
@@ -494,8 +509,14 @@ func cmdCopy(c *engine.Ctx) {
 		return
 	}
 	n.Expire = o.Expire
+	if exists {
+		// Redis deletes the old value and adds the copy as a new key
+		// (with its new event).
+		dst.Delete(newKey)
+	}
 	dst.Set(newKey, n, false)
 	c.Dirty(1)
+	c.Env.NotifyDB(engine.NotifyGeneric, "copy_to", c.Args[2], dst.ID)
 	c.W.Int(1)
 }
 
@@ -574,7 +595,7 @@ func sharesIntegers(c *engine.Ctx) bool {
 
 // cmdObject serves OBJECT ENCODING, REFCOUNT, IDLETIME and FREQ.
 func cmdObject(c *engine.Ctx) {
-	o := lookupNoTouch(c, c.Key(2))
+	o := lookupNoNotify(c, c.Key(2))
 	if o == nil {
 		c.W.Null()
 		return

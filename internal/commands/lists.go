@@ -128,14 +128,25 @@ func lookupList(c *engine.Ctx, key string) (o *keyspace.Object, ok bool) {
 	return o, ok
 }
 
-// listChanged signals a change to the list at key and deletes the key when
-// the list is empty, as listElementsRemoved does.
-func listChanged(c *engine.Ctx, key string, l *list.List) {
+// listChanged signals a change to the list at key (k, as bytes), publishes
+// event, and deletes the key when the list is empty (with a del event), as
+// listElementsRemoved does.
+func listChanged(c *engine.Ctx, k []byte, key string, l *list.List, event string) {
+	c.Notify(engine.NotifyList, event, k)
 	if l.Len() == 0 {
 		c.DB.Delete(key)
+		c.Notify(engine.NotifyGeneric, "del", k)
 		return
 	}
 	c.DB.Modified(key)
+}
+
+// popEvent is the event of a pop from one end.
+func popEvent(front bool) string {
+	if front {
+		return "lpop"
+	}
+	return "rpop"
 }
 
 // parseWhere reads LEFT or RIGHT; front is true for LEFT.
@@ -150,9 +161,10 @@ func parseWhere(c *engine.Ctx, i int) (front, ok bool) {
 	return false, false
 }
 
-// listPush adds vals at one end of the list at key, creating it, and
-// returns the new length. The caller counts the change (Dirty).
-func listPush(c *engine.Ctx, key string, o *keyspace.Object, front bool, vals [][]byte) int {
+// listPush adds vals at one end of the list at key (k, as bytes), creating
+// it, publishes lpush or rpush, and returns the new length. The caller
+// counts the change (Dirty).
+func listPush(c *engine.Ctx, k []byte, key string, o *keyspace.Object, front bool, vals [][]byte) int {
 	var l *list.List
 	if o == nil {
 		l = newList(c)
@@ -167,6 +179,11 @@ func listPush(c *engine.Ctx, key string, o *keyspace.Object, front bool, vals []
 	}
 	if o != nil {
 		c.DB.Modified(key)
+	}
+	if front {
+		c.Notify(engine.NotifyList, "lpush", k)
+	} else {
+		c.Notify(engine.NotifyList, "rpush", k)
 	}
 	return l.Len()
 }
@@ -187,7 +204,7 @@ func pushCommand(c *engine.Ctx, front, onlyExisting bool) {
 		c.W.Int(0)
 		return
 	}
-	n := listPush(c, key, o, front, c.Args[2:])
+	n := listPush(c, c.Args[1], key, o, front, c.Args[2:])
 	c.Dirty(int64(len(c.Args) - 2))
 	c.W.Int(int64(n))
 }
@@ -239,7 +256,7 @@ func popCommand(c *engine.Ctx, front bool) {
 	for _, v := range vals {
 		c.W.Bulk(v)
 	}
-	listChanged(c, key, l)
+	listChanged(c, c.Args[1], key, l, popEvent(front))
 	c.Dirty(int64(len(vals)))
 }
 
@@ -336,6 +353,7 @@ func cmdLset(c *engine.Ctx) {
 	}
 	c.DB.Modified(key)
 	c.Dirty(1)
+	c.Notify(engine.NotifyList, "lset", c.Args[1])
 	c.W.OK()
 }
 
@@ -365,6 +383,7 @@ func cmdLinsert(c *engine.Ctx) {
 	}
 	c.DB.Modified(key)
 	c.Dirty(1)
+	c.Notify(engine.NotifyList, "linsert", c.Args[1])
 	c.W.Int(int64(l.Len()))
 }
 
@@ -385,7 +404,7 @@ func cmdLrem(c *engine.Ctx) {
 	l := listOf(o)
 	n := l.Remove(int(count), c.Args[3])
 	if n > 0 {
-		listChanged(c, key, l)
+		listChanged(c, c.Args[1], key, l, "lrem")
 		c.Dirty(int64(n))
 	}
 	c.W.Int(int64(n))
@@ -413,7 +432,7 @@ func cmdLtrim(c *engine.Ctx) {
 	before := l.Len()
 	l.Trim(int(start), int(stop))
 	// Redis signals the key even when nothing was trimmed.
-	listChanged(c, key, l)
+	listChanged(c, c.Args[1], key, l, "ltrim")
 	c.Dirty(int64(before - l.Len()))
 	c.W.OK()
 }
@@ -523,9 +542,9 @@ func lmove(c *engine.Ctx, fromFront, toFront bool) {
 	}
 	sl := listOf(so)
 	v := listPop(sl, fromFront, 1)[0]
-	listPush(c, dst, do, toFront, [][]byte{v})
+	listPush(c, c.Args[2], dst, do, toFront, [][]byte{v})
 	c.W.Bulk(v)
-	listChanged(c, src, sl)
+	listChanged(c, c.Args[1], src, sl, popEvent(fromFront))
 	c.Dirty(1)
 	switch c.Cmd.Name { // the blocking forms replay as the plain ones
 	case "blmove":
@@ -614,7 +633,7 @@ func lmpopFrom(c *engine.Ctx, keys [][]byte, front bool, count int64) bool {
 		for _, v := range vals {
 			c.W.Bulk(v)
 		}
-		listChanged(c, key, l)
+		listChanged(c, k, key, l, popEvent(front))
 		c.Dirty(int64(len(vals)))
 		c.Rewrite(popName(front), k, engine.MsArg(int64(len(vals))))
 		return true

@@ -64,7 +64,7 @@ func blockingPop(c *engine.Ctx, front bool) {
 		c.W.Array(2)
 		c.W.Bulk(k)
 		c.W.Bulk(v)
-		listChanged(c, key, l)
+		listChanged(c, k, key, l, popEvent(front))
 		c.Dirty(1)
 		c.Rewrite(popName(front), k)
 		return

@@ -224,6 +224,7 @@ func cmdMigrate(c *engine.Ctx) {
 		case !m.copy:
 			if c.DB.Delete(string(k)) {
 				c.Dirty(1)
+				c.Notify(engine.NotifyGeneric, "del", k)
 				deleted = append(deleted, k)
 			}
 		}

@@ -135,12 +135,15 @@ func setWrite(c *engine.Ctx, key string) (o *keyspace.Object, s *set.Set, ok boo
 	return o, o.Val().(*set.Set), true
 }
 
-// setChanged finishes a write that removed members from the set at key:
-// an emptied set is deleted (Redis never keeps an empty set), any other
-// change is signalled (WATCH, blocked clients).
-func setChanged(c *engine.Ctx, key string, s *set.Set) {
+// setChanged finishes a write that removed members from the set at key
+// (argument 1): it publishes event, deletes an emptied set (Redis never
+// keeps an empty set) with a del event, and signals any other change
+// (WATCH, blocked clients).
+func setChanged(c *engine.Ctx, key string, s *set.Set, event string) {
+	c.Notify(engine.NotifySet, event, c.Args[1])
 	if s.Len() == 0 {
 		c.DB.Delete(key)
+		c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 		return
 	}
 	c.DB.Modified(key)
@@ -184,6 +187,9 @@ func cmdSadd(c *engine.Ctx) {
 	case added > 0:
 		c.DB.Modified(key)
 	}
+	if added > 0 {
+		c.Notify(engine.NotifySet, "sadd", c.Args[1])
+	}
 	c.Dirty(int64(added))
 	c.W.Int(int64(added))
 }
@@ -208,7 +214,7 @@ func cmdSrem(c *engine.Ctx) {
 		}
 	}
 	if removed > 0 {
-		setChanged(c, key, s)
+		setChanged(c, key, s, "srem")
 		c.Dirty(int64(removed))
 	}
 	c.W.Int(int64(removed))
@@ -295,7 +301,7 @@ func cmdSmove(c *engine.Ctx) {
 		c.W.Int(0)
 		return
 	}
-	setChanged(c, srcKey, srcSet)
+	setChanged(c, srcKey, srcSet, "srem")
 	c.Dirty(1)
 	lim := engine.SetLimits(c)
 	if dst == nil {
@@ -303,9 +309,11 @@ func cmdSmove(c *engine.Ctx) {
 		s.Add(lim, m)
 		c.DB.Set(dstKey, keyspace.NewValue(keyspace.TypeSet, s), false)
 		c.Dirty(1)
+		c.Notify(engine.NotifySet, "sadd", c.Args[2])
 	} else if dst.Val().(*set.Set).Add(lim, m) {
 		c.DB.Modified(dstKey)
 		c.Dirty(1)
+		c.Notify(engine.NotifySet, "sadd", c.Args[2])
 	}
 	c.W.Int(1)
 }

@@ -42,18 +42,21 @@ func setSources(c *engine.Ctx, keys [][]byte) (sets []*set.Set, missing, ok bool
 	return sets, missing, true
 }
 
-// storeSet puts the result of a STORE form at key and replies with its
-// size; an empty result deletes key instead.
+// storeSet puts the result of a STORE form at key (argument 1) and replies
+// with its size; an empty result deletes key instead. The event is the
+// command's name (sinterstore, sunionstore, sdiffstore), or del.
 func storeSet(c *engine.Ctx, key string, res *set.Set) {
 	if res == nil || res.Len() == 0 {
 		if c.DB.Delete(key) {
 			c.Dirty(1)
+			c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 		}
 		c.W.Int(0)
 		return
 	}
 	c.DB.Set(key, keyspace.NewValue(keyspace.TypeSet, res), false)
 	c.Dirty(1)
+	c.Notify(engine.NotifySet, c.Cmd.Name, c.Args[1])
 	c.W.Int(int64(res.Len()))
 }
 

@@ -81,7 +81,7 @@ func cmdSpop(c *engine.Ctx) {
 			c.W.Bulk(m)
 			sremEach{c}.add(m)
 		})
-		setChanged(c, key, s)
+		setChanged(c, key, s, "spop")
 		c.Dirty(1)
 		return
 	}
@@ -100,6 +100,7 @@ func cmdSpop(c *engine.Ctx) {
 	}
 	size := s.Len()
 	rng := c.Env.KS.Rand()
+	c.Notify(engine.NotifySet, "spop", c.Args[1])
 	if count >= int64(size) {
 		// Redis 7.0 replies through SUNION of the key, which counts one
 		// more keyspace hit and iterates a fresh copy (an all-integer hash
@@ -109,6 +110,7 @@ func cmdSpop(c *engine.Ctx) {
 		c.DB.Delete(key)
 		c.Dirty(int64(size))
 		c.Propagate([]byte("DEL"), c.Args[1])
+		c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 		return
 	}
 	c.W.Set(int(count))

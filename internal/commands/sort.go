@@ -245,8 +245,10 @@ func sortGeneric(c *engine.Ctx, readonly bool) {
 	if outLen > 0 {
 		c.DB.Set(key, keyspace.NewValue(keyspace.TypeList, dst), false)
 		c.Dirty(int64(outLen))
+		c.Notify(engine.NotifyList, "sortstore", o.store)
 	} else if c.DB.Delete(key) {
 		c.Dirty(1)
+		c.Notify(engine.NotifyGeneric, "del", o.store)
 	}
 	c.W.Int(int64(outLen))
 }

@@ -297,7 +297,9 @@ func setGeneric(c *engine.Ctx, flags int, key, val, expire []byte, intReply bool
 	}
 	c.DB.StoreString(cur, key, val, at, flags&setKeepTTL != 0)
 	c.Dirty(1)
+	c.Notify(engine.NotifyString, "set", key)
 	if flags&setExpireAny != 0 {
+		c.Notify(engine.NotifyGeneric, "expire", key)
 		// Any TTL replays as the absolute time, without the other
 		// options (the write happened), as Redis 7.0 propagates it.
 		c.Propagate([]byte("SET"), key, val, []byte("PXAT"), engine.MsArg(at))
@@ -343,6 +345,7 @@ func cmdGetset(c *engine.Ctx) {
 	}
 	c.DB.Set(key, keyspace.NewString(c.Args[2]), false)
 	c.Dirty(1)
+	c.Notify(engine.NotifyString, "set", c.Args[1])
 }
 
 func cmdGetdel(c *engine.Ctx) {
@@ -359,6 +362,7 @@ func cmdGetdel(c *engine.Ctx) {
 	c.DB.Delete(key)
 	c.Dirty(1)
 	c.Propagate([]byte("DEL"), c.Args[1])
+	c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 }
 
 func cmdGetex(c *engine.Ctx) {
@@ -389,14 +393,17 @@ func cmdGetex(c *engine.Ctx) {
 		c.DB.Delete(key)
 		c.Dirty(1)
 		c.Propagate([]byte("DEL"), c.Args[1])
+		c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 	case flags&setExpireAny != 0:
 		c.DB.SetExpire(o, at)
 		c.Dirty(1)
 		c.Propagate([]byte("PEXPIREAT"), c.Args[1], engine.MsArg(at))
+		c.Notify(engine.NotifyGeneric, "expire", c.Args[1])
 	case flags&setPersist != 0 && o.Expire != 0:
 		c.DB.SetExpire(o, 0)
 		c.Dirty(1)
 		c.Propagate([]byte("PERSIST"), c.Args[1])
+		c.Notify(engine.NotifyGeneric, "persist", c.Args[1])
 	}
 }
 
@@ -419,6 +426,7 @@ func cmdMset(c *engine.Ctx) {
 	for j := 1; j < len(c.Args); j += 2 {
 		// setKey: the lookup expires a stale key first, as Redis's does.
 		c.DB.StoreString(c.DB.Lookup(string(c.Args[j])), c.Args[j], c.Args[j+1], 0, false)
+		c.Notify(engine.NotifyString, "set", c.Args[j])
 	}
 	c.Dirty(int64(len(c.Args)-1) / 2)
 	if nx {
@@ -461,6 +469,7 @@ func cmdAppend(c *engine.Ctx) {
 		c.DB.Modified(o.Key)
 	}
 	c.Dirty(1)
+	c.Notify(engine.NotifyString, "append", c.Args[1])
 	c.W.Int(int64(total))
 }
 
@@ -561,6 +570,7 @@ func cmdSetrange(c *engine.Ctx) {
 		c.DB.Modified(o.Key)
 	}
 	c.Dirty(1)
+	c.Notify(engine.NotifyString, "setrange", c.Args[1])
 	c.W.Int(int64(len(o.Raw())))
 }
 
@@ -621,6 +631,7 @@ func incrDecr(c *engine.Ctx, by int64) {
 		c.DB.Set(c.Key(1), keyspace.NewInt(v), false)
 	}
 	c.Dirty(1)
+	c.Notify(engine.NotifyString, "incrby", c.Args[1])
 	c.W.Int(v)
 }
 
@@ -671,6 +682,7 @@ func cmdIncrbyfloat(c *engine.Ctx) {
 		c.DB.Set(c.Key(1), o, false)
 	}
 	c.Dirty(1)
+	c.Notify(engine.NotifyString, "incrbyfloat", c.Args[1])
 	// The result, not the increment, so that float formatting and
 	// rounding are not replayed.
 	c.Propagate([]byte("SET"), c.Args[1], []byte(s), []byte("KEEPTTL"))

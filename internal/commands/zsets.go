@@ -431,6 +431,9 @@ options:
 		}
 	}
 	zaddFinish(c, key, s, created, added+updated)
+	if added+updated > 0 {
+		c.Notify(engine.NotifyZset, cond2(incr, "zincr", "zadd"), c.Args[1])
+	}
 	zaddReply(c, incr, flags&zaddCH != 0, added, updated, processed, last)
 }
 
@@ -662,6 +665,10 @@ func cmdZrem(c *engine.Ctx) {
 			c.DB.Modified(key)
 		}
 		c.Dirty(deleted)
+		c.Notify(engine.NotifyZset, "zrem", c.Args[1])
+		if removed {
+			c.Notify(engine.NotifyGeneric, "del", c.Args[1])
+		}
 	}
 	c.W.Int(deleted)
 }
@@ -737,8 +744,12 @@ func zremrangeGeneric(c *engine.Ctx, del func(*zset.Set) int) {
 	}
 	n := del(s)
 	if n > 0 {
+		// The event is the command's name: zremrangebyrank, ...byscore,
+		// ...bylex.
+		c.Notify(engine.NotifyZset, c.Cmd.Name, c.Args[1])
 		if s.Len() == 0 {
 			c.DB.Delete(key)
+			c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 		} else {
 			c.DB.Modified(key)
 		}

@@ -58,9 +58,10 @@ func zpopMinMax(c *engine.Ctx, max bool) {
 // empties.
 func zpopGeneric(c *engine.Ctx, keys [][]byte, max bool, count int64, emitKey, nested, nilWhenEmpty bool) bool {
 	var key string
+	var kb []byte
 	var o *keyspace.Object
 	for _, k := range keys {
-		key = string(k)
+		key, kb = string(k), k
 		if o = c.DB.Lookup(key); o == nil {
 			continue
 		}
@@ -129,8 +130,10 @@ func zpopGeneric(c *engine.Ctx, keys [][]byte, max bool, count int64, emitKey, n
 		c.W.Double(e.Score)
 	}
 	c.Dirty(int64(len(es)))
+	c.Notify(engine.NotifyZset, cond2(max, "zpopmax", "zpopmin"), kb)
 	if s.Len() == 0 {
 		c.DB.Delete(key)
+		c.Notify(engine.NotifyGeneric, "del", kb)
 	} else {
 		c.DB.Modified(key)
 	}

@@ -173,6 +173,7 @@ func zsStoreResult(c *engine.Ctx, dst string, es []zset.Entry, sizeHint int) {
 		c.W.Int(0)
 		if c.DB.Delete(dst) {
 			c.Dirty(1)
+			c.Notify(engine.NotifyGeneric, "del", c.Args[1])
 		}
 		return
 	}
@@ -191,5 +192,8 @@ func zsStoreResult(c *engine.Ctx, dst string, es []zset.Entry, sizeHint int) {
 	s := zsFromEntries(es, lim)
 	c.DB.Set(dst, keyspace.NewValue(keyspace.TypeZSet, s), false)
 	c.Dirty(1)
+	// zunionstore, zinterstore, zdiffstore or zrangestore: the command's
+	// name, with dst at argument 1.
+	c.Notify(engine.NotifyZset, c.Cmd.Name, c.Args[1])
 	c.W.Int(int64(s.Len()))
 }

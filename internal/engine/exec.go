@@ -157,6 +157,8 @@ func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slo
 	e.makeExts()
 	e.ps.init()
 	ks.Expired = e.keyExpired
+	ks.Added, ks.FieldsExpired = e.keyAdded, e.fieldsExpired
+	ks.Missed, ks.MissWanted = e.keyMissed, e.missWanted
 	return e
 }
 

@@ -124,14 +124,14 @@ func (e *Env) notify(class int, event string, key []byte, db int) {
 		ch = strconv.AppendInt(ch, int64(db), 10)
 		ch = append(ch, "__:"...)
 		ch = append(ch, key...)
-		e.Publish(SubChannel, string(ch), []byte(event))
+		e.publishNotify(ch, []byte(event), false)
 	}
 	if bits&NotifyKeyevent != 0 {
 		ch := append(buf[:0], "__keyevent@"...)
 		ch = strconv.AppendInt(ch, int64(db), 10)
 		ch = append(ch, "__:"...)
 		ch = append(ch, event...)
-		e.Publish(SubChannel, string(ch), key)
+		e.publishNotify(ch, key, true)
 	}
 }
 

@@ -64,6 +64,11 @@ type pubsubState struct {
 	// (notify.go).
 	notifyText string
 	notifyBits int
+	// patGen changes whenever a pattern is subscribed to or unsubscribed
+	// from; notifyPats caches what notifications need of the patterns
+	// for a generation (notify_hooks.go).
+	patGen     uint64
+	notifyPats notifyPats
 }
 
 type heldMessage struct {
@@ -107,6 +112,9 @@ func (e *Env) Subscribe(s *Session, kind SubKind, name string) bool {
 	}
 	s.subs.seq++
 	m[name] = s.subs.seq
+	if kind == SubPattern {
+		e.ps.patGen++
+	}
 	set := e.ps.subs[kind][name]
 	if set == nil {
 		set = map[*Session]struct{}{}
@@ -127,6 +135,9 @@ func (e *Env) Unsubscribe(s *Session, kind SubKind, name string) bool {
 		return false
 	}
 	delete(m, name)
+	if kind == SubPattern {
+		e.ps.patGen++
+	}
 	if set := e.ps.subs[kind][name]; set != nil {
 		delete(set, s)
 		if len(set) == 0 {

@@ -104,14 +104,26 @@ func (db *DB) expireFieldsOf(o *Object) (deleted bool) {
 		return false
 	}
 	now := db.ks.Now
-	db.ks.Stats.ExpiredFields += int64(fe.ExpireFields(now, math.MaxInt, nil))
+	n := fe.ExpireFields(now, math.MaxInt, nil)
+	db.ks.Stats.ExpiredFields += int64(n)
 	if fe.Len(now) == 0 {
-		db.remove(o.Key)
-		db.touched(o.Key)
+		key := o.Key
+		db.remove(key)
+		db.touched(key)
+		db.fieldsExpired(key, n, true)
 		return true
 	}
 	db.UpdateFieldExpiry(o)
+	db.fieldsExpired(o.Key, n, false)
 	return false
+}
+
+// fieldsExpired tells the keyspace's FieldsExpired hook that n expired
+// fields of key were reclaimed (nothing when n is 0 and the key stays).
+func (db *DB) fieldsExpired(key string, n int, deleted bool) {
+	if (n > 0 || deleted) && db.ks.FieldsExpired != nil {
+		db.ks.FieldsExpired(db, key, deleted)
+	}
 }
 
 // indexFields adds o to the field-expiry index if its value has field TTLs
@@ -218,17 +230,21 @@ func (db *DB) expireFields(budget int) int {
 			// and the next cycle goes on with it. (Checking Len here would
 			// count the expired fields still there.)
 			db.UpdateFieldExpiry(o)
+			db.fieldsExpired(o.Key, n, false)
 			break
 		}
 		if fe.Len(now) == 0 {
 			// The last field expired: the key goes, as Redis deletes an
 			// emptied hash, signalled to WATCH and blocked clients.
-			db.remove(o.Key)
-			db.touched(o.Key)
+			key := o.Key
+			db.remove(key)
+			db.touched(key)
+			db.fieldsExpired(key, n, true)
 			done++
 			continue
 		}
 		db.UpdateFieldExpiry(o)
+		db.fieldsExpired(o.Key, n, false)
 	}
 	return done
 }

@@ -291,6 +291,20 @@ type Keyspace struct {
 	wj      watchJournal // WATCH changes an undone script takes back (watch.go)
 	undo    undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
 	snap    *snapshot    // the open point-in-time snapshot (snapshot.go)
+
+	// Added is called when a command's write creates a key that did not
+	// exist (keyspace notifications' new event). It may be nil.
+	Added func(db *DB, key string)
+	// Missed is called for every read lookup that finds no live key
+	// (counted in Stats.Misses; the keymiss event) when MissWanted says
+	// so; both may be nil. The key is copied for it only then: passing
+	// the caller's string on would make every read's key escape.
+	Missed     func(db *DB, key []byte)
+	MissWanted func() bool
+	// FieldsExpired is called when expired hash fields of key are
+	// reclaimed, lazily or by the active cycle, with deleted set when that
+	// left the hash empty and the key went with it. It may be nil.
+	FieldsExpired func(db *DB, key string, deleted bool)
 }
 
 // Stats counts what INFO reports.
@@ -399,6 +413,9 @@ func (db *DB) LookupRead(key string) *Object {
 	o := db.Lookup(key)
 	if o == nil {
 		db.ks.Stats.Misses++
+		if db.ks.MissWanted != nil && db.ks.MissWanted() {
+			db.ks.Missed(db, []byte(key))
+		}
 		return nil
 	}
 	db.ks.Stats.Hits++
@@ -432,6 +449,9 @@ func (db *DB) Set(key string, o *Object, keepTTL bool) {
 	}
 	db.indexFields(o)
 	db.touched(key)
+	if old == nil && db.ks.Added != nil {
+		db.ks.Added(db, key)
+	}
 }
 
 // Add stores o at key, which must not hold a live value.

@@ -228,7 +228,9 @@ func cmdClThrottle(c *engine.Ctx) {
 //
 // It propagates as SET key <tat> [PXAT at]: the state the limiter reached,
 // which a replay at another time reproduces, where the command would
-// decide again against its own clock.
+// decide again against its own clock. Subscribers see what that SET
+// would publish (set, then expire with a TTL), as redis-cell's own SET
+// through the module API does (docs/metrics.md).
 func storeTAT(c *engine.Ctx, o *keyspace.Object, key string, tat, at int64) {
 	if at != 0 {
 		c.Propagate([]byte("SET"), c.Args[1], engine.MsArg(tat), []byte("PXAT"), engine.MsArg(at))
@@ -239,12 +241,16 @@ func storeTAT(c *engine.Ctx, o *keyspace.Object, key string, tat, at int64) {
 		o = keyspace.NewInt(tat)
 		o.Expire = at
 		c.DB.Set(key, o, false)
-		return
+	} else {
+		o.SetInt(tat)
+		o.Owned = false
+		engine.TouchLRU(c, o)
+		c.DB.SetExpire(o, at) // signals the write too
 	}
-	o.SetInt(tat)
-	o.Owned = false
-	engine.TouchLRU(c, o)
-	c.DB.SetExpire(o, at) // signals the write too
+	c.Notify(engine.NotifyString, "set", c.Args[1])
+	if at != 0 {
+		c.Notify(engine.NotifyGeneric, "expire", c.Args[1])
+	}
 }
 
 // expireAt is the unix ms a TTL of ms from now ends at. A TTL of zero

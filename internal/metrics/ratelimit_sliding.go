@@ -418,9 +418,13 @@ func (s *slider) finish(keys [][]byte, ks []slideKey, ttls []int64) {
 		changed = true
 		commands.HashDone(c, string(keys[ki]), sk.o, sk.fresh)
 		c.Dirty(1)
+		// The key is a hash of counters: hincrby, as HINCRBY on it would
+		// publish, then expire for its TTL (docs/metrics.md).
+		c.Notify(engine.NotifyHash, "hincrby", keys[ki])
 		if ttls != nil && sk.h.Len(c.Now) > 0 {
 			at := c.Now + ttls[ki]
 			c.DB.SetExpire(sk.o, at)
+			c.Notify(engine.NotifyGeneric, "expire", keys[ki])
 			expires = append(expires, [][]byte{[]byte("PEXPIREAT"), keys[ki], engine.MsArg(at)})
 		}
 	}

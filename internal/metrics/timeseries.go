@@ -441,6 +441,7 @@ func cmdTSCreate(c *engine.Ctx) {
 	}
 	storeSeries(c, key, newSeries(key, &o))
 	c.Dirty(1)
+	c.Notify(engine.NotifyModule, "ts.create", c.Args[1])
 	c.W.OK()
 }
 
@@ -472,6 +473,7 @@ func cmdTSAlter(c *engine.Ctx) {
 	tsFor(c)
 	c.DB.Modified(key)
 	c.Dirty(1)
+	c.Notify(engine.NotifyModule, "ts.alter", c.Args[1])
 	c.W.OK()
 }
 

@@ -62,6 +62,14 @@ func addSample(c *engine.Ctx, key string, s *ts.Series, t int64, v float64, p ts
 		c.DB.Modified(key)
 		c.Dirty(1)
 	}
+	// RedisTimeSeries's events: ts.add for TS.ADD and each key of
+	// TS.MADD, ts.incrby and ts.decrby, after the compactions'.
+	ev := "ts.add"
+	switch c.Cmd.Name {
+	case "ts.incrby", "ts.decrby":
+		ev = c.Cmd.Name
+	}
+	c.NotifyKey(engine.NotifyModule, ev, key)
 	return res, ""
 }
 
@@ -77,6 +85,8 @@ func applyWrites(c *engine.Ctx, ws []ts.Write) {
 			d.DeleteRange(w.T, w.To)
 		} else {
 			d.Add(w.T, w.V, ts.PolicyLast)
+			// RedisTimeSeries's event for a compaction's bucket.
+			c.NotifyKey(engine.NotifyModule, "ts.add:dest", w.Dest)
 		}
 		c.DB.Modified(w.Dest)
 	}
@@ -273,6 +283,7 @@ func cmdTSDel(c *engine.Ctx) {
 		c.DB.Modified(key)
 		c.Dirty(int64(n))
 	}
+	c.Notify(engine.NotifyModule, "ts.del", c.Args[1])
 	c.W.Int(int64(n))
 }
 
@@ -354,6 +365,8 @@ func cmdTSCreaterule(c *engine.Ctx) {
 	c.DB.Modified(srcKey)
 	c.DB.Modified(dstKey)
 	c.Dirty(1)
+	c.Notify(engine.NotifyModule, "ts.createrule", c.Args[1])
+	c.Notify(engine.NotifyModule, "ts.createrule", c.Args[2])
 	c.W.OK()
 }
 
@@ -374,6 +387,8 @@ func cmdTSDeleterule(c *engine.Ctx) {
 	}
 	c.DB.Modified(srcKey)
 	c.Dirty(1)
+	c.Notify(engine.NotifyModule, "ts.deleterule", c.Args[1])
+	c.Notify(engine.NotifyModule, "ts.deleterule", c.Args[2])
 	c.W.OK()
 }
 
