@@ -623,6 +623,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 			return i + 1, false, c.sess.Killed.Load(), false
 		}
 		if c.sess.CloseAfterReply {
+			c.dropUnsent()
 			return i + 1, false, true, false
 		}
 		if c.sess.Authed != authed || s.Cfg.Int(config.ProtoMaxBulkLen) != maxBulk {
@@ -803,6 +804,15 @@ func (c *client) joinPending() {
 		return
 	}
 	c.wpendLen = len(c.w.Buf)
+}
+
+// dropUnsent discards the replies not yet written when the session asks
+// to close without them (engine.Session.DropReplies); a deferred write
+// then ends with nothing to write.
+func (c *client) dropUnsent() {
+	if c.sess.DropReplies {
+		c.w.Buf, c.wpendLen = c.w.Buf[:0], 0
+	}
 }
 
 func (c *client) resetOut() {

@@ -63,6 +63,7 @@ type Env struct {
 	mu       sync.Mutex // guards cmdStats/errStats readers outside the lock
 
 	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
+	xssLogged       atomic.Int64 // unix s of the last cross-protocol warning (security.go)
 	// dying is set by SHUTDOWN NOSAVE while a script is busy: the server
 	// exits under the script, so nothing it did may reach the disk.
 	dying atomic.Bool
@@ -151,6 +152,10 @@ type Session struct {
 	// CloseAfterReply asks the connection to close once this batch's
 	// replies are written (QUIT, protocol errors, CLIENT KILL of self).
 	CloseAfterReply bool
+	// DropReplies, with CloseAfterReply, closes without writing the
+	// replies not yet sent, as Redis's CLIENT_CLOSE_ASAP does (the
+	// cross-protocol guard, security.go).
+	DropReplies bool
 	// Killed is set by CLIENT KILL; the connection notices and closes.
 	Killed atomic.Bool
 	// Stats the connection keeps for CLIENT LIST.
@@ -228,7 +233,11 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if len(args) == 0 {
 		return
 	}
-	cmd, known, msg := e.check(s, s.lookupFor(args[0]), args)
+	found := s.lookupFor(args[0])
+	if found == nil && e.crossProtocol(s, args[0]) {
+		return
+	}
+	cmd, known, msg := e.check(s, found, args)
 	if msg != "" {
 		e.reject(s, w, known, args, msg)
 		return
