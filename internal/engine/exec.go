@@ -62,7 +62,7 @@ type Env struct {
 	latency  latencyMonitor
 	mu       sync.Mutex // guards cmdStats/errStats readers outside the lock
 
-	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
+	activeExpireOff atomic.Bool  // DEBUG SET-ACTIVE-EXPIRE 0
 	xssLogged       atomic.Int64 // unix s of the last cross-protocol warning (security.go)
 	// dying is set by SHUTDOWN NOSAVE while a script is busy: the server
 	// exits under the script, so nothing it did may reach the disk.
