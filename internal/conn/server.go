@@ -108,6 +108,18 @@ func (s *Server) Unlock() { s.mu.Unlock() }
 
 // ListenAndServe binds the configured addresses and serves until Close.
 func (s *Server) ListenAndServe() error {
+	lns, err := s.Listen()
+	if err != nil {
+		return err
+	}
+	return s.Serve(lns...)
+}
+
+// Listen binds the configured TCP addresses (bind, port) without serving
+// them yet: main binds before it loads the dataset, so that a port in use
+// fails the start at once, as Redis's initServer does, and connections
+// wait in the backlog while the data loads.
+func (s *Server) Listen() ([]net.Listener, error) {
 	port := int(s.Cfg.Int(config.Port))
 	var lns []net.Listener
 	for _, addr := range strings.Fields(s.Cfg.Str(config.Bind)) {
@@ -125,7 +137,7 @@ func (s *Server) ListenAndServe() error {
 			for _, l := range lns {
 				l.Close()
 			}
-			return fmt.Errorf("could not create server TCP listening socket %s:%d: %w", addr, port, err)
+			return nil, fmt.Errorf("could not create server TCP listening socket %s:%d: %w", addr, port, err)
 		}
 		if port == 0 {
 			port = ln.Addr().(*net.TCPAddr).Port
@@ -133,9 +145,9 @@ func (s *Server) ListenAndServe() error {
 		lns = append(lns, ln)
 	}
 	if len(lns) == 0 {
-		return errors.New("no address to listen on")
+		return nil, errors.New("no address to listen on")
 	}
-	return s.Serve(lns...)
+	return lns, nil
 }
 
 // Serve accepts connections on the listeners until Close.
