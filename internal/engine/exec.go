@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/acl"
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
@@ -54,6 +55,8 @@ type Env struct {
 	// watcher (ScriptBusyIn then says when the script is busy). It must
 	// be cheap and must not block.
 	ScriptStarted func()
+	// ACL holds the users, ACL LOG and the denial counters (acl.go).
+	ACL *acl.Registry
 
 	Stats    Stats
 	cmdStats map[string]*CmdStat
@@ -124,6 +127,7 @@ func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slo
 		RunID: newRunID(), Version: "0.1.0",
 	}
 	e.makeExts()
+	e.initACL()
 	return e
 }
 
@@ -137,6 +141,7 @@ type Session struct {
 	DB        int
 	Authed    bool
 	User      string
+	ACLUser   *acl.User // nil: the default user
 	LibName   string
 	LibVer    string
 	Created   int64 // unix ms
@@ -276,6 +281,9 @@ func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Comm
 	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.AuthRequired() {
 		return nil, cmd, ErrNoAuth
 	}
+	if msg := e.aclCheck(s, cmd, args); msg != "" {
+		return nil, cmd, msg
+	}
 	return cmd, cmd, ""
 }
 
@@ -397,7 +405,10 @@ func (e *Env) call(ctx *Ctx, mark int) {
 }
 
 // AuthRequired reports whether the default user has a password.
-func (e *Env) AuthRequired() bool { return e.Cfg.Str(config.RequirePass) != "" }
+func (e *Env) AuthRequired() bool {
+	d := e.ACL.Default
+	return !d.NoPass() || !d.Enabled()
+}
 
 func (e *Env) cmdStat(name string) *CmdStat {
 	st := e.cmdStats[name]
