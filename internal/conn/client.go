@@ -163,7 +163,7 @@ func (s *Server) accept(conn net.Conn) {
 		Proto: 2, Created: now, LastCmdAt: now, User: "default", FD: connFD(conn),
 	}
 	sess.LastIO.Store(now)
-	sess.Authed = s.Cfg.Str(config.RequirePass) == ""
+	sess.Authed = !s.Env.AuthRequired()
 	c := &client{srv: s, sess: sess, w: resp.Writer{Proto: 2}, fd: -1}
 	sess.Push = c.push
 	tc, isTCP := conn.(*net.TCPConn)

@@ -59,6 +59,7 @@ type Server struct {
 	// outLimitCloses counts the clients closed for it; inPeak and outPeak
 	// are the largest input and unread output a client had in each of
 	// the last seconds (inputmem.go, outlimit.go).
+	tls             tlsState // tls.go
 	obl             atomic.Pointer[outLimits]
 	outLimitCloses  atomic.Int64
 	inPeak, outPeak peakWindow
@@ -87,6 +88,13 @@ func New(cfg *config.Config, opt Options) *Server {
 	}
 	s.Env = engine.NewEnv(ks, cfg, opt.Clock, opt.Logger)
 	s.Env.Host = s
+	prev := cfg.OnChange
+	cfg.OnChange = func(id config.ID) {
+		if prev != nil {
+			prev(id)
+		}
+		s.reloadTLS(id)
+	}
 	for i := int64(0); i < cfg.Int(config.IOThreads); i++ {
 		if l := newEventLoop(s); l != nil {
 			s.loops = append(s.loops, l)
@@ -147,7 +155,14 @@ func (s *Server) Listen() ([]net.Listener, error) {
 	if len(lns) == 0 {
 		return nil, errors.New("no address to listen on")
 	}
-	return lns, nil
+	tlns, err := s.ListenTLS()
+	if err != nil {
+		for _, l := range lns {
+			l.Close()
+		}
+		return nil, err
+	}
+	return append(lns, tlns...), nil
 }
 
 // Serve accepts connections on the listeners until Close.
