@@ -119,8 +119,13 @@ func (s *Selector) KeyAllowed(key []byte, need int) bool {
 	if s.allKeys {
 		return true
 	}
-	for _, p := range s.keys {
-		if p.perm&need == need && glob.Match(p.pattern, key, false) {
+	for i := range s.keys {
+		p := &s.keys[i]
+		if p.perm&need != need || len(key) < len(p.prefix) || (len(p.prefix) > 0 && key[0] != p.prefix[0]) || string(key[:len(p.prefix)]) != p.prefix {
+			continue
+		}
+		// A pattern never matches the empty key (Redis's stringmatchlen).
+		if p.prefixOnly && len(key) > 0 || !p.prefixOnly && glob.Match(p.pattern, key, false) {
 			return true
 		}
 	}

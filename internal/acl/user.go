@@ -30,6 +30,20 @@ const (
 type keyPattern struct {
 	pattern string
 	perm    int
+	// prefix is the pattern's literal start (up to its first *, ?, [ or
+	// \): a key without it cannot match, which most keys show at once.
+	prefix string
+	// prefixOnly: the pattern is its prefix and one trailing '*' (the
+	// usual "app:*"), so the prefix decides.
+	prefixOnly bool
+}
+
+func newKeyPattern(p string, perm int) keyPattern {
+	i := strings.IndexAny(p, "*?[\\")
+	if i < 0 {
+		i = len(p)
+	}
+	return keyPattern{pattern: p, perm: perm, prefix: p[:i], prefixOnly: i == len(p)-1 && p[i] == '*'}
 }
 
 // Selector is one set of permissions: the root one of a user, or one of
@@ -195,7 +209,7 @@ func (s *Selector) addKey(op string) error {
 			return nil
 		}
 	}
-	s.keys = append(s.keys, keyPattern{pat, perm})
+	s.keys = append(s.keys, newKeyPattern(pat, perm))
 	return nil
 }
 
