@@ -86,3 +86,34 @@ func TestPortInUseFailsBeforeLoading(t *testing.T) {
 		t.Errorf("want %q and no loading in:\n%s", want, out)
 	}
 }
+
+// Users from "user" lines and from an aclfile; a bad line stops the start
+// with Redis's message.
+func TestConfigUsers(t *testing.T) {
+	dir := t.TempDir()
+	conf := dir + "/a.conf"
+	p := start(t, "--user", "app", "on", ">pw", "~app:*", "+@all")
+	c := servertest.Dial(t, p.addr)
+	if r := c.Do("AUTH", "app", "pw"); r != "+OK\r\n" {
+		t.Fatalf("AUTH app: %q", r)
+	}
+	if r := c.Do("GET", "other"); !strings.HasPrefix(r, "-NOPERM") {
+		t.Fatalf("GET other: %q", r)
+	}
+	os.WriteFile(conf, []byte("port 0\nuser u1 on bogus\n"), 0o644)
+	code, out := runExit(t, "", conf)
+	if code != 1 || !strings.Contains(out, ">>> 'user u1 on bogus'\nError in user declaration 'u1': Syntax error") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	aclf := dir + "/users.acl"
+	os.WriteFile(aclf, []byte("user ops on >op ~* +@all\n"), 0o644)
+	p2 := start(t, "--aclfile", aclf)
+	if r := servertest.Dial(t, p2.addr).Do("AUTH", "ops", "op"); r != "+OK\r\n" {
+		t.Fatalf("AUTH ops: %q", r)
+	}
+	os.WriteFile(aclf, []byte("bad line\n"), 0o644)
+	code, out = runExit(t, "", "--port", "0", "--aclfile", aclf)
+	if code != 1 || !strings.Contains(out, "Aborting Redis startup because of ACL errors: "+aclf+":1 should start with user keyword followed by the username.") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+}

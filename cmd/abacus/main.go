@@ -119,6 +119,16 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 
 	srv := conn.New(cfg, conn.Options{Logger: log})
 	srv.Env.Version = version
+	if err := srv.Env.LoadUsers(); err != nil { // user lines or aclfile (internal/acl)
+		var fe *config.FileError
+		if errors.As(err, &fe) {
+			fmt.Fprintf(stderr, "\n%s\n%s\n", config.FatalBanner, fe)
+		} else {
+			log.Warn(err.Error())
+		}
+		srv.Close()
+		return 1
+	}
 	if pidfile := cfg.Str(config.PidFile); pidfile != "" {
 		if err := os.WriteFile(pidfile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 			log.Warn("Failed to write PID file: " + config.ErrnoText(err))

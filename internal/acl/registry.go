@@ -129,7 +129,7 @@ func (r *Registry) Load(path, text string, allChannels bool) error {
 		n := i + 1
 		args := strings.Fields(line)
 		if args[0] != "user" || len(args) < 2 {
-			fmt.Fprintf(&errs, "%s:%d should start with user keyword. ", path, n)
+			fmt.Fprintf(&errs, "%s:%d should start with user keyword followed by the username. ", path, n)
 			continue
 		}
 		if users[args[1]] != nil {
@@ -150,7 +150,7 @@ func (r *Registry) Load(path, text string, allChannels bool) error {
 		}
 	}
 	if errs.Len() > 0 {
-		return fmt.Errorf("%s", strings.TrimSuffix(errs.String(), " "))
+		return fmt.Errorf("%sWARNING: ACL errors detected, no change to the previously active ACL rules was performed", errs.String())
 	}
 	def := users["default"]
 	if def == nil {

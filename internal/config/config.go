@@ -87,6 +87,9 @@ type Config struct {
 	// File is the absolute path of the config file the server was started
 	// with ("" when none); CONFIG REWRITE writes it.
 	File string
+	// Users are the config's "user" lines, kept for the ACL layer
+	// (engine.Env.LoadUsers) with their line for its errors.
+	Users []UserLine
 	// OnChange is called after a successful Set of any parameter (under the
 	// caller's lock), so that the server can apply it (for example hz).
 	OnChange func(id ID)

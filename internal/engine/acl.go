@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -264,4 +267,64 @@ func Resolve(args [][]byte) *Command { return resolve(Lookup(args[0]), args) }
 // DRYRUN): the reason and the argument refused.
 func (e *Env) ACLDecide(u *acl.User, cmd *Command, args [][]byte) (acl.Reason, int) {
 	return e.aclDecide(u, cmd, args)
+}
+
+// LoadUsers creates the users the configuration declares at startup: its
+// "user" lines, or the aclfile (not both, as Redis refuses). The error
+// is what Redis prints before exiting (a *config.FileError for a bad
+// user line).
+func (e *Env) LoadUsers() error {
+	path := e.Cfg.Str(config.ACLFile)
+	lines := e.Cfg.Users
+	allCh := e.Cfg.Str(config.ACLPubsubDefault) == "allchannels"
+	if path != "" && len(lines) > 0 {
+		return errors.New("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.")
+	}
+	if path != "" {
+		text, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("Aborting Redis startup because of ACL errors: Error loading ACLs, opening file '%s': %v", path, err)
+		}
+		if err := e.ACL.Load(path, string(text), allCh); err != nil {
+			return errors.New("Aborting Redis startup because of ACL errors: " + err.Error())
+		}
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		fail := func(arg, msg string) error {
+			return &config.FileError{Line: l.Line, Text: l.Text, Msg: "Error in user declaration '" + arg + "': " + msg}
+		}
+		name := l.Args[0]
+		if seen[name] {
+			return fail(name, acl.ErrDuplicate.Error())
+		}
+		seen[name] = true
+		// As Redis: unknown commands are let through here, and the
+		// argument named is the one at the failing rule's index in the
+		// whole line ("user" counts), which is what redis-server prints.
+		full := append([]string{"user"}, l.Args...)
+		merged, err := acl.MergeSelectorArgs(l.Args[1:])
+		if err != nil {
+			return fail(name, err.Error())
+		}
+		rules := merged[:0:0]
+		u := acl.NewUser(e.ACL.Cat, name, allCh)
+		for j, r := range merged {
+			if err := u.Apply(r, allCh); err != nil {
+				if err == acl.ErrUnknown {
+					continue
+				}
+				return fail(full[min(j, len(full)-1)], err.Error())
+			}
+			rules = append(rules, r)
+		}
+		if name == "default" {
+			e.ACL.Default.Apply("reset", allCh)
+		}
+		if err := e.ACL.SetUser(name, rules, allCh); err != nil {
+			return fail(name, err.Error())
+		}
+	}
+	return nil
 }
