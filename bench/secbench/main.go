@@ -43,7 +43,7 @@ func main() {
 	n := flag.Int("n", 200000, "requests per run")
 	ntls := flag.Int("ntls", 50000, "requests per TLS run")
 	clients := flag.Int("c", 50, "parallel clients")
-	pipes := flag.String("pipelines", "1,16", "pipeline depths")
+	pipes := flag.String("pipelines", "1,16", "pipeline depths of the TLS runs (\"\" for none)")
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
 	flag.Parse()
 
@@ -81,7 +81,7 @@ func main() {
 	cpu := map[key][]float64{}
 	load0 := loadAvg()
 	modes := []string{"default", "acl"}
-	for _, p := range harness.Pipelines(*pipes) {
+	for _, p := range pipelinesOrNone(*pipes) {
 		modes = append(modes, fmt.Sprintf("tls P%d", p))
 	}
 	for r := 0; r < *rounds; r++ {
@@ -136,6 +136,13 @@ func main() {
 			fmt.Printf("| %s | %s | %.3f | %.3f |\n", s.Name, test, harness.Median(rps[a])/harness.Median(rps[d]), harness.Median(cpu[a])/harness.Median(cpu[d]))
 		}
 	}
+}
+
+func pipelinesOrNone(s string) []int {
+	if s == "" {
+		return nil
+	}
+	return harness.Pipelines(s)
 }
 
 func bench(args []string) float64 {
