@@ -21,12 +21,16 @@ func TestCrossProtocolScripting(t *testing.T) {
 		"post\r\nSET xss_pwned 1\r\n",
 		"*1\r\n$4\r\nPOST\r\n*3\r\n$3\r\nSET\r\n$9\r\nxss_pwned\r\n$1\r\n1\r\n",
 		"*2\r\n$5\r\nHost:\r\n$1\r\na\r\n",
-		"MULTI\r\nPOST\r\nSET xss_pwned 1\r\nEXEC\r\n",
 	}
 	for _, c := range cases {
 		diffRaw(t, inst.Addr, r.Addr, c, []byte(c), 0)
 		diffRaw(t, inst.Addr, r.Addr, c+" (trickled)", []byte(c), 3)
 	}
+	// After a command in the same read, its reply is dropped with the
+	// connection (trickled, whether MULTI's +OK left before POST arrived
+	// is a matter of timing on both servers).
+	c := "MULTI\r\nPOST\r\nSET xss_pwned 1\r\nEXEC\r\n"
+	diffRaw(t, inst.Addr, r.Addr, c, []byte(c), 0)
 	for name, addr := range map[string]string{"abacus": inst.Addr, "redis": r.Addr} {
 		if got := servertest.Dial(t, addr).Do("EXISTS", "xss_pwned"); got != ":0\r\n" {
 			t.Errorf("%s: EXISTS xss_pwned = %q", name, got)
