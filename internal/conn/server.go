@@ -95,6 +95,15 @@ func New(cfg *config.Config, opt Options) *Server {
 		}
 		s.reloadTLS(id)
 	}
+	prevVerify := cfg.Verify
+	cfg.Verify = func(id config.ID) error {
+		if prevVerify != nil {
+			if err := prevVerify(id); err != nil {
+				return err
+			}
+		}
+		return s.verifyTLS(id)
+	}
 	for i := int64(0); i < cfg.Int(config.IOThreads); i++ {
 		if l := newEventLoop(s); l != nil {
 			s.loops = append(s.loops, l)

@@ -33,10 +33,38 @@ type tlsState struct {
 	cfg atomic.Pointer[tls.Config]
 }
 
-// tlsParams are the parameters whose change rebuilds the configuration.
+// tlsParams are the parameters whose change rebuilds the configuration
+// (Redis's applyTlsCfg ones).
 var tlsParams = []config.ID{
 	config.TLSCertFile, config.TLSKeyFile, config.TLSKeyFilePass, config.TLSCACertFile,
 	config.TLSCACertDir, config.TLSAuthClients, config.TLSProtocols, config.TLSSessionCaching,
+	config.TLSClientCertFile, config.TLSClientKeyFile, config.TLSClientKeyFilePass,
+	config.TLSDHParamsFile, config.TLSCiphers, config.TLSCiphersuites, config.TLSPreferServerCiphers,
+	config.TLSSessionCacheSize, config.TLSSessionCacheTimeout, config.TLSReplication, config.TLSCluster,
+}
+
+func isTLSParam(id config.ID) bool {
+	for _, p := range tlsParams {
+		if p == id {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyTLS is Redis's applyTlsCfg: when TLS is in use (tls-port,
+// tls-replication or tls-cluster), a CONFIG SET of a tls-* parameter
+// must leave a configuration that loads, or it is undone.
+func (s *Server) verifyTLS(id config.ID) error {
+	c := s.Cfg
+	if !isTLSParam(id) || (c.Int(config.TLSPort) == 0 && !c.Bool(config.TLSReplication) && !c.Bool(config.TLSCluster)) {
+		return nil
+	}
+	if _, err := loadTLS(c); err != nil {
+		s.Log.Warn(err.Error())
+		return errors.New("Unable to update TLS configuration. Check server logs.")
+	}
+	return nil
 }
 
 // loadTLS builds the TLS configuration from the tls-* parameters.
@@ -80,7 +108,7 @@ func loadTLS(c *config.Config) (*tls.Config, error) {
 	default:
 		tc.ClientAuth = tls.NoClientCert
 	}
-	if tc.ClientAuth != tls.NoClientCert && pool == nil {
+	if (tc.ClientAuth != tls.NoClientCert || c.Bool(config.TLSReplication) || c.Bool(config.TLSCluster)) && pool == nil {
 		return nil, errors.New("Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!")
 	}
 	return tc, nil
@@ -206,20 +234,15 @@ func (s *Server) ListenTLS() ([]net.Listener, error) {
 // reloadTLS reads the TLS files again after a tls-* parameter changed; a
 // configuration that does not load leaves the current one in force.
 func (s *Server) reloadTLS(id config.ID) {
-	if s.tls.cfg.Load() == nil {
+	if s.tls.cfg.Load() == nil || !isTLSParam(id) {
 		return
 	}
-	for _, p := range tlsParams {
-		if p == id {
-			tc, err := loadTLS(s.Cfg)
-			if err != nil {
-				s.Log.Warn("Failed to update TLS configuration: " + err.Error())
-				return
-			}
-			s.tls.cfg.Store(tc)
-			return
-		}
+	tc, err := loadTLS(s.Cfg)
+	if err != nil {
+		s.Log.Warn("Failed to update TLS configuration: " + err.Error())
+		return
 	}
+	s.tls.cfg.Store(tc)
 }
 
 // tlsListener wraps accepted TCP connections in TLS with the current

@@ -209,6 +209,13 @@ func TestTLSCertificateReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := inst.Raw(t)
+	// A file that does not load is refused and changes nothing.
+	if r := c.Do("CONFIG", "SET", "tls-cert-file", "/nonexistent.crt"); r != "-ERR CONFIG SET failed (possibly related to argument 'tls-cert-file') - Unable to update TLS configuration. Check server logs.\r\n" {
+		t.Fatalf("CONFIG SET of a missing file: %q", r)
+	}
+	if err := dial(p1.pool); err != nil {
+		t.Fatal(err)
+	}
 	if r := c.Do("CONFIG", "SET", "tls-key-file", p2.keyFile, "tls-cert-file", p2.certFile); r != "+OK\r\n" {
 		t.Fatalf("CONFIG SET: %q", r)
 	}
