@@ -143,11 +143,18 @@ func (e *Env) aclDecide(u *acl.User, cmd *Command, args [][]byte) (acl.Reason, i
 	}
 	var kb [8]acl.KeyRef
 	keys := kb[:0]
-	if cmd.First != 0 || cmd.Keys != nil {
-		for i, p := range cmd.KeyIndexes(args) {
+	switch {
+	case cmd.Keys != nil:
+		for i, p := range cmd.Keys(args) {
 			if p < len(args) {
 				keys = append(keys, acl.KeyRef{Pos: p, Need: keyNeedAt(cmd, args, i, cmd.keyNeed)})
 			}
+		}
+	case cmd.First > 0:
+		// Fixed positions, walked without building KeyIndexes' slice.
+		first, last := cmd.fixedKeys(len(args))
+		for i, p := 0, first; p <= last; i, p = i+1, p+cmd.Step {
+			keys = append(keys, acl.KeyRef{Pos: p, Need: keyNeedAt(cmd, args, i, cmd.keyNeed)})
 		}
 	}
 	return u.Check(cmd.acl, args, keys, channelRefs(cmd, args))
