@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // Registry holds a server's users, its ACL LOG and denial counters. It
@@ -17,6 +18,19 @@ type Registry struct {
 	Log     Log
 	// Denied counts refusals for INFO (acl_access_denied_*).
 	Denied struct{ Auth, Cmd, Key, Channel int64 }
+	// authRequired mirrors "the default user needs a password or is
+	// off", for the connection layer that reads it outside the lock.
+	authRequired atomic.Bool
+}
+
+// AuthRequired reports whether a new connection must authenticate:
+// the default user has passwords (not nopass) or is off. Safe to call
+// without the server lock.
+func (r *Registry) AuthRequired() bool { return r.authRequired.Load() }
+
+func (r *Registry) sync() {
+	d := r.Default
+	r.authRequired.Store(!d.NoPass() || !d.Enabled())
 }
 
 // NewRegistry makes the registry with Redis's default user: on, nopass,
@@ -25,6 +39,7 @@ func NewRegistry(cat *Catalog) *Registry {
 	r := &Registry{Cat: cat, users: map[string]*User{}}
 	r.Default = r.newDefault()
 	r.users["default"] = r.Default
+	r.sync()
 	return r
 }
 
@@ -82,6 +97,7 @@ func (r *Registry) SetUser(name string, rules []string, allChannels bool) error 
 		u.refresh()
 		r.users[name] = u
 	}
+	r.sync()
 	return nil
 }
 
@@ -103,6 +119,7 @@ func (r *Registry) SetRequirePass(pass string) {
 	} else {
 		r.Default.Apply(">"+pass, true)
 	}
+	r.sync()
 }
 
 // Lines are the users as ACL LIST and ACL SAVE write them.
@@ -162,6 +179,7 @@ func (r *Registry) Load(path, text string, allChannels bool) error {
 		u.refresh()
 	}
 	r.users = users
+	r.sync()
 	return nil
 }
 

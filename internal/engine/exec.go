@@ -405,10 +405,7 @@ func (e *Env) call(ctx *Ctx, mark int) {
 }
 
 // AuthRequired reports whether the default user has a password.
-func (e *Env) AuthRequired() bool {
-	d := e.ACL.Default
-	return !d.NoPass() || !d.Enabled()
-}
+func (e *Env) AuthRequired() bool { return e.ACL.AuthRequired() }
 
 func (e *Env) cmdStat(name string) *CmdStat {
 	st := e.cmdStats[name]
