@@ -226,3 +226,28 @@ func TestTLSCertificateReload(t *testing.T) {
 		t.Fatal("after reload, the old certificate is still served")
 	}
 }
+
+// Clients that connect to the TLS port and never finish a handshake hold
+// only their own goroutines: TLS and plaintext clients are served.
+func TestTLSHandshakeFlood(t *testing.T) {
+	p := newTestPKI(t)
+	inst, tlsAddr := startTLS(t, p, "no")
+	for i := 0; i < 64; i++ {
+		c, err := net.DialTimeout("tcp", tlsAddr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if i%2 == 0 {
+			c.Write([]byte{0x16, 0x03, 0x01}) // a TLS record header, then nothing
+		}
+	}
+	tc := redis.NewClient(&redis.Options{Addr: tlsAddr, TLSConfig: &tls.Config{RootCAs: p.pool, ServerName: "localhost"}, Protocol: 2, DisableIdentity: true})
+	defer tc.Close()
+	if err := tc.Ping(context.Background()).Err(); err != nil {
+		t.Fatalf("TLS PING during the flood: %v", err)
+	}
+	if r := inst.Raw(t).Do("PING"); r != "+PONG\r\n" {
+		t.Fatalf("plaintext PING during the flood: %q", r)
+	}
+}
