@@ -41,7 +41,7 @@ func main() {
 	abacus, cleanup := harness.BuildAbacus(*bin)
 	defer cleanup()
 	keys := *mb << 20 / *valSize
-	harness.Header(fmt.Sprintf("BGSAVE of %d MiB (%d keys x %d B) while a writer SETs; load average %s", *mb, keys, *valSize, loadavg()))
+	harness.Header(fmt.Sprintf("BGSAVE of %d MiB (%d keys x %d B) while a writer SETs; load average %s", *mb, keys, *valSize, harness.LoadAvg()))
 	fmt.Println("| server | save s | probe max ms (save) | probe p99.9 ms (save) | probe max ms (no save) | probes (save) | writes (save) | RSS before MiB | extra MiB |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, name := range []string{"abacus", "redis"} {
@@ -64,16 +64,7 @@ func main() {
 		s.Stop()
 		os.RemoveAll(dir)
 	}
-	fmt.Printf("\nload average after: %s\n", loadavg())
-}
-
-func loadavg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
+	fmt.Printf("\nload average after: %s\n", harness.LoadAvg())
 }
 
 func value(r *rand.Rand, n int) string {

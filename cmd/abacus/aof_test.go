@@ -72,9 +72,13 @@ func writer(addr string, g int, a *acked) {
 // SIGKILLs it at random moments, restarts it on the same directory and
 // checks what survived. It returns the most writes lost by one writer.
 func killRestart(t *testing.T, fsync string, rounds int) (lostMax int64, lostWindow time.Duration) {
+	return killRestartN(t, fsync, rounds, 3)
+}
+
+// killRestartN is killRestart with the given number of concurrent writers.
+func killRestartN(t *testing.T, fsync string, rounds, writers int) (lostMax int64, lostWindow time.Duration) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(7, uint64(len(fsync))))
-	const writers = 3
 	acks := make([]*acked, writers)
 	for g := range acks {
 		acks[g] = &acked{}
@@ -147,6 +151,12 @@ func killRestart(t *testing.T, fsync string, rounds int) (lostMax int64, lostWin
 
 func TestAOFDurabilityAlways(t *testing.T) {
 	killRestart(t, "always", 4)
+}
+
+// Many clients at once: their writes share fsyncs (group commit), and
+// still no acknowledged one is lost.
+func TestAOFDurabilityAlways50Clients(t *testing.T) {
+	killRestartN(t, "always", 3, 50)
 }
 
 func TestAOFDurabilityEverysec(t *testing.T) {

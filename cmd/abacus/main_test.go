@@ -70,7 +70,12 @@ func freePort(t *testing.T) int {
 // it accepts connections.
 func start(t *testing.T, extra ...string) *proc {
 	t.Helper()
-	port := freePort(t)
+	return startOn(t, freePort(t), extra...)
+}
+
+// startOn is start on a given port.
+func startOn(t *testing.T, port int, extra ...string) *proc {
+	t.Helper()
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"}, extra...)
 	p := &proc{t: t, cmd: exec.Command(binary, args...), addr: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan struct{})}
 	p.cmd.Dir = t.TempDir() // where dump.rdb goes

@@ -45,15 +45,21 @@ type AOF struct {
 	WriteErr error
 	failing  atomic.Bool // a write failed, for the check every write makes
 
-	mu        sync.Mutex // guards f, pend, written for the syncer
-	pend      []byte     // fed, not yet written to the file
-	written   int64      // bytes written to f (all files, since Open)
-	dirty     bool       // written since the last fsync
-	syncMu    sync.Mutex // one group fsync at a time
-	synced    int64      // written offset the last fsync covered (under mu)
+	mu      sync.Mutex // guards f, pend, written, the commit state, for the syncers
+	pend    []byte     // fed, not yet written to the file
+	written int64      // bytes written to f (all files, since Open)
+	dirty   bool       // written since the last fsync
+	synced  int64      // written offset the last fsync covered (under mu)
+	// LastFsync is when the last fsync ended (under mu).
 	LastFsync time.Time
 	stop      chan struct{}
 	done      chan struct{}
+
+	commit commitState
+	// Feeds counted for INFO (under mu): fed is every Feed, fedWritten
+	// those written to the file, fedSynced those a completed fsync covered.
+	fed, fedWritten, fedSynced int64
+	fsyncs                     int64 // completed fsyncs (under mu)
 }
 
 // Open opens the AOF in dir described by m, appending to its last
@@ -82,7 +88,9 @@ func Open(dir, name string, m *Manifest, policy func() int) (*AOF, error) {
 	}
 	a.BaseSize = a.Size
 	a.stop, a.done = make(chan struct{}), make(chan struct{})
+	a.commit.init(&a.mu)
 	go a.syncer()
+	go a.committer()
 	return a, nil
 }
 
@@ -122,11 +130,11 @@ func (a *AOF) newIncr() error {
 		a.syncLocked()
 	}
 	a.f = f
+	a.size = 0
 	a.mu.Unlock()
 	if old != nil {
 		old.Close()
 	}
-	a.size = 0
 	a.seldb = -1
 	return nil
 }
@@ -194,8 +202,9 @@ func (a *AOF) appendSelect(db int) {
 }
 
 // Feed appends entries (one top-level command's effects, in MULTI/EXEC
-// when wrap) to the incremental file; with appendfsync always it returns
-// once they are on disk.
+// when wrap) to be written to the incremental file (Flush); under
+// appendfsync always their acknowledgement waits for a group fsync
+// (commit.go).
 func (a *AOF) Feed(entries []Entry, wrap bool) {
 	a.buf = a.buf[:0]
 	if wrap {
@@ -212,6 +221,7 @@ func (a *AOF) Feed(entries []Entry, wrap bool) {
 	a.mu.Lock()
 	a.pend = append(a.pend, a.buf...)
 	a.Size += int64(len(a.buf))
+	a.fed++
 	a.mu.Unlock()
 	if cap(a.buf) > 1<<20 {
 		a.buf = nil
@@ -228,6 +238,21 @@ func (a *AOF) Flush() int64 {
 	a.flushLocked()
 	if a.Policy() == FsyncAlways && a.synced < a.written {
 		return a.written
+	}
+	return 0
+}
+
+// Fed is the position a reply acknowledging what was fed so far must
+// reach before it leaves (Durable, WaitDurable): written to the file, and
+// under appendfsync always synced; 0 when nothing is left to reach. It
+// writes nothing: the server writes once for all the replies of a round
+// (the first Durable), as Redis writes once in beforeSleep.
+func (a *AOF) Fed() int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	end := a.written + int64(len(a.pend))
+	if len(a.pend) > 0 || (a.Policy() == FsyncAlways && a.synced < end) {
+		return end
 	}
 	return 0
 }
@@ -249,6 +274,7 @@ func (a *AOF) flushLocked() {
 		a.pend = append(a.pend[:0], a.pend[n:]...)
 		return
 	}
+	a.fedWritten = a.fed
 	if a.failing.Load() {
 		a.WriteErr = nil
 		a.failing.Store(false)
@@ -264,48 +290,17 @@ func (a *AOF) flushLocked() {
 // then refuses writes, as Redis does).
 func (a *AOF) Failing() bool { return a.failing.Load() }
 
-// WaitDurable returns once every byte up to off is on disk: one fsync
-// covers the writes of every client that waits meanwhile (group commit).
-// It returns the fsync's error. Call it without the server lock.
-func (a *AOF) WaitDurable(off int64) error {
-	if off == 0 {
-		return nil
-	}
-	a.syncMu.Lock()
-	defer a.syncMu.Unlock()
-	a.mu.Lock()
-	if a.synced >= off {
-		a.mu.Unlock()
-		return nil
-	}
-	f, upto := a.f, a.written
-	a.dirty = false
-	a.mu.Unlock()
-	err := f.Sync()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err != nil && f == a.f {
-		a.WriteErr = err
-		a.dirty = true
-		return err
-	}
-	a.LastFsync = time.Now()
-	a.synced = max(a.synced, upto)
-	return nil
-}
-
 func (a *AOF) syncLocked() {
 	a.flushLocked()
 	if !a.dirty {
 		return
 	}
-	if err := a.f.Sync(); err != nil {
+	if err := syncFile(a.f); err != nil {
 		a.WriteErr = err
 		return
 	}
 	a.dirty = false
-	a.synced = a.written
-	a.LastFsync = time.Now()
+	a.syncedLocked(a.written, a.fedWritten)
 	if a.WriteErr != nil {
 		a.WriteErr = nil
 	}
@@ -332,22 +327,16 @@ func (a *AOF) Sync() {
 func (a *AOF) backgroundSync() {
 	a.mu.Lock()
 	a.flushLocked()
-	f, dirty, upto := a.f, a.dirty, a.written
+	f, dirty, upto, fed := a.f, a.dirty, a.written, a.fedWritten
 	a.dirty = false
 	a.mu.Unlock()
 	if !dirty {
 		return
 	}
-	err := f.Sync()
+	err := syncFile(f)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err != nil && f == a.f {
-		a.WriteErr = err
-		a.dirty = true
-		return
-	}
-	a.LastFsync = time.Now()
-	a.synced = max(a.synced, upto)
+	a.endSyncLocked(f, err, upto, fed)
 }
 
 // syncer fsyncs once a second under appendfsync everysec.
@@ -375,9 +364,12 @@ func (a *AOF) syncer() {
 func (a *AOF) Close() error {
 	close(a.stop)
 	<-a.done
+	<-a.commit.done
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.syncLocked()
+	a.commit.closed = true
+	a.commit.wakeAll(a.synced)
 	return a.f.Close()
 }
 

@@ -165,6 +165,13 @@ const (
 	TLSSessionCacheTimeout
 	TLSReplication
 	TLSCluster
+
+	// Abacus's own HTTP endpoint (internal/httpapi).
+	HTTPPort
+	HTTPBind
+	HTTPRequirePass
+	HTTPExportSeries
+	HTTPExportSeriesMax
 	numParams
 )
 
@@ -339,6 +346,13 @@ var table = []*Param{
 	TLSSessionCacheTimeout: intP("tls-session-cache-timeout", "300", 0, maxInt32),
 	TLSReplication:         boolP("tls-replication", "no"),
 	TLSCluster:             boolP("tls-cluster", "no"),
+	// Abacus's own: the HTTP endpoint for /metrics, the health checks and
+	// the dashboard (internal/httpapi); port 0 keeps it off.
+	HTTPPort:            intP("http-port", "0", 0, 65535).immutable(),
+	HTTPBind:            strP("http-bind", "127.0.0.1").immutable(),
+	HTTPRequirePass:     strP("http-requirepass", "").sensitive(),
+	HTTPExportSeries:    strP("http-export-series", ""),
+	HTTPExportSeriesMax: intP("http-export-series-max", "10000", 0, 1000000),
 }
 
 var byName = map[string]*Param{}

@@ -111,7 +111,7 @@ func (c *client) waitBlocked() bool {
 	aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // see runLocked
 	direct := c.stage()
 	s.mu.Unlock()
-	s.Env.Persistence().Wait(aofOff)
+	c.mustSync(aofOff)
 	c.finish(direct)
 	return !c.sess.Killed.Load()
 }

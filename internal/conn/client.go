@@ -95,6 +95,18 @@ type client struct {
 	deferWrite bool
 	wpending   bool
 	wpendLen   int
+	// roundWakes, while the loop runs the client's commands, is the
+	// loop's list of pushed-output writers to wake after the round
+	// (out.go, wakeList).
+	roundWakes *wakeList
+	// syncAt is the AOF position that must be durable before the staged
+	// replies leave (appendfsync always; 0: none). The batch that staged
+	// them sets it after the server lock is released; whoever writes the
+	// replies (finish) waits for it, and the loop holds a client whose
+	// position is not durable yet in its pending list (flushAll).
+	syncAt int64
+	// inPending is set while the client is in its loop's pending list.
+	inPending bool
 	// yield is set when a loop client's batch stops so that the loop
 	// serves other clients before the rest of it (runBatch).
 	yield bool
@@ -585,7 +597,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 		aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // the batch's AOF bytes (the effect stream on disk)
 		direct := c.stage()
 		s.mu.Unlock()
-		s.Env.Persistence().Wait(aofOff) // appendfsync always: on disk before the replies
+		c.mustSync(aofOff) // appendfsync always: on disk before the replies (finish)
 		c.finish(direct)
 	}()
 	s.current = c
@@ -693,6 +705,10 @@ func (c *client) finish(direct bool) {
 	}
 	c.wpending = false
 	s := c.srv
+	if c.syncAt != 0 {
+		s.Env.Persistence().Wait(c.syncAt)
+		c.syncAt = 0
+	}
 	// The time is taken before writing: once the bytes are out the client
 	// may act (and a test move the clock) before this goroutine goes on.
 	now := s.Env.NowMs()
@@ -717,6 +733,10 @@ func (c *client) finish(direct bool) {
 		c.sess.Killed.Store(true)
 	}
 }
+
+// mustSync records that the staged replies wait for the AOF position off
+// (Persistence.Flush's answer) to be durable.
+func (c *client) mustSync(off int64) { c.syncAt = max(c.syncAt, off) }
 
 // socketFull handles the replies rest that the socket did not take, and
 // returns how much of them it wrote. A client with an output limit goes
@@ -832,6 +852,10 @@ func (c *client) push(b []byte) {
 		c.w.Buf = append(c.w.Buf, b...)
 		return
 	}
+	var wl *wakeList
+	if s.current != nil {
+		wl = s.current.roundWakes
+	}
 	q := c.out.Load()
 	if q == nil {
 		q = c.queue()
@@ -849,7 +873,7 @@ func (c *client) push(b []byte) {
 			}
 		}
 	}
-	q.add(c, b)
+	q.addWaking(c, b, wl)
 }
 
 // pausedFor reports whether CLIENT PAUSE holds the command args back:

@@ -65,7 +65,9 @@
 //  4. client.ioMu: a client's conn and fdOpen, against kill, Close and a
 //     parked client's waker, which run on other goroutines. A leaf.
 //  5. eventLoop.inMu: the loop's inbox of accepted clients, and the
-//     eventfd that wakes the loop (closed with the loop). A leaf.
+//     eventfd that wakes the loop (closed with the loop). A leaf. The
+//     AOF's committer takes it (eventLoop.syncWake) holding the AOF's
+//     own mutex, which nothing here takes.
 //  6. outQueue.mu: a pushed-output queue's bytes and its closing and
 //     failed flags. A leaf: add releases it before it checks the limits,
 //     logs or kills.
@@ -118,7 +120,15 @@
 //     them (finish) right after the lock is released, or, on a loop,
 //     after the round of events (client.wpending: the loop or the busy
 //     watcher writes them, holding eventLoop.mu, as the client's owner),
-//     unless they passed replyFlushAt: then at once. When a write finds
+//     unless they passed replyFlushAt: then at once. Under appendfsync
+//     always, replies also wait for the AOF position their batch
+//     depends on (client.syncAt, set from Persistence.Flush after the
+//     lock is released) to be durable: finish waits for it
+//     (Persistence.Wait) before it writes; the loop instead keeps the
+//     client in its pending list, across rounds if need be, and goes on
+//     serving others while the group fsync runs (flushAll asks
+//     Persistence.Durable, whose end wakes the loop); replies of a held
+//     client served again join the held ones. When a write finds
 //     the socket full (socketFull), a client with an output limit moves
 //     the rest to the head of its queue and straight to wQueue; for
 //     another, a loop's rest (client.wrest) is written by the goroutine

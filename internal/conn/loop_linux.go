@@ -59,11 +59,18 @@ type eventLoop struct {
 	cur  *client   // the client whose commands run now (under mu)
 	kick []*client // clients with work but no new event (under mu)
 	// pending are the clients whose replies wait to be written after the
-	// round of events (under mu; client.deferWrite).
+	// round of events (under mu; client.deferWrite), and those still
+	// waiting for their AOF position to be durable (client.syncAt): they
+	// stay in it, across rounds, until it is. wakes are the pushed-output
+	// writers woken after the round (out.go).
 	pending []*client
-	inMu    sync.Mutex
-	inbox   []*client // accepted, not yet in the epoll set
-	closed  bool      // evfd is closed (under inMu)
+	wakes   wakeList
+	// asked is the AOF position the loop asked durability to wake it for
+	// (syncWake): 0 once it did, so that the loop asks again.
+	asked  atomic.Int64
+	inMu   sync.Mutex
+	inbox  []*client // accepted, not yet in the epoll set
+	closed bool      // evfd is closed (under inMu)
 	// want is set while the loop waits for mu: the busy server lets go.
 	want atomic.Bool
 	// busySig wakes busyWatch when a script starts. busyArmed is set by
@@ -179,7 +186,9 @@ func (l *eventLoop) run() {
 			return
 		}
 		l.admit()
-		n := l.wait(events, len(l.kick) == 0)
+		// Clients held for the AOF's fsync are woken by its end, not by
+		// polling: no spin while they wait (syncWake).
+		n := l.wait(events, len(l.kick) == 0, len(l.pending) == 0)
 		for i := 0; i < n; i++ {
 			fd := int(events[i].Fd)
 			if fd == l.evfd {
@@ -203,7 +212,7 @@ func (l *eventLoop) run() {
 				}
 			}
 		}
-		l.flushAll()
+		l.flushAll(false)
 	}
 }
 
@@ -213,15 +222,74 @@ func (l *eventLoop) run() {
 // connections (redis-benchmark, a pool) find many replies at once when
 // it wakes: at pipeline 16 that was worth 5-30% of throughput here
 // (docs/benchmarks.md).
-func (l *eventLoop) flushAll() {
-	for i, c := range l.pending {
-		l.pending[i] = nil
+//
+// Under appendfsync always it is also the group commit: replies whose AOF
+// position is not durable yet stay pending, and one fsync, started by
+// the first of them to ask, covers the writes of every client of the
+// round (Redis fsyncs once per round in beforeSleep). The loop does not
+// wait for it: it goes on serving clients, whose writes gather for the
+// next fsync, and the end of the fsync wakes it (syncWake) to write what
+// it covered. With block (shutdown, a busy script) it waits instead.
+func (l *eventLoop) flushAll(block bool) {
+	keep := l.pending[:0]
+	var hold int64
+	for _, c := range l.pending {
+		if !c.inLoop {
+			// Dropped or handed off since it joined the list, its
+			// replies written first (serve): no longer the loop's.
+			c.inPending = false
+			continue
+		}
+		if !block && c.wpending && l.held(c) {
+			keep = append(keep, c)
+			hold = max(hold, c.syncAt)
+			continue
+		}
+		c.inPending = false
 		l.flush(c)
 		if c.handoff == handoffWrite && c.inLoop {
 			l.handoffTo(c, false)
 		}
 	}
-	l.pending = l.pending[:0]
+	clear(l.pending[len(keep):])
+	l.pending = keep
+	l.wakes.wakeAll()
+	if hold > l.asked.Load() {
+		l.asked.Store(hold)
+		if l.s.Env.Persistence().Durable(hold, l.syncWake) {
+			l.asked.Store(0)
+			l.wake() // durable meanwhile: the next round writes them
+		}
+	}
+}
+
+// held reports whether c's staged replies wait for an AOF position that
+// is not durable yet.
+func (l *eventLoop) held(c *client) bool {
+	if c.syncAt == 0 {
+		return false
+	}
+	if l.s.Env.Persistence().Durable(c.syncAt, nil) {
+		c.syncAt = 0
+		return false
+	}
+	return true
+}
+
+// syncWake is called by durability when the fsync the loop asked for has
+// ended (on its goroutine: it only signals).
+func (l *eventLoop) syncWake() {
+	l.asked.Store(0)
+	l.wake()
+}
+
+// addPending puts c in the list of clients whose replies the round's end
+// writes (once: a held client may be served again meanwhile).
+func (l *eventLoop) addPending(c *client) {
+	if !c.inPending {
+		c.inPending = true
+		l.pending = append(l.pending, c)
+	}
 }
 
 // flush writes c's pending replies (a socket that does not take them
@@ -236,8 +304,9 @@ func (l *eventLoop) flush(c *client) {
 // wait returns the ready events: at once when there are some (or block is
 // false), else after blocking until there are. The first try is a raw
 // system call, which keeps the processor; only a wait that blocks goes
-// through the runtime's system-call path.
-func (l *eventLoop) wait(events []unix.EpollEvent, block bool) int {
+// through the runtime's system-call path, after polling on for
+// io-event-loop-spin-us when spin is set.
+func (l *eventLoop) wait(events []unix.EpollEvent, block, spin bool) int {
 	var spinUntil time.Time
 	for {
 		n, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
@@ -254,11 +323,11 @@ func (l *eventLoop) wait(events []unix.EpollEvent, block bool) int {
 			// wake-up); polling a little longer finds the next requests
 			// already there, as a busy Redis does (docs/design.md).
 			if spinUntil.IsZero() {
-				spin := l.s.Cfg.Int(config.EventLoopSpin)
-				if spin == 0 {
+				us := l.s.Cfg.Int(config.EventLoopSpin)
+				if us == 0 || !spin {
 					break
 				}
-				spinUntil = time.Now().Add(time.Duration(spin) * time.Microsecond)
+				spinUntil = time.Now().Add(time.Duration(us) * time.Microsecond)
 				continue
 			}
 			if time.Now().Before(spinUntil) {
@@ -323,13 +392,19 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 			}
 		}
 	}()
-	l.flush(c) // served again in the same round (kicked)
+	if !l.held(c) {
+		// Served again in the same round (kicked). Replies that wait for
+		// the AOF stay pending: the next ones join them (stage).
+		l.flush(c)
+	}
 	if c.sess.Killed.Load() || c.sess.CloseAfterReply {
 		// Killed, or the busy server answered SHUTDOWN NOSAVE / QUIT.
+		l.flush(c)
 		l.drop(c)
 		return
 	}
 	if c.handoff != handoffNone {
+		l.flush(c)
 		l.handoffTo(c, false)
 		return
 	}
@@ -342,6 +417,7 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 			return
 		}
 	} else {
+		l.flush(c)
 		l.drop(c)
 		return
 	}
@@ -356,13 +432,15 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 			l.want.Store(false)
 			l.cur = nil
 			c.deferWrite = false
+			c.roundWakes = nil
 		}()
 		c.deferWrite = true
+		c.roundWakes = &l.wakes
 		quit = c.consume()
 	}()
 	if c.wpending {
 		if c.handoff == handoffNone && !quit {
-			l.pending = append(l.pending, c)
+			l.addPending(c)
 		} else {
 			l.flush(c)
 		}
@@ -428,7 +506,7 @@ func (l *eventLoop) handoffTo(c *client, quit bool) {
 
 // closeAll closes the loop's clients at shutdown.
 func (l *eventLoop) closeAll() {
-	l.flushAll()
+	l.flushAll(true)
 	l.admit()
 	for _, c := range l.byFD {
 		if c != nil {
@@ -514,7 +592,7 @@ func (l *eventLoop) busyServe() {
 	}
 	// The script may run for long: the replies of the clients served
 	// before it in this round go out now.
-	l.flushAll()
+	l.flushAll(true)
 	events := make([]unix.EpollEvent, 64)
 	for serving() {
 		l.admit() // clients accepted since the loop last polled

@@ -45,6 +45,9 @@ type aofState struct {
 	loadTrunc  bool
 	initOnce   sync.Once
 	rewriteEnd chan struct{}
+	// bg is the rewrite's base being written from the keyspace's
+	// snapshot (with aof-use-rdb-preamble yes), nil otherwise.
+	bg *persist.Background
 }
 
 func (d *Durability) aofs() *aofState {
@@ -229,20 +232,19 @@ func (d *Durability) openAOF() error {
 	return nil
 }
 
-// AOFFlush writes the AOF bytes of the batch that just ran, before its
-// replies are staged (under the server lock). Under appendfsync always it
-// returns the offset AOFWait must see on disk before the replies leave;
-// with syncNow (a client whose replies may be sent by another goroutine
-// as soon as they are staged) it syncs here instead.
+// AOFFlush is called when a batch has run, before its replies are staged
+// (under the server lock). It returns the offset AOFWait or AOFDurable
+// must reach before the replies leave: the batch's AOF bytes written, and
+// under appendfsync always synced; with syncNow (a client whose replies
+// may be sent by another goroutine as soon as they are staged) it waits
+// here instead. The bytes of a whole round are written together, by the
+// first of its replies that needs them.
 func (d *Durability) AOFFlush(syncNow bool) int64 {
 	a := d.aof.a
 	if a == nil {
 		return 0
 	}
-	off := a.Flush()
-	if a.Failing() && d.aofPolicy() == aof.FsyncAlways {
-		d.aofFatal("Can't recover from AOF write error when the AOF fsync policy is 'always'", a.Err())
-	}
+	off := a.Fed() // written by the first reply to need it (AOFWait, AOFDurable)
 	if syncNow {
 		d.AOFWait(off)
 		return 0
@@ -282,10 +284,37 @@ func (d *Durability) AOFWait(off int64) {
 	if off != 0 {
 		if a := d.aof.live.Load(); a != nil {
 			if err := a.WaitDurable(off); err != nil {
-				d.aofFatal("Can't persist AOF for fsync error when the AOF fsync policy is 'always'", err)
+				d.aofFailed(a, err)
 			}
 		}
 	}
+}
+
+// AOFDurable is AOFWait that does not wait: it reports whether off is on
+// disk and otherwise starts the group fsync that will put it there, which
+// calls wake when it ends (aof.AOF.Durable). Call it without the lock.
+func (d *Durability) AOFDurable(off int64, wake func()) bool {
+	if off == 0 {
+		return true
+	}
+	a := d.aof.live.Load()
+	if a == nil {
+		return true // closed: Close synced it
+	}
+	ok, err := a.Durable(off, wake)
+	if err != nil {
+		d.aofFailed(a, err)
+	}
+	return ok
+}
+
+// aofFailed ends the process on a write or fsync error under appendfsync
+// always, with Redis's words.
+func (d *Durability) aofFailed(a *aof.AOF, err error) {
+	if a.Failing() {
+		d.aofFatal("Can't recover from AOF write error when the AOF fsync policy is 'always'", err)
+	}
+	d.aofFatal("Can't persist AOF for fsync error when the AOF fsync policy is 'always'", err)
 }
 
 // stopAOF closes the AOF (appendonly no).
@@ -383,16 +412,40 @@ func (d *Durability) startRewrite() error {
 	}
 	keep := a.CurrentIncrSeq()
 	seq := a.NextBaseSeq()
-	base, rdbBase := d.aofBase()
-	bn := aof.BaseName(a.Name, seq, rdbBase)
+	var write func() error
+	var bn string
+	if d.e.Cfg.Bool(config.AOFUseRDBPreamble) {
+		// The base is the keyspace at this moment, written from its
+		// snapshot a slice at a time as BGSAVE does: no copy of the data
+		// under the lock (persist.Background).
+		bn = aof.BaseName(a.Name, seq, true)
+		opt := d.saveOptions()
+		opt.Path = filepath.Join(a.Dir, bn)
+		opt.Aux = append(append([]string(nil), opt.Aux...), "aof-base", "1")
+		bg := persist.StartBackground(d.e.KS, d.lock, opt)
+		st.bg = bg
+		write = func() error {
+			err := bg.Run()
+			if err == nil {
+				d.e.Log.Info(fmt.Sprintf("AOF base written from the snapshot (%d keys, %d slices, longest hold of the lock %.3f ms)",
+					bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000))
+			}
+			return err
+		}
+	} else {
+		base, _ := d.aofBase()
+		bn = aof.BaseName(a.Name, seq, false)
+		write = func() error { return aof.WriteFile(filepath.Join(a.Dir, bn), base) }
+	}
 	st.rewriting, st.started = true, time.Now()
 	st.rewriteEnd = make(chan struct{})
 	lock := d.lock
 	d.e.Log.Info("Background append only file rewriting started")
 	go func() {
-		err := aof.WriteFile(filepath.Join(a.Dir, bn), base)
+		err := write()
 		lock.Lock()
 		defer lock.Unlock()
+		st.bg = nil
 		if err == nil && st.a == a {
 			err = a.Install(bn, seq, keep)
 		}
@@ -411,6 +464,14 @@ func (d *Durability) startRewrite() error {
 		close(st.rewriteEnd)
 	}()
 	return nil
+}
+
+// cancelRewrite drops the snapshot of a rewrite in progress (DEBUG
+// RELOAD replaces the keyspace it reads); the rewrite then fails.
+func (d *Durability) cancelRewrite() {
+	if bg := d.aofs().bg; bg != nil {
+		bg.Cancel()
+	}
 }
 
 // writeFreshAOF writes the data now as the next base of the AOF
@@ -530,6 +591,17 @@ func (d *Durability) infoPersistenceAOF(b *engine.InfoBuilder) {
 		b.KV("aof_buffer_length", "0")
 		b.KV("aof_pending_bio_fsync", "0")
 		b.KV("aof_delayed_fsync", "0")
+		// Abacus's own: the fsyncs of this AOF (every policy) and the
+		// write commands they covered; under appendfsync always their
+		// ratio is the group commit's writes per fsync.
+		fsyncs, cmds := st.a.CommitStats()
+		b.Int("aof_fsync_count", fsyncs)
+		b.Int("aof_fsync_commands", cmds)
+		per := 0.0
+		if fsyncs > 0 {
+			per = float64(cmds) / float64(fsyncs)
+		}
+		b.KV("aof_commands_per_fsync", strconv.FormatFloat(per, 'f', 2, 64))
 	}
 }
 

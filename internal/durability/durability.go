@@ -45,6 +45,10 @@ func (d *Durability) Flush(syncNow bool) int64 { return d.AOFFlush(syncNow) }
 // Wait waits until the AOF is on disk up to pos (AOFWait).
 func (d *Durability) Wait(pos int64) { d.AOFWait(pos) }
 
+// Durable reports whether the AOF is on disk up to pos, and otherwise
+// has wake called when the group fsync covering it ends (AOFDurable).
+func (d *Durability) Durable(pos int64, wake func()) bool { return d.AOFDurable(pos, wake) }
+
 // Cron starts the saves and rewrites that are due and follows appendonly
 // changed at run time; it takes the lock.
 func (d *Durability) Cron() {
@@ -60,6 +64,7 @@ func (d *Durability) FlushAll() { d.flushallSave() }
 // back in place of the data.
 func (d *Durability) Reload(save bool) error {
 	d.cancelBgsave()
+	d.cancelRewrite()
 	if save {
 		if err := d.saveNow(false); err != nil {
 			return errReloadSave

@@ -157,12 +157,17 @@ func cmdBgsave(c *engine.Ctx) {
 		}
 		schedule = true
 	}
-	_ = schedule // only an AOF rewrite would make it matter; there is none
 	d := of(c.Env)
 	p := d.ps()
 	switch {
 	case p.bg != nil:
 		c.Error("ERR Background save already in progress")
+	case d.aofs().rewriting && schedule:
+		// One snapshot at a time, as Redis runs one child.
+		p.scheduled = true
+		c.W.Simple("Background saving scheduled")
+	case d.aofs().rewriting:
+		c.Error("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 	case c.Nested():
 		// Inside EXEC, as Redis's server.in_exec: the save starts later.
 		p.scheduled = true
@@ -252,8 +257,8 @@ func (d *Durability) PersistCron() {
 	d.lock.Lock()
 	defer d.lock.Unlock()
 	p := d.ps()
-	if p.bg != nil {
-		return
+	if p.bg != nil || d.aofs().rewriting {
+		return // one snapshot at a time
 	}
 	if p.scheduled {
 		d.startBgsave()

@@ -49,6 +49,9 @@ type Waiter struct {
 	out      resp.Writer   // the reply, once done
 	done     bool
 	wake     func()
+	// onTimeout writes the timeout reply of a wait that no key ends
+	// (BlockFor); nil means a null array.
+	onTimeout func(w *resp.Writer)
 }
 
 // Deadline is when the wait times out (unix ms), or 0 for never.
@@ -328,9 +331,35 @@ func (e *Env) TimeoutWait(w *Waiter, now int64) bool {
 	if w.deadline == 0 || now < w.deadline {
 		return false
 	}
-	w.out.NullArray()
+	if w.onTimeout != nil {
+		w.onTimeout(&w.out)
+	} else {
+		w.out.NullArray()
+	}
 	e.endWait(w)
 	return true
+}
+
+// BlockFor parks the client until FinishWait ends its wait (no key does)
+// or deadline (unix ms, 0 for never) passes, when onTimeout writes the
+// reply (WAIT). It returns nil, registering nothing, when the client may
+// not block (MULTI/EXEC, scripts).
+func (c *Ctx) BlockFor(deadline int64, onTimeout func(w *resp.Writer)) *Waiter {
+	if !c.Block(keyspace.TypeString, nil, deadline) { // no keys: the type is never consulted
+		return nil
+	}
+	w := c.Env.blk.byID[c.S.ID]
+	w.onTimeout = onTimeout
+	return w
+}
+
+// FinishWait ends a BlockFor wait with the reply reply writes.
+func (e *Env) FinishWait(w *Waiter, reply func(w *resp.Writer)) {
+	if w.done {
+		return
+	}
+	reply(&w.out)
+	e.endWait(w)
 }
 
 // CancelWait ends w without a reply: its connection is gone.

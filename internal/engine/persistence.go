@@ -14,7 +14,8 @@ import (
 // SetPersistence. The engine calls it at fixed points and never touches a
 // file itself; the AOF reads the effect stream through a PropSink.
 //
-// Every method is called with the server lock held, except Wait and Cron.
+// Every method is called with the server lock held, except Wait, Durable
+// and Cron.
 type Persistence interface {
 	// Refusal is the error a write (or PING) gets while data cannot reach
 	// the disk (MISCONF), "" while writes may go on.
@@ -26,6 +27,11 @@ type Persistence interface {
 	Flush(syncNow bool) int64
 	// Wait blocks until pos is durable.
 	Wait(pos int64)
+	// Durable reports whether pos is durable; if not, it starts the sync
+	// that will make it so and, unless wake is nil, calls wake once that
+	// sync has ended (on another goroutine: wake must only signal). It
+	// lets an event loop serve others while the disk works.
+	Durable(pos int64, wake func()) bool
 	// Cron runs the periodic work (save points, scheduled saves and
 	// rewrites, appendonly changed at run time); it takes the lock.
 	Cron()
@@ -66,6 +72,7 @@ type noPersistence struct{}
 func (noPersistence) Refusal() string                 { return "" }
 func (noPersistence) Flush(bool) int64                { return 0 }
 func (noPersistence) Wait(int64)                      {}
+func (noPersistence) Durable(int64, func()) bool      { return true }
 func (noPersistence) Cron()                           {}
 func (noPersistence) FlushAll()                       {}
 func (noPersistence) ShutdownSave(_, _, _ bool) error { return nil }
