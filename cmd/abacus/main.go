@@ -121,6 +121,16 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 
 	srv := conn.New(cfg, conn.Options{Logger: log})
 	srv.Env.Version = version
+	if err := srv.Env.LoadUsers(); err != nil { // user lines or aclfile (internal/acl)
+		var fe *config.FileError
+		if errors.As(err, &fe) {
+			fmt.Fprintf(stderr, "\n%s\n%s\n", config.FatalBanner, fe)
+		} else {
+			log.Warn(err.Error())
+		}
+		srv.Close()
+		return 1
+	}
 	if pidfile := cfg.Str(config.PidFile); pidfile != "" {
 		if err := os.WriteFile(pidfile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
 			log.Warn("Failed to write PID file: " + config.ErrnoText(err))
@@ -129,6 +139,26 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 		}
 	}
 	log.Info(fmt.Sprintf("Running mode=standalone, port=%d.", cfg.Int(config.Port)))
+	// The sockets are bound before the data loads, as Redis's initServer
+	// does: a port in use fails the start at once, not after the load.
+	lns, err := srv.Listen()
+	if err != nil {
+		log.Warn(err.Error())
+		log.Warn(fmt.Sprintf("Failed listening on port %d (tcp), aborting.", cfg.Int(config.Port)))
+		srv.Close()
+		return 1
+	}
+	var unixLn net.Listener
+	if path := cfg.Str(config.UnixSocket); path != "" {
+		unixLn, err = listenUnix(path, cfg.Int(config.UnixSocketPerm))
+		if err != nil {
+			log.Warn(fmt.Sprintf("Failed opening Unix socket: %s", err))
+			closeAll(lns)
+			srv.Close()
+			return 1
+		}
+		defer os.Remove(path)
+	}
 	log.Info("Server initialized")
 	// The RDB file loads whole into a fresh keyspace or not at all: a bad
 	// file stops the start.
@@ -155,6 +185,10 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 	srv.Unlock()
 	if err != nil {
 		log.Warn(err.Error())
+		closeAll(lns)
+		if unixLn != nil {
+			unixLn.Close()
+		}
 		srv.Close()
 		return 1
 	}
@@ -174,48 +208,49 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 	}
 
 	errc := make(chan error, 2)
-	if path := cfg.Str(config.UnixSocket); path != "" {
-		ln, err := listenUnix(path, cfg.Int(config.UnixSocketPerm))
-		if err != nil {
-			log.Warn(fmt.Sprintf("Failed opening Unix socket: %s", err))
-			srv.Close()
-			return 1
-		}
-		defer os.Remove(path)
-		go func() { errc <- srv.Serve(ln) }()
+	if unixLn != nil {
+		go func() { errc <- srv.Serve(unixLn) }()
 	}
-	go func() { errc <- srv.ListenAndServe() }()
+	go func() { errc <- srv.Serve(lns...) }()
 
-	select {
-	case err := <-errc:
-		if err != nil {
-			log.Warn(err.Error())
-			log.Warn(fmt.Sprintf("Failed listening on port %d (tcp), aborting.", cfg.Int(config.Port)))
-			srv.Close()
-			return 1
+	for {
+		select {
+		case err := <-errc:
+			if err != nil {
+				log.Warn(err.Error())
+				srv.Close()
+				return 1
+			}
+		case sig := <-sigs:
+			name := "SIGTERM"
+			if sig == syscall.SIGINT {
+				name = "SIGINT"
+			}
+			log.Warn("Received " + name + " scheduling shutdown...")
+			log.Warn("User requested shutdown...")
+			// As Redis: save when save points are configured, unless
+			// shutdown-on-sigterm / shutdown-on-sigint say save or
+			// nosave; a failed save keeps the server up unless force.
+			flags := " " + cfg.Str(config.ShutdownOnSigterm) + " "
+			if sig == syscall.SIGINT {
+				flags = " " + cfg.Str(config.ShutdownOnSigint) + " "
+			}
+			srv.Lock()
+			err := dur.ShutdownSave(strings.Contains(flags, " save "), strings.Contains(flags, " nosave "), strings.Contains(flags, " force "))
+			srv.Unlock()
+			if err != nil {
+				continue // logged by ShutdownSave; the data stays served
+			}
+		case <-srv.ShutdownRequested:
 		}
-	case sig := <-sigs:
-		name := "SIGTERM"
-		if sig == syscall.SIGINT {
-			name = "SIGINT"
-		}
-		log.Warn("Received " + name + " scheduling shutdown...")
-		log.Warn("User requested shutdown...")
-		// As Redis: save when save points are configured, unless
-		// shutdown-on-sigterm / shutdown-on-sigint say save or nosave.
-		flags := " " + cfg.Str(config.ShutdownOnSigterm) + " "
-		if sig == syscall.SIGINT {
-			flags = " " + cfg.Str(config.ShutdownOnSigint) + " "
-		}
-		srv.Lock()
-		err := dur.ShutdownSave(strings.Contains(flags, " save "), strings.Contains(flags, " nosave "), true)
-		srv.Unlock()
-		if err != nil {
-			log.Warn(err.Error())
-		}
-	case <-srv.ShutdownRequested:
+		return shutdown(srv, dur, log, sigs)
 	}
-	return shutdown(srv, dur, log, sigs)
+}
+
+func closeAll(lns []net.Listener) {
+	for _, ln := range lns {
+		ln.Close()
+	}
 }
 
 // shutdown stops the server gracefully: no new connections, the batches

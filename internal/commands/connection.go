@@ -1,11 +1,7 @@
 package commands
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
-
 	"github.com/abacusdb/abacus/internal/ascii"
-	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -98,20 +94,23 @@ func redact(c *engine.Ctx, i int) {
 	}
 }
 
-// checkPassword reports whether user/pass authenticate as the default user
-// (the only user until ACLs exist). Without requirepass the default user
-// has nopass and any password is accepted. Passwords are compared through
-// their SHA-256 digests in constant time, as Redis does, so that neither
-// the content nor the length of the password shows in the timing.
-func checkPassword(c *engine.Ctx, user, pass []byte) bool {
-	userOK := subtle.ConstantTimeCompare(user, []byte("default"))
-	want := c.Env.Cfg.Str(config.RequirePass)
-	if want == "" {
-		return userOK == 1
+// authenticate logs the session in as user when pass is one of its
+// passwords (or it has nopass) and it is on; passwords are compared
+// through their SHA-256 digests in constant time (acl.User.CheckPassword).
+// A failure is counted and logged in ACL LOG, as Redis does.
+func authenticate(c *engine.Ctx, user, pass []byte) bool {
+	u := c.Env.ACL.User(string(user))
+	if u == nil || !u.CheckPassword(pass) {
+		c.Env.ACLAuthFailed(c.S, string(user), string(c.Args[0]))
+		return false
 	}
-	got, exp := sha256.Sum256(pass), sha256.Sum256([]byte(want))
-	passOK := subtle.ConstantTimeCompare(got[:], exp[:])
-	return userOK&passOK == 1
+	c.S.Authed = true
+	c.S.User = u.Name
+	c.S.ACLUser = u
+	if u == c.Env.ACL.Default {
+		c.S.ACLUser = nil
+	}
+	return true
 }
 
 // AUTH <password> | AUTH <username> <password>
@@ -133,12 +132,10 @@ func cmdAuth(c *engine.Ctx) {
 		c.Error(engine.ErrAuthNoPass)
 		return
 	}
-	if !checkPassword(c, user, pass) {
+	if !authenticate(c, user, pass) {
 		c.Error(engine.ErrWrongPass)
 		return
 	}
-	c.S.Authed = true
-	c.S.User = "default"
 	c.W.OK()
 }
 
@@ -181,12 +178,10 @@ func cmdHello(c *engine.Ctx) {
 			user, pass := c.Args[j+1], c.Args[j+2]
 			redact(c, j+1)
 			redact(c, j+2)
-			if !checkPassword(c, user, pass) {
+			if !authenticate(c, user, pass) {
 				c.Error(engine.ErrWrongPass)
 				return
 			}
-			c.S.Authed = true
-			c.S.User = "default"
 			j += 2
 		case ascii.EqualFold(c.Args[j], "setname") && more >= 1:
 			if !validName(c.Args[j+1]) {
@@ -243,5 +238,6 @@ func cmdReset(c *engine.Ctx) {
 	}
 	c.S.Authed = !c.Env.AuthRequired()
 	c.S.User = "default"
+	c.S.ACLUser = nil
 	c.W.Simple("RESET")
 }

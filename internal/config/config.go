@@ -87,9 +87,17 @@ type Config struct {
 	// File is the absolute path of the config file the server was started
 	// with ("" when none); CONFIG REWRITE writes it.
 	File string
+	// Users are the config's "user" lines, kept for the ACL layer
+	// (engine.Env.LoadUsers) with their line for its errors.
+	Users []UserLine
 	// OnChange is called after a successful Set of any parameter (under the
 	// caller's lock), so that the server can apply it (for example hz).
 	OnChange func(id ID)
+	// Verify, when set, is asked after CONFIG SET stored its values
+	// whether the server can apply a parameter's new value (TLS files
+	// that load); an error undoes the whole CONFIG SET, as a Param's
+	// Apply does.
+	Verify func(id ID) error
 }
 
 // New returns a Config holding every parameter's default.
@@ -439,10 +447,14 @@ func (c *Config) SetMany(pairs [][2]string, local bool) error {
 		c.put(t.p, t.n, t.s)
 	}
 	for _, t := range todo {
-		if t.p.Apply == nil {
-			continue
+		var err error
+		if t.p.Apply != nil {
+			err = t.p.Apply(c.nums[t.p.id].Load())
 		}
-		if err := t.p.Apply(c.nums[t.p.id].Load()); err != nil {
+		if err == nil && c.Verify != nil {
+			err = c.Verify(ID(t.p.id))
+		}
+		if err != nil {
 			for i := len(todo) - 1; i >= 0; i-- {
 				c.nums[todo[i].p.id].Store(old[i].n)
 				c.strs[todo[i].p.id].Store(old[i].s)

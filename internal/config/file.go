@@ -90,6 +90,13 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("Reading the configuration file, at line %d\n>>> '%s'\n%s", e.Line, e.Text, e.Msg)
 }
 
+// UserLine is a "user <name> <rules...>" line of the config.
+type UserLine struct {
+	Line int
+	Text string
+	Args []string // the name, then the rules
+}
+
 // OpenError is a config file that cannot be read.
 type OpenError struct {
 	Path string
@@ -199,6 +206,10 @@ func (l *loader) load(text string, depth int) error {
 			continue
 		}
 		if deprecated[name] {
+			continue
+		}
+		if name == "user" && len(args) >= 1 {
+			l.c.Users = append(l.c.Users, UserLine{Line: n + 1, Text: line, Args: args})
 			continue
 		}
 		if name == "include" && len(args) == 1 {

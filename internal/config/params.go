@@ -145,6 +145,26 @@ const (
 	ScriptTransactional
 	EventLoop
 	EventLoopSpin
+	// TLS (internal/conn/tls.go).
+	TLSCertFile
+	TLSKeyFile
+	TLSKeyFilePass
+	TLSClientCertFile
+	TLSClientKeyFile
+	TLSClientKeyFilePass
+	TLSDHParamsFile
+	TLSCACertFile
+	TLSCACertDir
+	TLSAuthClients
+	TLSProtocols
+	TLSCiphers
+	TLSCiphersuites
+	TLSPreferServerCiphers
+	TLSSessionCaching
+	TLSSessionCacheSize
+	TLSSessionCacheTimeout
+	TLSReplication
+	TLSCluster
 
 	// Abacus's own HTTP endpoint (internal/httpapi).
 	HTTPPort
@@ -266,7 +286,7 @@ var table = []*Param{
 	ReplicaAnnounced:             boolP("replica-announced", "yes"),
 	ReplicaIgnoreDiskWriteErrors: boolP("replica-ignore-disk-write-errors", "no"),
 	ClusterEnabled:               boolP("cluster-enabled", "no").immutable().validate(checkClusterEnabled),
-	TLSPort:                      intP("tls-port", "0", 0, 65535).immutable().validate(checkTLSPort),
+	TLSPort:                      intP("tls-port", "0", 0, 65535).immutable(),
 
 	MaxMemorySamples:          intP("maxmemory-samples", "5", 1, maxInt32),
 	MaxMemoryEvictionTenacity: intP("maxmemory-eviction-tenacity", "10", 0, 100),
@@ -305,6 +325,27 @@ var table = []*Param{
 	// Abacus's own: how long (µs) an event loop polls for more events
 	// before it sleeps.
 	EventLoopSpin: intP("io-event-loop-spin-us", "50", 0, 1000000),
+	// TLS, as Redis 7.0 names them; the files are read again when one of
+	// them changes (CONFIG SET), for connections made after.
+	TLSCertFile:            strP("tls-cert-file", ""),
+	TLSKeyFile:             strP("tls-key-file", ""),
+	TLSKeyFilePass:         strP("tls-key-file-pass", "").sensitive(),
+	TLSClientCertFile:      strP("tls-client-cert-file", ""),
+	TLSClientKeyFile:       strP("tls-client-key-file", ""),
+	TLSClientKeyFilePass:   strP("tls-client-key-file-pass", "").sensitive(),
+	TLSDHParamsFile:        strP("tls-dh-params-file", ""),
+	TLSCACertFile:          strP("tls-ca-cert-file", ""),
+	TLSCACertDir:           strP("tls-ca-cert-dir", ""),
+	TLSAuthClients:         enumP("tls-auth-clients", "yes", "no", "yes", "optional"),
+	TLSProtocols:           strP("tls-protocols", ""),
+	TLSCiphers:             strP("tls-ciphers", ""),
+	TLSCiphersuites:        strP("tls-ciphersuites", ""),
+	TLSPreferServerCiphers: boolP("tls-prefer-server-ciphers", "no"),
+	TLSSessionCaching:      boolP("tls-session-caching", "yes"),
+	TLSSessionCacheSize:    intP("tls-session-cache-size", "20480", 0, maxInt32),
+	TLSSessionCacheTimeout: intP("tls-session-cache-timeout", "300", 0, maxInt32),
+	TLSReplication:         boolP("tls-replication", "no"),
+	TLSCluster:             boolP("tls-cluster", "no"),
 	// Abacus's own: the HTTP endpoint for /metrics, the health checks and
 	// the dashboard (internal/httpapi); port 0 keeps it off.
 	HTTPPort:            intP("http-port", "0", 0, 65535).immutable(),

@@ -177,13 +177,6 @@ func checkClusterEnabled(v string) error {
 	return nil
 }
 
-func checkTLSPort(v string) error {
-	if v != "0" {
-		return verr("Abacus does not support TLS yet: tls-port must be 0")
-	}
-	return nil
-}
-
 func canonReplicaOf(_ string, args []string) (string, error) {
 	if len(args) == 1 && args[0] == "" {
 		return "", nil

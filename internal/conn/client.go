@@ -175,7 +175,7 @@ func (s *Server) accept(conn net.Conn) {
 		Proto: 2, Created: now, LastCmdAt: now, User: "default", FD: connFD(conn),
 	}
 	sess.LastIO.Store(now)
-	sess.Authed = s.Cfg.Str(config.RequirePass) == ""
+	sess.Authed = !s.Env.AuthRequired()
 	c := &client{srv: s, sess: sess, w: resp.Writer{Proto: 2}, fd: -1}
 	sess.Push = c.push
 	tc, isTCP := conn.(*net.TCPConn)
@@ -635,6 +635,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 			return i + 1, false, c.sess.Killed.Load(), false
 		}
 		if c.sess.CloseAfterReply {
+			c.dropUnsent()
 			return i + 1, false, true, false
 		}
 		if c.sess.Authed != authed || s.Cfg.Int(config.ProtoMaxBulkLen) != maxBulk {
@@ -823,6 +824,15 @@ func (c *client) joinPending() {
 		return
 	}
 	c.wpendLen = len(c.w.Buf)
+}
+
+// dropUnsent discards the replies not yet written when the session asks
+// to close without them (engine.Session.DropReplies); a deferred write
+// then ends with nothing to write.
+func (c *client) dropUnsent() {
+	if c.sess.DropReplies {
+		c.w.Buf, c.wpendLen = c.w.Buf[:0], 0
+	}
 }
 
 func (c *client) resetOut() {

@@ -658,6 +658,7 @@ func (l *eventLoop) busyClient(c *client) {
 		}
 		c.applyReplyMode(mark)
 		if c.sess.CloseAfterReply || c.sess.Killed.Load() {
+			c.dropUnsent()
 			l.kickLocked(c)
 			break
 		}

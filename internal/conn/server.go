@@ -58,6 +58,7 @@ type Server struct {
 	// obl is client-output-buffer-limit parsed (outlimit.go); inPeak and outPeak
 	// are the largest input and unread output a client had in each of
 	// the last seconds (inputmem.go, outlimit.go).
+	tls             tlsState // tls.go
 	obl             atomic.Pointer[outLimits]
 	inPeak, outPeak peakWindow
 	peakSec         atomic.Int64 // unix second of the cron's last tick (peakSecond)
@@ -86,6 +87,22 @@ func New(cfg *config.Config, opt Options) *Server {
 	}
 	s.Env = engine.NewEnv(ks, cfg, opt.Clock, opt.Logger)
 	s.Env.Host = s
+	prev := cfg.OnChange
+	cfg.OnChange = func(id config.ID) {
+		if prev != nil {
+			prev(id)
+		}
+		s.reloadTLS(id)
+	}
+	prevVerify := cfg.Verify
+	cfg.Verify = func(id config.ID) error {
+		if prevVerify != nil {
+			if err := prevVerify(id); err != nil {
+				return err
+			}
+		}
+		return s.verifyTLS(id)
+	}
 	for i := int64(0); i < cfg.Int(config.IOThreads); i++ {
 		if l := newEventLoop(s); l != nil {
 			s.loops = append(s.loops, l)
@@ -107,6 +124,18 @@ func (s *Server) Unlock() { s.mu.Unlock() }
 
 // ListenAndServe binds the configured addresses and serves until Close.
 func (s *Server) ListenAndServe() error {
+	lns, err := s.Listen()
+	if err != nil {
+		return err
+	}
+	return s.Serve(lns...)
+}
+
+// Listen binds the configured TCP addresses (bind, port) without serving
+// them yet: main binds before it loads the dataset, so that a port in use
+// fails the start at once, as Redis's initServer does, and connections
+// wait in the backlog while the data loads.
+func (s *Server) Listen() ([]net.Listener, error) {
 	port := int(s.Cfg.Int(config.Port))
 	var lns []net.Listener
 	for _, addr := range strings.Fields(s.Cfg.Str(config.Bind)) {
@@ -124,7 +153,7 @@ func (s *Server) ListenAndServe() error {
 			for _, l := range lns {
 				l.Close()
 			}
-			return fmt.Errorf("could not create server TCP listening socket %s:%d: %w", addr, port, err)
+			return nil, fmt.Errorf("could not create server TCP listening socket %s:%d: %w", addr, port, err)
 		}
 		if port == 0 {
 			port = ln.Addr().(*net.TCPAddr).Port
@@ -132,9 +161,16 @@ func (s *Server) ListenAndServe() error {
 		lns = append(lns, ln)
 	}
 	if len(lns) == 0 {
-		return errors.New("no address to listen on")
+		return nil, errors.New("no address to listen on")
 	}
-	return s.Serve(lns...)
+	tlns, err := s.ListenTLS()
+	if err != nil {
+		for _, l := range lns {
+			l.Close()
+		}
+		return nil, err
+	}
+	return append(lns, tlns...), nil
 }
 
 // Serve accepts connections on the listeners until Close.

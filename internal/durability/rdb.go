@@ -302,8 +302,13 @@ func (d *Durability) ShutdownSave(save, nosave, force bool) error {
 		return nil
 	}
 	d.e.Log.Info("Saving the final RDB snapshot before exiting.")
-	if err := d.saveNow(true); err != nil && !force {
+	if err := d.saveNow(true); err != nil {
+		if force {
+			d.e.Log.Warn("Error trying to save the DB. Exit anyway.")
+			return nil
+		}
 		d.e.Log.Warn("Error trying to save the DB, can't exit.")
+		d.e.Log.Warn("Errors trying to shut down the server. Check the logs for more information.")
 		return errors.New("Errors trying to SHUTDOWN. Check logs.")
 	}
 	return nil

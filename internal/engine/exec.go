@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/acl"
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
@@ -54,6 +55,8 @@ type Env struct {
 	// watcher (ScriptBusyIn then says when the script is busy). It must
 	// be cheap and must not block.
 	ScriptStarted func()
+	// ACL holds the users, ACL LOG and the denial counters (acl.go).
+	ACL *acl.Registry
 
 	Stats    Stats
 	cmdStats map[string]*CmdStat
@@ -62,7 +65,8 @@ type Env struct {
 	latency  latencyMonitor
 	mu       sync.Mutex // guards cmdStats/errStats readers outside the lock
 
-	activeExpireOff atomic.Bool // DEBUG SET-ACTIVE-EXPIRE 0
+	activeExpireOff atomic.Bool  // DEBUG SET-ACTIVE-EXPIRE 0
+	xssLogged       atomic.Int64 // unix s of the last cross-protocol warning (security.go)
 	// dying is set by SHUTDOWN NOSAVE while a script is busy: the server
 	// exits under the script, so nothing it did may reach the disk.
 	dying atomic.Bool
@@ -155,6 +159,7 @@ func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slo
 		RunID: newRunID(), Version: "0.1.0",
 	}
 	e.makeExts()
+	e.initACL()
 	e.ps.init()
 	ks.Expired = e.keyExpired
 	ks.Added, ks.FieldsExpired = e.keyAdded, e.fieldsExpired
@@ -172,6 +177,7 @@ type Session struct {
 	DB        int
 	Authed    bool
 	User      string
+	ACLUser   *acl.User // nil: the default user
 	LibName   string
 	LibVer    string
 	Created   int64 // unix ms
@@ -187,6 +193,10 @@ type Session struct {
 	// CloseAfterReply asks the connection to close once this batch's
 	// replies are written (QUIT, protocol errors, CLIENT KILL of self).
 	CloseAfterReply bool
+	// DropReplies, with CloseAfterReply, closes without writing the
+	// replies not yet sent, as Redis's CLIENT_CLOSE_ASAP does (the
+	// cross-protocol guard, security.go).
+	DropReplies bool
 	// Killed is set by CLIENT KILL; the connection notices and closes.
 	Killed atomic.Bool
 	// Stats the connection keeps for CLIENT LIST.
@@ -276,7 +286,11 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if len(args) == 0 {
 		return
 	}
-	cmd, known, msg := e.check(s, s.lookupFor(args[0]), args)
+	found := s.lookupFor(args[0])
+	if found == nil && e.crossProtocol(s, args[0]) {
+		return
+	}
+	cmd, known, msg := e.check(s, found, args)
 	if msg != "" {
 		e.reject(s, w, known, args, msg)
 		return
@@ -314,6 +328,9 @@ func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Comm
 	}
 	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.AuthRequired() {
 		return nil, cmd, ErrNoAuth
+	}
+	if msg := e.aclCheck(s, cmd, args); msg != "" {
+		return nil, cmd, msg
 	}
 	if cmd.Flags&FlagWrite != 0 && e.readOnlyReplica.Load() && !strings.Contains(s.Flags, "M") {
 		return nil, cmd, ErrReadOnlyReplica
@@ -472,7 +489,7 @@ func (e *Env) call(ctx *Ctx, mark int) {
 }
 
 // AuthRequired reports whether the default user has a password.
-func (e *Env) AuthRequired() bool { return e.Cfg.Str(config.RequirePass) != "" }
+func (e *Env) AuthRequired() bool { return e.ACL.AuthRequired() }
 
 func (e *Env) cmdStat(name string) *CmdStat {
 	st := e.cmdStats[name]

@@ -52,7 +52,11 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 	}
 	// The checks Redis makes before the busy one. Lookup, not the
 	// session's cached lookupFor: this runs without the lock.
-	cmd, _, msg := e.check(s, Lookup(args[0]), args)
+	found := Lookup(args[0])
+	if found == nil && e.crossProtocol(s, args[0]) {
+		return true
+	}
+	cmd, _, msg := e.check(s, found, args)
 	if msg != "" {
 		e.busyError(s, w, msg)
 		return true

@@ -142,6 +142,7 @@ func (e *Env) RunScript(c *Ctx, run *ScriptRun, keys, args [][]byte) bool {
 	sess := st.sess
 	sess.DB = c.S.DB
 	sess.User = c.S.User
+	sess.ACLUser = c.S.ACLUser
 	sess.Proto = 2
 	run.caller = c.S
 	st.host.run = run
@@ -231,6 +232,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) []byte {
 		h.refuse(cmd, errScriptArity)
 	case cmd.Flags&FlagNoScript != 0:
 		h.refuse(cmd, errScriptNoScript)
+	case h.aclRefused(cmd, args):
 	case h.run.ReadOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
 		h.refuse(cmd, errScriptReadOnly)
 	default:

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/abacusdb/abacus/internal/acl"
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -78,6 +79,8 @@ type Command struct {
 	Handler    func(*Ctx)
 	Subs       map[string]*Command // subcommands by lower-case name
 	parent     *Command
+	acl        *acl.Command // the command in ACL rules (acl.go)
+	keyNeed    int          // the permissions its keys need (acl.go)
 }
 
 // KeywordSpec is a key spec that begins at a keyword searched from

@@ -343,6 +343,14 @@ func (vm *VM) luaLoadstring(L *lua.LState) int {
 	src := L.CheckString(1)
 	name := L.OptString(2, src)
 	chunkName := "[string \"" + firstLine(name) + "\"]"
+	if strings.HasPrefix(src, "\x1b") {
+		// Precompiled chunks are refused, as Redis's Lua refuses them
+		// (loading bytecode escapes the sandbox); this is the text
+		// Lua 5.1's lexer gives for the escape byte.
+		L.Push(lua.LNil)
+		L.Push(lua.LString(chunkName + ":1: unexpected symbol near 'char(27)'"))
+		return 2
+	}
 	// Compiled checkpointed whatever it holds: it may run in a chunk
 	// that runs without the kill context.
 	fn, _, err := vm.compile(src, chunkName, true)
