@@ -44,15 +44,22 @@ func sortedHGetAll(c *servertest.Conn, key string) string {
 	return strings.Join(pairs, " ")
 }
 
-func TestSlidingSameAsLua(t *testing.T) {
+// slidingPair starts Abacus and redis-server with sliding.lua loaded.
+func slidingPair(t *testing.T) (a, r *servertest.Conn, sha string) {
+	t.Helper()
 	red := servertest.Redis(t)
 	inst := servertest.Start(t)
-	a, r := inst.Raw(t), servertest.Dial(t, red.Addr)
+	a, r = inst.Raw(t), servertest.Dial(t, red.Addr)
 	lua := rlScript(t, "sliding.lua")
-	sha := script.SHA1(lua)
+	sha = script.SHA1(lua)
 	if got := r.Do("SCRIPT", "LOAD", lua); !strings.Contains(got, sha) {
 		t.Fatalf("SCRIPT LOAD: %q", got)
 	}
+	return a, r, sha
+}
+
+func TestSlidingSameAsLua(t *testing.T) {
+	a, r, sha := slidingPair(t)
 	// Limit sets: windows long enough that no key's TTL runs out in real
 	// time during the test (time moves through NOW); several precisions,
 	// a fixed window, a sub-second window next to a long one.
@@ -168,14 +175,7 @@ func TestClThrottleSameAsLua(t *testing.T) {
 // truncating disagree), against the script on redis-server: decisions,
 // replies and hashes equal over a random stream.
 func TestSlidingSubMillisecondSameAsLua(t *testing.T) {
-	red := servertest.Redis(t)
-	inst := servertest.Start(t)
-	a, r := inst.Raw(t), servertest.Dial(t, red.Addr)
-	lua := rlScript(t, "sliding.lua")
-	sha := script.SHA1(lua)
-	if got := r.Do("SCRIPT", "LOAD", lua); !strings.Contains(got, sha) {
-		t.Fatalf("SCRIPT LOAD: %q", got)
-	}
+	a, r, sha := slidingPair(t)
 	lims := []string{"3", "4", "1", "10", "9", "2", "1", "2", "0.25"}
 	for seed := int64(1); seed <= 3; seed++ {
 		rng := rand.New(rand.NewSource(seed))
