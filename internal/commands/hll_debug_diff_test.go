@@ -3,6 +3,10 @@ package commands_test
 import (
 	"strconv"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/abacusdb/abacus/internal/servertest"
 )
 
 // PFDEBUG and PFSELFTEST against redis-server: the encoding at every size
@@ -33,7 +37,6 @@ PFDEBUG ENCODING h
 PFDEBUG DECODE h
 GET h
 PFCOUNT h
-PFSELFTEST
 PFSELFTEST x
 `)
 	for _, max := range []string{"3000", "0", "100", "400", "1000", "5000"} {
@@ -70,4 +73,18 @@ PFDEBUG GETREG bad
 PFDEBUG TODENSE bad
 PFDEBUG ENCODING bad
 `)
+}
+
+// TestPfselftestDiff: PFSELFTEST passes on both (it takes seconds, holding
+// the server, so it runs without the connections' read timeout).
+func TestPfselftestDiff(t *testing.T) {
+	r := servertest.Redis(t)
+	inst := servertest.Start(t)
+	for name, addr := range map[string]string{"abacus": inst.Addr, "redis": r.Addr} {
+		c := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: -1})
+		if got, err := c.Do(servertest.Ctx, "PFSELFTEST").Result(); err != nil || got != "OK" {
+			t.Errorf("%s: PFSELFTEST %v %v", name, got, err)
+		}
+		c.Close()
+	}
 }

@@ -88,6 +88,7 @@ func (d *Durability) LoadAOF() error {
 		d.e.Log.Warn("DEBUG LOADAOF: " + err.Error())
 		return errLoadAOFNone
 	}
+	d.cancelBgsave() // its snapshot reads the data being replaced
 	d.e.KS.Adopt(keyspace.New(len(d.e.KS.DBs)))
 	if err := d.loadAOF(m); err != nil {
 		d.e.Log.Warn(err.Error())
