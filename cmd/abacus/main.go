@@ -27,8 +27,10 @@ import (
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"
+	"github.com/abacusdb/abacus/internal/httpapi"
 	_ "github.com/abacusdb/abacus/internal/metrics"
 	"github.com/abacusdb/abacus/internal/rdb"
+	"github.com/abacusdb/abacus/internal/replication"
 )
 
 // version is Abacus's own version (INFO abacus_version, --version).
@@ -132,6 +134,19 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 	// file stops the start.
 	dur := durability.New(srv.Env, srv)
 	dur.EnableAutoSave()
+	repl := replication.New(srv.Env, srv)
+	defer repl.Close()
+	// The HTTP endpoint starts before the data loads, so that /readyz can
+	// say it is loading.
+	web, err := startHTTP(srv, cfg)
+	if err != nil {
+		log.Warn(err.Error())
+		srv.Close()
+		return 1
+	}
+	if web != nil {
+		defer web.Close()
+	}
 	srv.Lock()
 	err = dur.LoadAtStartup() // the AOF when appendonly yes, else the RDB
 	if err == nil {
@@ -142,6 +157,20 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 		log.Warn(err.Error())
 		srv.Close()
 		return 1
+	}
+	if web != nil {
+		web.SetReady(true)
+	}
+	// replicaof: follow the primary once the local data is loaded (its
+	// snapshot then replaces it).
+	if v := cfg.Str(config.ReplicaOf); v != "" {
+		if host, port, ok := strings.Cut(v, " "); ok {
+			if n, err := strconv.Atoi(port); err == nil {
+				srv.Lock()
+				repl.Follow(host, n)
+				srv.Unlock()
+			}
+		}
 	}
 
 	errc := make(chan error, 2)
@@ -209,6 +238,23 @@ func shutdown(srv *conn.Server, dur *durability.Durability, log *slog.Logger, si
 	}
 	log.Warn("Abacus is now ready to exit, bye bye...")
 	return 0
+}
+
+// startHTTP starts the HTTP endpoint when http-port is set (nil when not).
+func startHTTP(srv *conn.Server, cfg *config.Config) (*httpapi.Server, error) {
+	port := cfg.Int(config.HTTPPort)
+	if port == 0 {
+		return nil, nil
+	}
+	addr := net.JoinHostPort(cfg.Str(config.HTTPBind), strconv.FormatInt(port, 10))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("could not listen on %s for HTTP: %w", addr, err)
+	}
+	web := httpapi.New(srv.Env, srv, httpapi.Limits{})
+	go web.Serve(ln)
+	srv.Log.Info("HTTP endpoint (metrics, health, dashboard) on http://" + ln.Addr().String() + "/")
+	return web, nil
 }
 
 // listenUnix listens on a unix socket, replacing a stale socket file, with

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/engine"
@@ -11,8 +12,8 @@ import (
 )
 
 // The CLIENT family (CLIENT UNBLOCK lives with the blocking commands, in
-// blocking.go). TRACKING/CACHING/GETREDIR/TRACKINGINFO wait for
-// client-side caching; until it exists those subcommands answer as unknown.
+// blocking.go; TRACKING, CACHING, GETREDIR and TRACKINGINFO with
+// client-side caching, in tracking.go).
 
 const (
 	clientAdmin = engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale
@@ -26,20 +27,24 @@ func init() {
 	engine.Register(&engine.Command{Name: "client", Arity: -2, Group: "connection",
 		Summary: "A container for client connection commands.", Since: "2.4.0", Complexity: "Depends on subcommand.",
 		Subs: map[string]*engine.Command{
-			"id":       sub(2, clientPlain, "Returns the unique client ID of the connection.", "5.0.0", "O(1)", cmdClientID),
-			"info":     sub(2, clientPlain, "Returns information about the connection.", "6.2.0", "O(1)", cmdClientInfo),
-			"list":     sub(-2, clientAdmin, "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections", cmdClientList),
-			"kill":     sub(-3, clientAdmin, "Terminates open connections.", "2.4.0", "O(N) where N is the number of client connections", cmdClientKill),
-			"setname":  sub(3, clientPlain, "Sets the connection name.", "2.6.9", "O(1)", cmdClientSetName),
-			"getname":  sub(2, clientPlain, "Returns the name of the connection.", "2.6.9", "O(1)", cmdClientGetName),
-			"setinfo":  sub(4, clientPlain, "Sets information specific to the client or connection.", "7.2.0", "O(1)", cmdClientSetInfo),
-			"no-evict": sub(3, clientAdmin, "Sets the client eviction mode of the connection.", "7.0.0", "O(1)", cmdClientNoEvict),
-			"no-touch": sub(3, clientPlain, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "7.2.0", "O(1)", cmdClientNoTouch),
-			"pause":    sub(-3, clientAdmin, "Suspends commands processing.", "3.0.0", "O(1)", cmdClientPause),
-			"unpause":  sub(2, clientAdmin, "Resumes processing commands from paused clients.", "6.2.0", "O(N) Where N is the number of paused clients", cmdClientUnpause),
-			"reply":    sub(3, clientPlain, "Instructs the server whether to reply to commands.", "3.2.0", "O(1)", cmdClientReply),
-			"help":     sub(2, engine.FlagLoading|engine.FlagStale, "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", cmdClientHelp),
-			"unblock":  sub(-3, clientAdmin, "Unblock a client blocked in a blocking command from a different connection", "5.0.0", "O(log N) where N is the number of client connections", engine.ClientUnblock), // blocking.go
+			"id":           sub(2, clientPlain, "Returns the unique client ID of the connection.", "5.0.0", "O(1)", cmdClientID),
+			"info":         sub(2, clientPlain, "Returns information about the connection.", "6.2.0", "O(1)", cmdClientInfo),
+			"list":         sub(-2, clientAdmin, "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections", cmdClientList),
+			"kill":         sub(-3, clientAdmin, "Terminates open connections.", "2.4.0", "O(N) where N is the number of client connections", cmdClientKill),
+			"setname":      sub(3, clientPlain, "Sets the connection name.", "2.6.9", "O(1)", cmdClientSetName),
+			"getname":      sub(2, clientPlain, "Returns the name of the connection.", "2.6.9", "O(1)", cmdClientGetName),
+			"setinfo":      sub(4, clientPlain, "Sets information specific to the client or connection.", "7.2.0", "O(1)", cmdClientSetInfo),
+			"no-evict":     sub(3, clientAdmin, "Sets the client eviction mode of the connection.", "7.0.0", "O(1)", cmdClientNoEvict),
+			"no-touch":     sub(3, clientPlain, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "7.2.0", "O(1)", cmdClientNoTouch),
+			"pause":        sub(-3, clientAdmin, "Suspends commands processing.", "3.0.0", "O(1)", cmdClientPause),
+			"unpause":      sub(2, clientAdmin, "Resumes processing commands from paused clients.", "6.2.0", "O(N) Where N is the number of paused clients", cmdClientUnpause),
+			"reply":        sub(3, clientPlain, "Instructs the server whether to reply to commands.", "3.2.0", "O(1)", cmdClientReply),
+			"help":         sub(2, engine.FlagLoading|engine.FlagStale, "Returns helpful text about the different subcommands.", "5.0.0", "O(1)", cmdClientHelp),
+			"tracking":     sub(-3, clientPlain, "Controls server-assisted client-side caching for the connection.", "6.0.0", "O(1). Some options may introduce additional complexity.", cmdClientTracking),
+			"caching":      sub(3, clientPlain, "Instructs the server whether to track the keys in the next request.", "6.0.0", "O(1)", cmdClientCaching),
+			"getredir":     sub(2, clientPlain, "Returns the client ID to which the connection's tracking notifications are redirected.", "6.0.0", "O(1)", cmdClientGetRedir),
+			"trackinginfo": sub(2, clientPlain, "Returns information about server-assisted client-side caching for the connection.", "6.2.0", "O(1)", cmdClientTrackingInfo),
+			"unblock":      sub(-3, clientAdmin, "Unblock a client blocked in a blocking command from a different connection", "5.0.0", "O(log N) where N is the number of client connections", engine.ClientUnblock), // blocking.go
 		}})
 }
 
@@ -85,6 +90,16 @@ func clientLine(c *engine.Ctx, b []byte, s *engine.Session) []byte {
 	if s.Blocked {
 		b = append(b, 'b')
 	}
+	tracking, topts, redir, broken, _ := s.Tracking()
+	if tracking {
+		b = append(b, 't')
+	}
+	if broken {
+		b = append(b, 'R')
+	}
+	if topts&engine.TrackBcast != 0 {
+		b = append(b, 'B')
+	}
 	if dirty {
 		b = append(b, 'd')
 	}
@@ -101,7 +116,9 @@ func clientLine(c *engine.Ctx, b []byte, s *engine.Session) []byte {
 		b = append(b, 'N')
 	}
 	num(" db=", int64(s.DB))
-	str(" sub=0 psub=0 ssub=0", "")
+	num(" sub=", int64(s.SubCount(engine.SubChannel)))
+	num(" psub=", int64(s.SubCount(engine.SubPattern)))
+	num(" ssub=", int64(s.SubCount(engine.SubShard)))
 	num(" multi=", queued)
 	num(" qbuf=", qbuf)
 	str(" qbuf-free=0", "")
@@ -122,7 +139,10 @@ func clientLine(c *engine.Ctx, b []byte, s *engine.Session) []byte {
 	}
 	str(" cmd=", cmd)
 	str(" user=", s.User)
-	str(" redir=-1", "")
+	if !tracking {
+		redir = -1
+	}
+	num(" redir=", redir)
 	num(" resp=", int64(s.Proto))
 	str(" lib-name=", s.LibName)
 	str(" lib-ver=", s.LibVer)
@@ -134,9 +154,22 @@ func cmdClientInfo(c *engine.Ctx) {
 }
 
 // clientType classifies a session as CLIENT LIST TYPE and KILL TYPE see
-// it: every Abacus client is "normal" until replication and pub/sub exist
-// (monitors are normal clients for this purpose, as in Redis).
-func clientType(s *engine.Session) string { return "normal" }
+// it, as Redis's getClientType: a replica (flag S), a primary's link
+// (flag M), a subscriber, else normal (monitors are normal clients for
+// this purpose).
+func clientType(s *engine.Session) string {
+	switch {
+	case s.Monitor:
+		return "normal"
+	case strings.Contains(s.Flags, "S"):
+		return "replica"
+	case strings.Contains(s.Flags, "M"):
+		return "master"
+	case s.Subscribed():
+		return "pubsub"
+	}
+	return "normal"
+}
 
 // parseClientType maps a TYPE argument to a type name, or "".
 func parseClientType(b []byte) string {

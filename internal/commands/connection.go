@@ -50,6 +50,17 @@ func cmdPing(c *engine.Ctx) {
 		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
 		return
 	}
+	if c.S.Subscribed() && c.S.Proto == 2 {
+		// The connection carries messages: PING answers as one of them.
+		c.W.Array(2)
+		c.W.BulkString("pong")
+		if len(c.Args) == 2 {
+			c.W.Bulk(c.Args[1])
+		} else {
+			c.W.BulkString("")
+		}
+		return
+	}
 	if len(c.Args) == 2 {
 		c.W.Bulk(c.Args[1])
 		return

@@ -161,7 +161,8 @@ func infoClients(e *engine.Env, b *engine.InfoBuilder) {
 	b.Int("client_recent_max_input_buffer", maxIn)
 	b.Int("client_recent_max_output_buffer", maxOut)
 	b.Int("blocked_clients", blocked)
-	b.KV("tracking_clients", "0")
+	tclients, _, _, _ := e.TrackingCounts()
+	b.Int("tracking_clients", int64(tclients))
 	b.Int("clients_in_timeout_table", int64(e.BlockedWithTimeout())) // blocking.go
 }
 
@@ -272,9 +273,9 @@ func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 	b.KV("current_eviction_exceeded_time", "0")
 	b.Int("keyspace_hits", ks.Hits)
 	b.Int("keyspace_misses", ks.Misses)
-	b.KV("pubsub_channels", "0")
-	b.KV("pubsub_patterns", "0")
-	b.KV("pubsubshard_channels", "0")
+	b.Int("pubsub_channels", int64(e.NumChannels(engine.SubChannel)))
+	b.Int("pubsub_patterns", int64(e.NumPatterns()))
+	b.Int("pubsubshard_channels", int64(e.NumChannels(engine.SubShard)))
 	b.KV("latest_fork_usec", "0")
 	b.KV("total_forks", "0")
 	b.KV("migrate_cached_sockets", "0")
@@ -283,16 +284,21 @@ func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 	b.KV("active_defrag_misses", "0")
 	b.KV("active_defrag_key_hits", "0")
 	b.KV("active_defrag_key_misses", "0")
-	b.KV("tracking_total_keys", "0")
-	b.KV("tracking_total_items", "0")
-	b.KV("tracking_total_prefixes", "0")
+	_, tkeys, titems, tprefixes := e.TrackingCounts()
+	b.Int("tracking_total_keys", int64(tkeys))
+	b.Int("tracking_total_items", int64(titems))
+	b.Int("tracking_total_prefixes", int64(tprefixes))
 	b.Int("unexpected_error_replies", st.UnexpectedErrors.Load())
 	b.Int("total_error_replies", st.TotalErrorReplies.Load())
 	b.KV("dump_payload_sanitizations", "0")
+	b.Int("client_output_buffer_limit_disconnections", st.OutputLimitCloses.Load()) // Redis 7.2's field
 	b.Int("panics_recovered", st.PanicsRecovered.Load())
 }
 
 func infoReplication(e *engine.Env, b *engine.InfoBuilder) {
+	if e.ReplInfo(b) {
+		return
+	}
 	b.KV("role", "master")
 	b.KV("connected_slaves", "0")
 	b.KV("master_failover_state", "no-failover")

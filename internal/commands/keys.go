@@ -412,6 +412,7 @@ func cmdFlush(c *engine.Ctx) {
 		dbs = c.Env.KS.DBs
 	}
 	var n int64
+	c.Env.BeforeFlush()
 	for _, db := range dbs {
 		n += int64(db.Len())
 		db.Flush()

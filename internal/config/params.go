@@ -145,6 +145,13 @@ const (
 	ScriptTransactional
 	EventLoop
 	EventLoopSpin
+
+	// Abacus's own HTTP endpoint (internal/httpapi).
+	HTTPPort
+	HTTPBind
+	HTTPRequirePass
+	HTTPExportSeries
+	HTTPExportSeriesMax
 	numParams
 )
 
@@ -298,6 +305,13 @@ var table = []*Param{
 	// Abacus's own: how long (µs) an event loop polls for more events
 	// before it sleeps.
 	EventLoopSpin: intP("io-event-loop-spin-us", "50", 0, 1000000),
+	// Abacus's own: the HTTP endpoint for /metrics, the health checks and
+	// the dashboard (internal/httpapi); port 0 keeps it off.
+	HTTPPort:            intP("http-port", "0", 0, 65535).immutable(),
+	HTTPBind:            strP("http-bind", "127.0.0.1").immutable(),
+	HTTPRequirePass:     strP("http-requirepass", "").sensitive(),
+	HTTPExportSeries:    strP("http-export-series", ""),
+	HTTPExportSeriesMax: intP("http-export-series-max", "10000", 0, 1000000),
 }
 
 var byName = map[string]*Param{}

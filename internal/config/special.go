@@ -160,8 +160,12 @@ func strtoll(s string) (int64, bool) {
 }
 
 func checkReplicaOf(v string) error {
-	if v != "" {
-		return verr("Abacus does not support replication yet: replicaof must be 'no one'")
+	if v == "" {
+		return nil
+	}
+	_, port, _ := strings.Cut(v, " ")
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return verr("Invalid master port")
 	}
 	return nil
 }

@@ -95,6 +95,10 @@ type client struct {
 	deferWrite bool
 	wpending   bool
 	wpendLen   int
+	// roundWakes, while the loop runs the client's commands, is the
+	// loop's list of pushed-output writers to wake after the round
+	// (out.go, wakeList).
+	roundWakes *wakeList
 	// yield is set when a loop client's batch stops so that the loop
 	// serves other clients before the rest of it (runBatch).
 	yield bool
@@ -822,6 +826,10 @@ func (c *client) push(b []byte) {
 		c.w.Buf = append(c.w.Buf, b...)
 		return
 	}
+	var wl *wakeList
+	if s.current != nil {
+		wl = s.current.roundWakes
+	}
 	q := c.out.Load()
 	if q == nil {
 		q = c.queue()
@@ -839,7 +847,7 @@ func (c *client) push(b []byte) {
 			}
 		}
 	}
-	q.add(c, b)
+	q.addWaking(c, b, wl)
 }
 
 // pausedFor reports whether CLIENT PAUSE holds the command args back:

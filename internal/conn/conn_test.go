@@ -21,10 +21,11 @@ import (
 func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
 
 // eventually polls cond until it holds (a wait for the server's own
-// goroutines to act, not an assertion on timing).
+// goroutines to act, not an assertion on timing: the bound is generous,
+// for the race detector on a loaded machine).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting: %s", what)

@@ -59,8 +59,10 @@ type eventLoop struct {
 	cur  *client   // the client whose commands run now (under mu)
 	kick []*client // clients with work but no new event (under mu)
 	// pending are the clients whose replies wait to be written after the
-	// round of events (under mu; client.deferWrite).
+	// round of events (under mu; client.deferWrite); wakes are the
+	// pushed-output writers woken then (out.go).
 	pending []*client
+	wakes   wakeList
 	inMu    sync.Mutex
 	inbox   []*client // accepted, not yet in the epoll set
 	closed  bool      // evfd is closed (under inMu)
@@ -222,6 +224,7 @@ func (l *eventLoop) flushAll() {
 		}
 	}
 	l.pending = l.pending[:0]
+	l.wakes.wakeAll()
 }
 
 // flush writes c's pending replies (a socket that does not take them
@@ -356,8 +359,10 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 			l.want.Store(false)
 			l.cur = nil
 			c.deferWrite = false
+			c.roundWakes = nil
 		}()
 		c.deferWrite = true
+		c.roundWakes = &l.wakes
 		quit = c.consume()
 	}()
 	if c.wpending {

@@ -2,6 +2,7 @@ package conn
 
 import (
 	"sync"
+	"sync/atomic"
 )
 
 // outLimit caps the output queued for a client whose class has no
@@ -23,9 +24,16 @@ type outQueue struct {
 	// grows by copying holds twice its size and leaves the copies to the
 	// collector).
 	chunks [][]byte
-	n      int64         // bytes queued and not yet written
-	wake   chan struct{} // one pending wake-up
-	done   chan struct{} // closed when the writer has exited
+	// free is a written chunk of chunkBytes kept for the next small
+	// output: a subscriber's queue drains and refills with every
+	// message, and a fresh 16 KB buffer per message would be most of a
+	// push's cost.
+	free []byte
+	n    int64         // bytes queued and not yet written
+	wake chan struct{} // one pending wake-up
+	// wakeQueued: the queue is on an event loop's wake list (wakeList).
+	wakeQueued atomic.Bool
+	done       chan struct{} // closed when the writer has exited
 	// closing: no more output, write what is left and exit; failed: the
 	// connection broke or is being closed, drop everything.
 	closing, failed bool
@@ -39,7 +47,11 @@ func newOutQueue() *outQueue {
 }
 
 // add queues a copy of b for c; a client over its limit is closed.
-func (q *outQueue) add(c *client, b []byte) {
+func (q *outQueue) add(c *client, b []byte) { q.addWaking(c, b, nil) }
+
+// addWaking is add whose writer, with wl set, wakes at the end of the
+// event loop's round instead of at once.
+func (q *outQueue) addWaking(c *client, b []byte, wl *wakeList) {
 	q.mu.Lock()
 	if q.failed || q.closing {
 		q.mu.Unlock()
@@ -47,13 +59,16 @@ func (q *outQueue) add(c *client, b []byte) {
 	}
 	if k := len(q.chunks) - 1; k >= 0 && cap(q.chunks[k])-len(q.chunks[k]) >= len(b) {
 		q.chunks[k] = append(q.chunks[k], b...)
+	} else if q.free != nil && len(b) <= chunkBytes {
+		q.chunks = append(q.chunks, append(q.free[:0], b...))
+		q.free = nil
 	} else {
 		q.chunks = append(q.chunks, append(make([]byte, 0, max(len(b), chunkBytes)), b...))
 	}
 	q.n += int64(len(b))
 	n := q.n
 	q.mu.Unlock()
-	q.added(c, n)
+	q.addedWaking(c, n, wl)
 }
 
 // addOwned queues b itself, which the caller gives up.
@@ -88,16 +103,58 @@ func (q *outQueue) prepend(c *client, b []byte) {
 
 // added checks the client's limits now that n bytes are queued, and wakes
 // the writer.
-func (q *outQueue) added(c *client, n int64) {
+func (q *outQueue) added(c *client, n int64) { q.addedWaking(c, n, nil) }
+
+func (q *outQueue) addedWaking(c *client, n int64, wl *wakeList) {
 	c.setOutBuf(n)
 	lim, unauth := c.limitFor(c.srv.outputLimits())
 	if over := c.overLimit(n); over || (!unauth && !lim.limited() && n > outLimit) {
 		c.closeForLimit(n)
 		return
 	}
+	if wl != nil {
+		wl.later(q)
+		return
+	}
+	q.signal()
+}
+
+// signal wakes the writer.
+func (q *outQueue) signal() {
 	select {
 	case q.wake <- struct{}{}:
 	default:
+	}
+}
+
+// wakeList holds the queues whose writers an event loop wakes after its
+// round of events, beside the replies it writes then (flushAll): output
+// pushed by the round's commands (a PUBLISH to many subscribers) goes out
+// in one write per subscriber per round, as Redis writes it in
+// beforeSleep, rather than one per message.
+type wakeList struct {
+	mu sync.Mutex
+	qs []*outQueue
+}
+
+func (w *wakeList) later(q *outQueue) {
+	if !q.wakeQueued.CompareAndSwap(false, true) {
+		return
+	}
+	w.mu.Lock()
+	w.qs = append(w.qs, q)
+	w.mu.Unlock()
+}
+
+// wakeAll wakes the writers on the list.
+func (w *wakeList) wakeAll() {
+	w.mu.Lock()
+	qs := w.qs
+	w.qs = nil
+	w.mu.Unlock()
+	for _, q := range qs {
+		q.wakeQueued.Store(false)
+		q.signal()
 	}
 }
 
@@ -115,7 +172,7 @@ func (q *outQueue) fail() {
 	for _, b := range q.chunks {
 		n += cap(b)
 	}
-	q.failed, q.chunks, q.n = true, nil, 0
+	q.failed, q.chunks, q.n, q.free = true, nil, 0, nil
 	q.mu.Unlock()
 	ReleaseMemory(int64(n))
 }
@@ -163,6 +220,9 @@ func (c *client) writeLoop(q *outQueue) {
 			q.mu.Lock()
 			if !q.failed {
 				q.n -= int64(len(b))
+				if cap(b) == chunkBytes && q.free == nil {
+					q.free = b
+				}
 			}
 			left := q.n
 			q.mu.Unlock()

@@ -202,7 +202,7 @@ func (c *client) closeForLimit(unread int64) bool {
 		return false
 	}
 	s := c.srv
-	s.outLimitCloses.Add(1)
+	s.Env.Stats.OutputLimitCloses.Add(1)
 	s.Log.Warn(fmt.Sprintf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.describe(unread)))
 	if q := c.out.Load(); q != nil {
 		q.fail()
@@ -227,13 +227,23 @@ func (c *client) describe(omem int64) string {
 // in the server's recent peak.
 func (c *client) setOutBuf(n int64) {
 	c.sess.OutBuf.Store(n)
-	c.srv.outPeak.note(c.srv.Env.Clock.NowMs()/1000, n)
+	c.srv.outPeak.note(c.srv.peakSecond(), n)
+}
+
+// peakSecond is the second the peaks are noted in: the cron's reading,
+// refreshed every tick, so that the output path (a note per message
+// pushed) reads no clock.
+func (s *Server) peakSecond() int64 {
+	if sec := s.peakSec.Load(); sec != 0 {
+		return sec
+	}
+	return s.Env.Clock.NowMs() / 1000
 }
 
 // OutputLimitDisconnections is how many clients were closed for their
 // output buffer limits (Redis 7.2's client_output_buffer_limit_disconnections;
 // 7.0 does not report it).
-func (s *Server) OutputLimitDisconnections() int64 { return s.outLimitCloses.Load() }
+func (s *Server) OutputLimitDisconnections() int64 { return s.Env.Stats.OutputLimitCloses.Load() }
 
 // RecentMaxOutputBuffer is the largest unread output a client had in the
 // last few seconds, for INFO client_recent_max_output_buffer (Redis keeps

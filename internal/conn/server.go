@@ -55,13 +55,12 @@ type Server struct {
 	// when only writes are paused; 0 when nothing is paused.
 	pause atomic.Int64
 
-	// obl is client-output-buffer-limit parsed (outlimit.go);
-	// outLimitCloses counts the clients closed for it; inPeak and outPeak
+	// obl is client-output-buffer-limit parsed (outlimit.go); inPeak and outPeak
 	// are the largest input and unread output a client had in each of
 	// the last seconds (inputmem.go, outlimit.go).
 	obl             atomic.Pointer[outLimits]
-	outLimitCloses  atomic.Int64
 	inPeak, outPeak peakWindow
+	peakSec         atomic.Int64 // unix second of the cron's last tick (peakSecond)
 }
 
 // Options are what a Server needs besides its configuration.
@@ -348,6 +347,7 @@ func (s *Server) cron() {
 		case <-time.After(period):
 		}
 		s.Env.Cron() // INFO's instantaneous metrics and memory peak
+		s.peakSec.Store(s.Env.Clock.NowMs() / 1000)
 		s.foldInputPeaks()
 		s.clientsCron()
 		if !s.paused() {
@@ -357,8 +357,8 @@ func (s *Server) cron() {
 }
 
 // clientsCron closes clients idle for longer than the timeout parameter
-// (seconds), except those Redis spares: clients held by CLIENT PAUSE and
-// monitors. (Blocked and subscribed clients will be spared too.)
+// (seconds), except those Redis spares: blocked clients (CLIENT PAUSE
+// included), monitors and subscribers.
 func (s *Server) clientsCron() {
 	t := s.Cfg.Int(config.Timeout)
 	if t <= 0 {
@@ -370,7 +370,7 @@ func (s *Server) clientsCron() {
 	s.clientsMu.Lock()
 	defer s.clientsMu.Unlock()
 	for _, c := range s.clients {
-		if c.sess.Blocked || c.sess.Monitor {
+		if c.sess.Blocked || c.sess.Monitor || c.sess.Subscribed() {
 			continue
 		}
 		if nowS-c.sess.LastIO.Load()/1000 > t {

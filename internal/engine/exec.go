@@ -87,6 +87,35 @@ type Env struct {
 	exts []any
 	// flushHooks run after FLUSHDB and FLUSHALL (ext.go).
 	flushHooks []func(dbs []*keyspace.DB)
+	// ps holds the pub/sub subscriptions (pubsub.go).
+	ps pubsubState
+	// trk is the client-side caching state (tracking.go).
+	trk trackState
+	// replInfo writes INFO replication when a replication side is
+	// installed (SetReplInfo).
+	replInfo func(b *InfoBuilder)
+	// readOnlyReplica: the server replicates a primary and clients other
+	// than the primary's link may not write (replica-read-only).
+	readOnlyReplica atomic.Bool
+}
+
+// SetReadOnlyReplica turns the replica's write refusal on or off.
+func (e *Env) SetReadOnlyReplica(on bool) { e.readOnlyReplica.Store(on) }
+
+// ErrReadOnlyReplica is a write refused by a read-only replica.
+const ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
+
+// SetReplInfo installs the writer of INFO's replication section.
+func (e *Env) SetReplInfo(f func(b *InfoBuilder)) { e.replInfo = f }
+
+// ReplInfo writes INFO replication through the installed writer and
+// reports whether there is one.
+func (e *Env) ReplInfo(b *InfoBuilder) bool {
+	if e.replInfo == nil {
+		return false
+	}
+	e.replInfo(b)
+	return true
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.
@@ -107,7 +136,10 @@ type Stats struct {
 	UnexpectedErrors  atomic.Int64
 	TotalErrorReplies atomic.Int64
 	Dirty             atomic.Int64 // changes since the last save
-	Info              InfoState    // instantaneous_* samples, memory peak (info.go)
+	// OutputLimitCloses counts the clients closed for passing their
+	// client-output-buffer-limit (INFO client_output_buffer_limit_disconnections).
+	OutputLimitCloses atomic.Int64
+	Info              InfoState // instantaneous_* samples, memory peak (info.go)
 }
 
 // CmdStat is one command's INFO commandstats line.
@@ -123,6 +155,8 @@ func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slo
 		RunID: newRunID(), Version: "0.1.0",
 	}
 	e.makeExts()
+	e.ps.init()
+	ks.Expired = e.keyExpired
 	return e
 }
 
@@ -176,6 +210,14 @@ type Session struct {
 	Push func(b []byte)
 	// tx is the client's MULTI queue and WATCHed keys (tx.go).
 	tx txState
+	// subs are the client's pub/sub subscriptions, nil when it has none
+	// (pubsub.go).
+	subs *sessionSubs
+	// track is the client's CLIENT TRACKING mode, nil when off
+	// (tracking.go).
+	track *sessionTracking
+	// closed is set when the connection is gone (Disconnected).
+	closed bool
 }
 
 // ReplyMode is CLIENT REPLY's setting.
@@ -267,7 +309,24 @@ func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Comm
 	if !s.Authed && cmd.Flags&FlagNoAuth == 0 && e.AuthRequired() {
 		return nil, cmd, ErrNoAuth
 	}
+	if cmd.Flags&FlagWrite != 0 && e.readOnlyReplica.Load() && !strings.Contains(s.Flags, "M") {
+		return nil, cmd, ErrReadOnlyReplica
+	}
+	if s.subs != nil && s.Proto == 2 && !allowedSubscribed(cmd) {
+		return nil, cmd, "ERR Can't execute '" + cmd.Name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+	}
 	return cmd, cmd, ""
+}
+
+// allowedSubscribed reports whether a RESP2 client with subscriptions may
+// run cmd (its connection carries messages, so only commands whose
+// replies fit in that stream).
+func allowedSubscribed(cmd *Command) bool {
+	switch cmd.Name {
+	case "ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe", "psubscribe", "punsubscribe", "quit", "reset":
+		return true
+	}
+	return false
 }
 
 // monoBase is the origin of the monotonic readings that time nested
@@ -297,6 +356,9 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	}
 	s.LastCmdAt = now
 	e.Stats.TotalCommands.Add(1)
+	if !nested && e.trk.hooked {
+		e.trk.cur = s
+	}
 	ctx := e.getCtx()
 	*ctx = Ctx{Args: args, Cmd: cmd, W: w, S: s, Env: e, DB: e.KS.DBs[s.DB], Now: now}
 	e.KS.SetSnapshotWrites(cmd.Flags&FlagWrite != 0) // BGSAVE's first-touch copies (keyspace/snapshot.go)
@@ -324,6 +386,19 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	if failed {
 		st.Failed++
 	}
+	if e.trk.hooked && cmd.Flags&FlagReadonly != 0 {
+		// A script's commands run as the "lua" client: what they read is
+		// its caller's.
+		ts := s
+		if s == e.scr.sess {
+			if run := e.scr.running.Load(); run != nil {
+				ts = run.caller
+			}
+		}
+		if ts.track != nil {
+			e.trackRead(ts, cmd, args)
+		}
+	}
 	e.slowlogPush(cmd, s, args, dur)
 	e.latencySample("command", dur)
 	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
@@ -331,6 +406,9 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	}
 	if e.depth == 0 && len(e.prop.pending) > 0 {
 		e.propFlush() // before the reply can leave (propagate.go)
+	}
+	if e.depth == 0 && e.trk.hooked {
+		e.trackAfter(s, cmd)
 	}
 	if e.depth == 0 && len(e.blk.ready) > 0 {
 		// The end of a top-level command (a whole EXEC or script):

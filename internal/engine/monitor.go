@@ -41,11 +41,16 @@ func (e *Env) removeMonitor(s *Session) {
 
 // Disconnected is called by the server, with its lock held, when a
 // client's connection is gone: the client leaves every registry that holds
-// it (MONITOR now; subscriptions and blocking waits as they arrive).
+// it (MONITOR, subscriptions, a transaction's WATCHes).
 func (e *Env) Disconnected(s *Session) {
 	if s.Monitor {
 		e.removeMonitor(s)
 	}
+	if s.subs != nil {
+		e.unsubscribeAll(s)
+	}
+	s.closed = true
+	e.DisableTracking(s)
 	e.dropTx(s)
 }
 

@@ -40,7 +40,10 @@ type PropSink interface {
 }
 
 type propState struct {
-	sink    PropSink
+	sink PropSink
+	// tap is the replication stream: it receives what the sink does
+	// (internal/replication), with or without an AOF.
+	tap     PropSink
 	off     bool // loading: nothing is propagated
 	pending []PropEntry
 	// scriptMark is len(pending) when the running script began: a
@@ -51,15 +54,14 @@ type propState struct {
 // SetPropSink installs (or, with nil, removes) the propagation target.
 func (e *Env) SetPropSink(s PropSink) {
 	e.prop.sink = s
-	if s != nil {
-		e.KS.Expired = e.propExpired
-	} else {
-		e.KS.Expired = nil
-	}
 }
 
+// SetPropTap installs (or, with nil, removes) the replication stream,
+// fed the same entries as the sink.
+func (e *Env) SetPropTap(s PropSink) { e.prop.tap = s }
+
 // propActive reports whether propagation is wanted now.
-func (e *Env) propActive() bool { return e.prop.sink != nil && !e.prop.off }
+func (e *Env) propActive() bool { return (e.prop.sink != nil || e.prop.tap != nil) && !e.prop.off }
 
 // Propagate adds argv (copied) to the effect stream as one thing the
 // command did in its database (Redis's alsoPropagate). A command that
@@ -126,8 +128,13 @@ func (e *Env) propExpired(db *keyspace.DB, key string) {
 // top-level command left more than one (Redis 7's propagatePendingCommands).
 func (e *Env) propFlush() {
 	p := &e.prop
-	if len(p.pending) > 0 && p.sink != nil && !p.off {
-		p.sink.Feed(p.pending, len(p.pending) > 1)
+	if len(p.pending) > 0 && !p.off {
+		if p.sink != nil {
+			p.sink.Feed(p.pending, len(p.pending) > 1)
+		}
+		if p.tap != nil {
+			p.tap.Feed(p.pending, len(p.pending) > 1)
+		}
 	}
 	e.propDiscard()
 }

@@ -178,6 +178,7 @@ func (e *Env) beginScript(run *ScriptRun) {
 	e.propScriptBegin()
 	if run.undo {
 		e.KS.BeginUndo()
+		e.pubsubHold()
 	}
 }
 
@@ -195,6 +196,7 @@ func (e *Env) endScript(run *ScriptRun, failed bool) {
 	} else {
 		e.KS.Commit()
 	}
+	e.pubsubRelease(!failed)
 }
 
 // scriptHost is the script.Host of the running script.

@@ -162,6 +162,14 @@ func (s *InfoState) NewReplID() {
 	s.mu.Unlock()
 }
 
+// SetReplID takes id as the replication id (a replica takes its
+// primary's).
+func (s *InfoState) SetReplID(id string) {
+	s.mu.Lock()
+	s.replid = id
+	s.mu.Unlock()
+}
+
 // Cron is the server's periodic hook (hz times a second, without the
 // server lock): it samples the instantaneous metrics every 100 ms and
 // tracks the memory peak.

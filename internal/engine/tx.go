@@ -278,10 +278,15 @@ func TxClientInfo(s *Session) (inMulti, dirty bool, queued, mem int64) {
 }
 
 // ResetSession is RESET's part in the engine: it discards s's transaction
-// and WATCHed keys and takes s out of MONITOR mode.
+// and WATCHed keys, takes s out of MONITOR mode, drops its
+// subscriptions and turns tracking off.
 func (e *Env) ResetSession(s *Session) {
 	e.discardTx(s)
 	if s.Monitor {
 		e.removeMonitor(s)
 	}
+	if s.subs != nil {
+		e.unsubscribeAll(s)
+	}
+	e.DisableTracking(s)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"
 	_ "github.com/abacusdb/abacus/internal/metrics"
+	"github.com/abacusdb/abacus/internal/replication"
 )
 
 // Instance is a running in-process server.
@@ -84,6 +85,8 @@ func Start(t testing.TB, opts ...Option) *Instance {
 	}
 	srv := conn.New(cfg, sopts)
 	dur := durability.New(srv.Env, srv)
+	repl := replication.New(srv.Env, srv)
+	t.Cleanup(repl.Close)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

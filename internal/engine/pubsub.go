@@ -1,0 +1,311 @@
+package engine
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/abacusdb/abacus/internal/glob"
+)
+
+// Pub/sub: the server's registry of channel, pattern and shard-channel
+// subscriptions, and the delivery of messages to subscribers through
+// Session.Push (the connection queues them behind the replies already
+// due, or appends them to the replies of the client running now, so a
+// client publishing to itself sees the message before PUBLISH's reply, as
+// in Redis). Everything here runs under the server lock.
+//
+// A message published while an all-or-nothing script runs waits for the
+// script's end and is dropped if the script rolls back, like the script's
+// writes and effects: its subscribers never see what did not happen.
+
+// SubKind is what a subscription names: a channel, a glob pattern of
+// channels, or a shard channel.
+type SubKind uint8
+
+// Subscription kinds.
+const (
+	SubChannel SubKind = iota
+	SubPattern
+	SubShard
+)
+
+// subVerbs are each kind's reply and message names.
+var subVerbs = [3]struct{ sub, unsub, msg string }{
+	{"subscribe", "unsubscribe", "message"},
+	{"psubscribe", "punsubscribe", "pmessage"},
+	{"ssubscribe", "sunsubscribe", "smessage"},
+}
+
+// SubVerb is the name of kind's subscribe (or, with unsub, unsubscribe)
+// confirmation.
+func SubVerb(kind SubKind, unsub bool) string {
+	if unsub {
+		return subVerbs[kind].unsub
+	}
+	return subVerbs[kind].sub
+}
+
+// sessionSubs is one client's subscriptions: per kind, the name and the
+// order it was made in (unsubscribing from all answers in that order).
+type sessionSubs struct {
+	names [3]map[string]uint64
+	seq   uint64
+}
+
+type pubsubState struct {
+	// subs maps each kind's channel (or pattern) to its subscribers.
+	subs [3]map[string]map[*Session]struct{}
+	// hold is set while an all-or-nothing script runs: messages wait in
+	// held until it ends.
+	hold bool
+	held []heldMessage
+	// notifyText and notifyBits cache notify-keyspace-events, parsed
+	// (notify.go).
+	notifyText string
+	notifyBits int
+}
+
+type heldMessage struct {
+	kind    SubKind
+	channel string
+	msg     []byte
+}
+
+func (p *pubsubState) init() {
+	for i := range p.subs {
+		p.subs[i] = map[string]map[*Session]struct{}{}
+	}
+}
+
+// SubCount is how many kind subscriptions s has.
+func (s *Session) SubCount(kind SubKind) int {
+	if s.subs == nil {
+		return 0
+	}
+	return len(s.subs.names[kind])
+}
+
+// Subscribed reports whether s has any subscription (Redis's
+// CLIENT_PUBSUB: RESP2 clients are then limited to the subscription
+// commands, and the client's output falls in the pubsub class).
+func (s *Session) Subscribed() bool { return s.subs != nil }
+
+// Subscribe subscribes s to name, reporting false if it already was.
+func (e *Env) Subscribe(s *Session, kind SubKind, name string) bool {
+	if s.subs == nil {
+		s.subs = &sessionSubs{}
+		s.Flags += "P"
+	}
+	m := s.subs.names[kind]
+	if m == nil {
+		m = map[string]uint64{}
+		s.subs.names[kind] = m
+	}
+	if _, ok := m[name]; ok {
+		return false
+	}
+	s.subs.seq++
+	m[name] = s.subs.seq
+	set := e.ps.subs[kind][name]
+	if set == nil {
+		set = map[*Session]struct{}{}
+		e.ps.subs[kind][name] = set
+	}
+	set[s] = struct{}{}
+	return true
+}
+
+// Unsubscribe removes s's subscription to name, reporting false if there
+// was none.
+func (e *Env) Unsubscribe(s *Session, kind SubKind, name string) bool {
+	if s.subs == nil {
+		return false
+	}
+	m := s.subs.names[kind]
+	if _, ok := m[name]; !ok {
+		return false
+	}
+	delete(m, name)
+	if set := e.ps.subs[kind][name]; set != nil {
+		delete(set, s)
+		if len(set) == 0 {
+			delete(e.ps.subs[kind], name)
+		}
+	}
+	if len(s.subs.names[0])+len(s.subs.names[1])+len(s.subs.names[2]) == 0 {
+		s.subs = nil
+		s.Flags = strings.Replace(s.Flags, "P", "", 1)
+	}
+	return true
+}
+
+// Subscriptions lists s's kind subscriptions in the order they were made.
+func (s *Session) Subscriptions(kind SubKind) []string {
+	if s.subs == nil {
+		return nil
+	}
+	m := s.subs.names[kind]
+	out := make([]string, 0, len(m))
+	for name := range m {
+		out = append(out, name)
+	}
+	slices.SortFunc(out, func(a, b string) int { return int(m[a]) - int(m[b]) })
+	return out
+}
+
+// unsubscribeAll drops every subscription of s without a reply (RESET,
+// disconnection).
+func (e *Env) unsubscribeAll(s *Session) {
+	for s.subs != nil {
+		for kind := range s.subs.names {
+			for name := range s.subs.names[kind] {
+				e.Unsubscribe(s, SubKind(kind), name)
+				if s.subs == nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Publish sends msg to channel's subscribers (and, for a channel, to
+// clients whose patterns match it) and returns how many deliveries that
+// made, counting a client once per matching subscription, as Redis does.
+func (e *Env) Publish(kind SubKind, channel string, msg []byte) int {
+	if e.ps.hold {
+		e.ps.held = append(e.ps.held, heldMessage{kind, channel, append([]byte(nil), msg...)})
+		return e.receivers(kind, channel)
+	}
+	return e.deliver(kind, channel, msg)
+}
+
+// receivers counts the deliveries a message to channel would make.
+func (e *Env) receivers(kind SubKind, channel string) int {
+	n := len(e.ps.subs[kind][channel])
+	if kind == SubChannel {
+		for pat, set := range e.ps.subs[SubPattern] {
+			if glob.Match(pat, channel, false) {
+				n += len(set)
+			}
+		}
+	}
+	return n
+}
+
+func (e *Env) deliver(kind SubKind, channel string, msg []byte) int {
+	n := 0
+	if set := e.ps.subs[kind][channel]; len(set) > 0 {
+		var enc [2][]byte // RESP2 and RESP3 forms, made when first needed
+		for s := range set {
+			n++
+			if s.Push == nil || s.Reply == ReplyOff {
+				continue
+			}
+			i := 0
+			if s.Proto == 3 {
+				i = 1
+			}
+			if enc[i] == nil {
+				enc[i] = appendMessage(nil, i == 1, subVerbs[kind].msg, "", channel, msg)
+			}
+			s.Push(enc[i])
+		}
+	}
+	if kind != SubChannel || len(e.ps.subs[SubPattern]) == 0 {
+		return n
+	}
+	for pat, set := range e.ps.subs[SubPattern] {
+		if !glob.Match(pat, channel, false) {
+			continue
+		}
+		var enc [2][]byte
+		for s := range set {
+			n++
+			if s.Push == nil || s.Reply == ReplyOff {
+				continue
+			}
+			i := 0
+			if s.Proto == 3 {
+				i = 1
+			}
+			if enc[i] == nil {
+				enc[i] = appendMessage(nil, i == 1, "pmessage", pat, channel, msg)
+			}
+			s.Push(enc[i])
+		}
+	}
+	return n
+}
+
+// appendMessage appends a message frame: [verb, pattern (if any),
+// channel, msg], as a push in RESP3 and an array in RESP2.
+func appendMessage(b []byte, resp3 bool, verb, pattern, channel string, msg []byte) []byte {
+	n := 3
+	if pattern != "" {
+		n = 4
+	}
+	if resp3 {
+		b = append(b, '>')
+	} else {
+		b = append(b, '*')
+	}
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, '\r', '\n')
+	b = appendBulk(b, verb)
+	if pattern != "" {
+		b = appendBulk(b, pattern)
+	}
+	b = appendBulk(b, channel)
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(msg)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, msg...)
+	return append(b, '\r', '\n')
+}
+
+func appendBulk(b []byte, s string) []byte {
+	b = append(b, '$')
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, '\r', '\n')
+	b = append(b, s...)
+	return append(b, '\r', '\n')
+}
+
+// pubsubHold and pubsubRelease bracket an all-or-nothing script: what it
+// published is delivered when it succeeds and dropped when it rolls back.
+func (e *Env) pubsubHold() { e.ps.hold = true }
+
+func (e *Env) pubsubRelease(deliver bool) {
+	held := e.ps.held
+	e.ps.hold, e.ps.held = false, nil
+	if !deliver {
+		return
+	}
+	for _, m := range held {
+		e.deliver(m.kind, m.channel, m.msg)
+	}
+}
+
+// Channels lists the kind channels (not patterns) that have subscribers
+// and match pattern ("" matches all), sorted.
+func (e *Env) Channels(kind SubKind, pattern string) []string {
+	var out []string
+	for name := range e.ps.subs[kind] {
+		if pattern == "" || glob.Match(pattern, name, false) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// NumSub is how many clients subscribe to kind channel name.
+func (e *Env) NumSub(kind SubKind, name string) int { return len(e.ps.subs[kind][name]) }
+
+// NumPatterns is how many distinct patterns have subscribers.
+func (e *Env) NumPatterns() int { return len(e.ps.subs[SubPattern]) }
+
+// NumChannels is how many distinct kind channels have subscribers (INFO
+// pubsub_channels, pubsubshard_channels).
+func (e *Env) NumChannels(kind SubKind) int { return len(e.ps.subs[kind]) }

@@ -1,0 +1,96 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/resp"
+)
+
+// errNotReady answers a request that needs the engine while the server is
+// still loading its data (the loader holds the server lock throughout).
+var errNotReady = errors.New("the server is loading its data")
+
+// backend runs commands for the HTTP side as one more client of the
+// engine, without a socket: through Env.Execute, under the server lock,
+// with a session of its own. The commands are fixed by this package (INFO,
+// SLOWLOG, TS.MGET, TS.QUERYINDEX, TS.MRANGE); request input only ever
+// becomes their arguments (a label filter, a time range).
+type backend struct {
+	env  *engine.Env
+	lock sync.Locker
+	// gate admits one request at a time to the server lock, so however many
+	// HTTP clients ask, at most one goroutine of this package holds or
+	// waits for it: the data port's clients compete with one HTTP request,
+	// never with a queue of them. It also makes sess and w single-owner.
+	gate  chan struct{}
+	sess  *engine.Session
+	w     resp.Writer
+	ready atomic.Bool
+}
+
+func newBackend(env *engine.Env, lock sync.Locker) *backend {
+	return &backend{
+		env: env, lock: lock,
+		gate: make(chan struct{}, 1),
+		// The name shows in SLOWLOG entries of commands this side ran.
+		sess: &engine.Session{Name: "abacus-http", Proto: 2, Authed: true, User: "default", DenyBlocking: true},
+	}
+}
+
+// run executes cmds back to back under one hold of the server lock and
+// returns their decoded replies. nowMs, when not nil, receives the
+// server's clock as the commands run (the series explorer's windows end
+// there). A command that fails has its error as its reply.
+func (b *backend) run(ctx context.Context, nowMs *int64, cmds ...[]string) ([]value, error) {
+	if !b.ready.Load() {
+		return nil, errNotReady
+	}
+	select {
+	case b.gate <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	raw := b.execute(nowMs, cmds)
+	// Large replies (TS.MGET of thousands of series) are not kept between
+	// requests.
+	if cap(b.w.Buf) > 1<<20 {
+		b.w.Buf = nil
+	}
+	<-b.gate // the replies are copies: decoding needs neither the lock nor the gate
+	out := make([]value, len(cmds))
+	for i, r := range raw {
+		v, err := decode(r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// execute runs cmds under the server lock and returns copies of their raw
+// replies. Env.Execute recovers a handler's panic; the deferred unlock
+// covers anything else, so the lock is never left held.
+func (b *backend) execute(nowMs *int64, cmds [][]string) [][]byte {
+	raw := make([][]byte, len(cmds))
+	b.lock.Lock()
+	defer b.lock.Unlock()
+	if nowMs != nil {
+		*nowMs = b.env.NowMs()
+	}
+	for i, c := range cmds {
+		argv := make([][]byte, len(c))
+		for j, a := range c {
+			argv[j] = []byte(a)
+		}
+		b.w.Reset()
+		b.sess.DB = 0
+		b.env.Execute(b.sess, argv, &b.w)
+		raw[i] = append([]byte(nil), b.w.Buf...)
+	}
+	return raw
+}

@@ -1,0 +1,367 @@
+package httpapi
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/abacusdb/abacus/internal/config"
+)
+
+// collector makes /metrics at scrape time: it runs INFO ALL, SLOWLOG and,
+// when http-export-series is set, TS.MGET under one hold of the server
+// lock, and turns the replies into const metrics. It keeps no state
+// between scrapes but the scrape count, so what /metrics shows is what
+// INFO says at that moment. It is an unchecked collector (Describe sends
+// nothing): the set of metrics follows INFO and the exported series.
+type collector struct {
+	b       *backend
+	cfg     *config.Config
+	scrapes atomic.Int64
+}
+
+func (c *collector) Describe(chan<- *prometheus.Desc) {}
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	start := time.Now()
+	c.scrapes.Add(1)
+	cmds := [][]string{{"INFO", "ALL"}, {"SLOWLOG", "LEN"}, {"SLOWLOG", "GET", "1"}}
+	filter := strings.Fields(c.cfg.Str(config.HTTPExportSeries))
+	if len(filter) > 0 {
+		cmds = append(cmds, append([]string{"TS.MGET", "WITHLABELS", "FILTER"}, filter...))
+	}
+	// A scrape that outlives Prometheus's timeout is of no use; the gate
+	// wait is the only part that can be cut short.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	replies, err := c.b.run(ctx, nil, cmds...)
+	m := emitter{ch: ch}
+	up := 0.0
+	if err == nil && replies[0].err() == nil {
+		up = 1
+		info := parseInfo(replies[0].str)
+		m.info(info)
+		m.slowlog(replies[1], replies[2])
+		if len(filter) > 0 {
+			m.series(replies[3], int(c.cfg.Int(config.HTTPExportSeriesMax)))
+		}
+	} else if err == nil {
+		err = replies[0].err()
+	}
+	errText := ""
+	if err != nil {
+		errText = err.Error()
+	}
+	m.gauge("redis_exporter_last_scrape_error", "The last scrape error status.", boolFloat(err != nil), []string{"err"}, errText)
+	m.gauge("redis_up", "Whether INFO could be read: 0 while the server is loading its data.", up, nil)
+	m.counter("redis_exporter_scrapes_total", "Scrapes of /metrics.", float64(c.scrapes.Load()), nil)
+	m.gauge("redis_exporter_last_scrape_duration_seconds", "How long this scrape took, the server lock included.", time.Since(start).Seconds(), nil)
+}
+
+// emitter sends const metrics; a metric client_golang refuses (an
+// invalid label value) is skipped, as redis_exporter skips them.
+type emitter struct {
+	ch chan<- prometheus.Metric
+}
+
+func (m emitter) send(name, help string, t prometheus.ValueType, v float64, labels []string, values ...string) {
+	desc := prometheus.NewDesc(name, help, labels, nil)
+	if mt, err := prometheus.NewConstMetric(desc, t, v, values...); err == nil {
+		m.ch <- mt
+	}
+}
+
+func (m emitter) gauge(name, help string, v float64, labels []string, values ...string) {
+	m.send(name, help, prometheus.GaugeValue, v, labels, values...)
+}
+
+func (m emitter) counter(name, help string, v float64, labels []string, values ...string) {
+	m.send(name, help, prometheus.CounterValue, v, labels, values...)
+}
+
+// infoField is one "field:value" line of INFO and its section.
+type infoField struct{ section, key, val string }
+
+func parseInfo(text string) []infoField {
+	var out []infoField
+	section := ""
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if rest, ok := strings.CutPrefix(line, "# "); ok {
+			section = rest
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || k == "" {
+			continue
+		}
+		out = append(out, infoField{section, k, v})
+	}
+	return out
+}
+
+// infoValue reads a field's value as the exporter does: ok/true are 1,
+// err/fail/false 0, anything else a number or nothing.
+func infoValue(s string) (float64, bool) {
+	switch s {
+	case "ok", "true":
+		return 1, true
+	case "err", "fail", "false":
+		return 0, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
+}
+
+func (m emitter) info(fields []infoField) {
+	kv := make(map[string]string, len(fields))
+	latency := map[string]map[float64]float64{}
+	calls := map[string]uint64{}
+	usec := map[string]float64{}
+	for _, f := range fields {
+		kv[f.key] = f.val
+		switch {
+		case f.section == "Commandstats" && strings.HasPrefix(f.key, "cmdstat_"):
+			cmd := strings.TrimPrefix(f.key, "cmdstat_")
+			st := subfields(f.val)
+			calls[cmd] = uint64(st["calls"])
+			usec[cmd] = st["usec"]
+			m.counter("redis_commands_total", "Total number of calls per command", st["calls"], []string{"cmd"}, cmd)
+			m.counter("redis_commands_duration_seconds_total", "Total amount of time in seconds spent per command", st["usec"]/1e6, []string{"cmd"}, cmd)
+			m.counter("redis_commands_rejected_calls_total", "Total number of errors prior command execution per command", st["rejected_calls"], []string{"cmd"}, cmd)
+			m.counter("redis_commands_failed_calls_total", "Total number of errors within command execution per command", st["failed_calls"], []string{"cmd"}, cmd)
+		case f.section == "Latencystats" && strings.HasPrefix(f.key, "latency_percentiles_usec_"):
+			q := map[float64]float64{}
+			for p, v := range subfields(f.val) {
+				if pf, err := strconv.ParseFloat(strings.TrimPrefix(p, "p"), 64); err == nil {
+					q[pf] = v
+				}
+			}
+			latency[strings.TrimPrefix(f.key, "latency_percentiles_usec_")] = q
+		case f.section == "Errorstats" && strings.HasPrefix(f.key, "errorstat_"):
+			m.counter("redis_errors_total", "Total number of errors per error type", subfields(f.val)["count"], []string{"err"}, strings.TrimPrefix(f.key, "errorstat_"))
+		case f.section == "Keyspace" && strings.HasPrefix(f.key, "db"):
+			st := subfields(f.val)
+			m.gauge("redis_db_keys", "Total number of keys by DB", st["keys"], []string{"db"}, f.key)
+			m.gauge("redis_db_keys_expiring", "Total number of expiring keys by DB", st["expires"], []string{"db"}, f.key)
+			m.gauge("redis_db_avg_ttl_seconds", "Avg TTL in seconds", st["avg_ttl"]/1000, []string{"db"}, f.key)
+		default:
+			m.field(f)
+		}
+	}
+	// Summaries need a command's count and sum (commandstats) beside its
+	// percentiles (latencystats), as the exporter builds them.
+	for cmd, q := range latency {
+		if n, ok := calls[cmd]; ok {
+			desc := prometheus.NewDesc("redis_latency_percentiles_usec", "A summary of latency percentile distribution per command", []string{"cmd"}, nil)
+			if s, err := prometheus.NewConstSummary(desc, n, usec[cmd], q, cmd); err == nil {
+				m.ch <- s
+			}
+		}
+	}
+	if up, ok := infoValue(kv["uptime_in_seconds"]); ok {
+		m.gauge("redis_start_time_seconds", "Start time of the Redis instance since unix epoch in seconds.", float64(time.Now().Unix())-up, nil)
+	}
+	for _, f := range []string{"hz", "configured_hz"} {
+		if v, ok := infoValue(kv[f]); ok {
+			m.gauge("redis_"+f, f+" metric", v, nil)
+		}
+	}
+	// The exporter reads these two from CONFIG GET; INFO has the same values.
+	for _, f := range []string{"maxmemory", "maxclients"} {
+		if v, ok := infoValue(kv[f]); ok {
+			m.gauge("redis_config_"+f, "config_"+f+" metric", v, nil)
+		}
+	}
+	values := make([]string, len(instanceInfoLabels))
+	for i, l := range instanceInfoLabels {
+		values[i] = kv[l]
+	}
+	m.gauge("redis_instance_info", "Information about the Redis instance", 1, instanceInfoLabels, values...)
+}
+
+// field exports one plain INFO field under its exporter name (or
+// Abacus's own), if it has one.
+func (m emitter) field(f infoField) {
+	v, ok := infoValue(f.val)
+	if !ok {
+		return
+	}
+	if name, ok := infoCounters[f.key]; ok {
+		m.counter("redis_"+name, name+" metric", v, nil)
+		return
+	}
+	if name, ok := infoGauges[f.key]; ok {
+		if name == "latest_fork_usec" {
+			name, v = "latest_fork_seconds", v/1e6
+		}
+		m.gauge("redis_"+name, name+" metric", v, nil)
+		return
+	}
+	if strings.HasPrefix(f.key, "cluster_") {
+		m.gauge("redis_"+sanitizeName(f.key), f.key+" metric", v, nil)
+		return
+	}
+	if a, ok := abacusInfo[f.key]; ok {
+		if a.counter {
+			m.counter("abacus_"+a.name, "INFO "+f.key, v, nil)
+		} else {
+			m.gauge("abacus_"+a.name, "INFO "+f.key, v, nil)
+		}
+	}
+}
+
+// subfields reads "a=1,b=2" (commandstats, keyspace, errorstats lines).
+func subfields(s string) map[string]float64 {
+	out := map[string]float64{}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			out[k] = f
+		}
+	}
+	return out
+}
+
+func (m emitter) slowlog(length, last value) {
+	if length.kind == ':' {
+		m.gauge("redis_slowlog_length", "Total slowlog", float64(length.num), nil)
+	}
+	var id, dur float64
+	if len(last.elems) > 0 && len(last.elems[0].elems) > 2 {
+		e := last.elems[0].elems
+		id, dur = float64(e[0].num), float64(e[2].num)/1e6
+	}
+	m.gauge("redis_slowlog_last_id", "Last id of slowlog", id, nil)
+	m.gauge("redis_last_slow_execution_duration_seconds", "The amount of time needed for last slow execution, in seconds", dur, nil)
+}
+
+// series exports TS.MGET WITHLABELS's reply: each series's latest sample
+// as abacus_timeseries_value{key=..., its labels}, at most max of them
+// (the first in key order).
+func (m emitter) series(reply value, max int) {
+	if err := reply.err(); err != nil {
+		m.gauge("abacus_timeseries_export_error", "1 when http-export-series could not be queried (a bad filter).", 1, []string{"err"}, err.Error())
+		return
+	}
+	m.gauge("abacus_timeseries_export_matched", "Time series matching http-export-series.", float64(len(reply.elems)), nil)
+	// Series without samples have nothing to export and take no place
+	// under the cap.
+	type row struct {
+		r value
+		v float64
+	}
+	rows := make([]row, 0, len(reply.elems))
+	for _, r := range reply.elems {
+		if len(r.elems) < 3 || len(r.elems[2].elems) < 2 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(r.elems[2].elems[1].str, 64); err == nil {
+			rows = append(rows, row{r, v})
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return seriesKey(rows[i].r) < seriesKey(rows[j].r) })
+	m.gauge("abacus_timeseries_export_truncated", "1 when more series match http-export-series than http-export-series-max allows.", boolFloat(len(rows) > max), nil)
+	if len(rows) > max {
+		rows = rows[:max]
+	}
+	const help = "The latest sample of a time series matching http-export-series."
+	// Series with the same label names share a Desc (NewDesc validates and
+	// hashes its names: a tenth of a scrape's CPU when made per series).
+	descs := map[string]*prometheus.Desc{}
+	for _, row := range rows {
+		r, v := row.r, row.v
+		names, vals := seriesLabels(r)
+		id := strings.Join(names, "\x00")
+		desc := descs[id]
+		if desc == nil {
+			desc = prometheus.NewDesc("abacus_timeseries_value", help, names, nil)
+			descs[id] = desc
+		}
+		if mt, err := prometheus.NewConstMetric(desc, prometheus.GaugeValue, v, vals...); err == nil {
+			m.ch <- mt
+		}
+	}
+}
+
+func seriesKey(r value) string {
+	if len(r.elems) == 0 {
+		return ""
+	}
+	return r.elems[0].str
+}
+
+// seriesLabels are a series's Prometheus labels: "key" (its key) and its
+// own labels, their names made valid ([a-zA-Z_][a-zA-Z0-9_]*) and
+// prefixed "label_" where they would clash with "key" or a reserved
+// "__" name; a name that still repeats one before it is dropped. Values
+// that are not UTF-8 are repaired, as Prometheus requires UTF-8.
+func seriesLabels(r value) (names, vals []string) {
+	names = []string{"key"}
+	vals = []string{utf8Valid(seriesKey(r))}
+	seen := map[string]bool{"key": true}
+	for _, l := range r.elems[1].elems {
+		if len(l.elems) != 2 {
+			continue
+		}
+		n := sanitizeName(l.elems[0].str)
+		if n == "key" || strings.HasPrefix(n, "__") {
+			n = "label_" + n
+		}
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		names = append(names, n)
+		vals = append(vals, utf8Valid(l.elems[1].str))
+	}
+	return names, vals
+}
+
+// sanitizeName makes s a valid metric or label name: each byte outside
+// [a-zA-Z0-9_] becomes "_", and a leading digit gets a "_" before it.
+func sanitizeName(s string) string {
+	valid := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	ok := s != "" && !(s[0] >= '0' && s[0] <= '9')
+	for i := 0; ok && i < len(s); i++ {
+		ok = valid(s[i])
+	}
+	if ok {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if !valid(c) {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] >= '0' && b[0] <= '9' {
+		return "_" + string(b)
+	}
+	return string(b)
+}
+
+func utf8Valid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,44 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/abacusdb/abacus/internal/httpapi"
+	"github.com/abacusdb/abacus/internal/servertest"
+)
+
+// BenchmarkScrape10k is one /metrics scrape exporting 10,000 series.
+func BenchmarkScrape10k(b *testing.B) {
+	w := startWeb(b, httpapi.Limits{}, servertest.WithConfig("http-export-series", "exported=yes"))
+	c := w.inst.Raw(b)
+	var batch []byte
+	for i := range 10000 {
+		batch = append(batch, servertest.Encode("TS.ADD", fmt.Sprintf("export:%05d", i), "1000", strconv.Itoa(i),
+			"LABELS", "exported", "yes", "sensor", strconv.Itoa(i), "site", fmt.Sprint("site-", i%20))...)
+	}
+	c.Write(batch)
+	for range 10000 {
+		c.Read()
+	}
+	// As Prometheus asks: gzip, which the client here does not undo, so
+	// that the profile is the server's.
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		req, _ := http.NewRequest("GET", w.base+"/metrics", nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		b.SetBytes(n)
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+}

@@ -1,0 +1,468 @@
+// Package replication makes Abacus a primary in Redis's replication
+// protocol: replicas (redis-server's own, redis-cli --replica) connect
+// with SYNC or PSYNC, receive a snapshot and then the effect stream (the
+// same commands the AOF gets, engine/propagate.go), and can reconnect
+// within the backlog to get only what they missed.
+//
+// The stream is one byte sequence numbered by master_repl_offset: every
+// top-level command's effects are encoded once (SELECT when the database
+// changes, MULTI/EXEC around several), appended to the backlog and pushed
+// to each online replica's output queue (the connection's replica output
+// class and its client-output-buffer-limit apply). Everything runs under
+// the server lock but the cron's PING, which takes it.
+package replication
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/num"
+	"github.com/abacusdb/abacus/internal/persist"
+	"github.com/abacusdb/abacus/internal/rdb"
+	"github.com/abacusdb/abacus/internal/resp"
+)
+
+// Primary is the primary side of one server's replication.
+type Primary struct {
+	e    *engine.Env
+	lock sync.Locker
+
+	// offset is master_repl_offset: the bytes of stream produced since
+	// the backlog was made. The backlog holds the last hist of them.
+	offset  int64
+	backlog *ring
+	seldb   int // the database the stream last selected (-1: none yet)
+	buf     []byte
+
+	// replid2 and off2 are the history this server continues after it
+	// was promoted (second_repl_offset; -1 for none).
+	replid2 string
+	off2    int64
+	// link is the connection to our primary while we are a replica.
+	link *link
+
+	replicas []*replica
+	// hand are the connections that sent REPLCONF but not yet PSYNC.
+	hand map[*engine.Session]*replica
+	done chan struct{}
+}
+
+type replica struct {
+	s      *engine.Session
+	port   int    // REPLCONF listening-port
+	ip     string // REPLCONF ip-address, else the connection's address
+	ackOff int64  // the last REPLCONF ACK offset
+	ackAt  int64  // unix ms of the last ACK
+	online bool
+}
+
+var ext = engine.NewExt(func(e *engine.Env) *Primary {
+	return &Primary{e: e, seldb: -1, off2: -1, hand: map[*engine.Session]*replica{}}
+})
+
+// New installs the primary side on e: the stream tap and the PING cron.
+// lock is the server lock the cron takes. Close stops the cron.
+func New(e *engine.Env, lock sync.Locker) *Primary {
+	p := ext.Of(e)
+	p.lock = lock
+	p.done = make(chan struct{})
+	e.SetReplInfo(p.info)
+	go p.cron()
+	return p
+}
+
+// Close stops the cron.
+func (p *Primary) Close() {
+	if p.done != nil {
+		close(p.done)
+	}
+}
+
+func init() {
+	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti
+	engine.Register(
+		&engine.Command{Name: "psync", Arity: -3, Flags: f, Group: "server",
+			Summary: "An internal command used in replication", Since: "2.8.0", Complexity: "", Handler: cmdPsync},
+		&engine.Command{Name: "sync", Arity: 1, Flags: f, Group: "server",
+			Summary: "An internal command used in replication", Since: "1.0.0", Complexity: "", Handler: cmdSync},
+		&engine.Command{Name: "replconf", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagAllowBusy, Group: "server",
+			Summary: "An internal command for configuring the replication stream", Since: "3.0.0", Complexity: "O(1)", Handler: cmdReplconf},
+		&engine.Command{Name: "role", Arity: 1, Flags: engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagFast, ACL: "@admin @dangerous", Group: "server",
+			Summary: "Returns the replication role.", Since: "2.8.12", Complexity: "O(1)", Handler: cmdRole},
+	)
+}
+
+// ring is the backlog: the last size bytes of the stream.
+type ring struct {
+	buf  []byte
+	size int
+	hist int // bytes held
+	end  int // where the next byte goes
+}
+
+func newRing(size int) *ring { return &ring{buf: make([]byte, size), size: size} }
+
+func (r *ring) write(b []byte) {
+	if len(b) >= r.size {
+		copy(r.buf, b[len(b)-r.size:])
+		r.end, r.hist = 0, r.size
+		return
+	}
+	n := copy(r.buf[r.end:], b)
+	if n < len(b) {
+		copy(r.buf, b[n:])
+	}
+	r.end = (r.end + len(b)) % r.size
+	r.hist = min(r.hist+len(b), r.size)
+}
+
+// last returns a copy of the last n bytes held (n <= hist).
+func (r *ring) last(n int) []byte {
+	out := make([]byte, 0, n)
+	start := (r.end - n + r.size) % r.size
+	if start+n <= r.size {
+		return append(out, r.buf[start:start+n]...)
+	}
+	out = append(out, r.buf[start:]...)
+	return append(out, r.buf[:n-(r.size-start)]...)
+}
+
+func (p *Primary) backlogSize() int {
+	n := int(p.e.Cfg.Int(config.ReplBacklogSize))
+	return max(n, 16<<10)
+}
+
+// ensureBacklog makes the backlog and starts feeding the stream to it, as
+// Redis does when the first replica attaches.
+func (p *Primary) ensureBacklog() {
+	if p.backlog == nil {
+		p.backlog = newRing(p.backlogSize())
+		p.e.SetPropTap(p)
+	}
+}
+
+var (
+	bSelect = []byte("SELECT")
+	bMulti  = []byte("MULTI")
+	bExec   = []byte("EXEC")
+)
+
+func (p *Primary) appendSelect(db int) {
+	if db != p.seldb {
+		p.buf = resp.AppendCommand(p.buf, bSelect, strconv.AppendInt(nil, int64(db), 10))
+		p.seldb = db
+	}
+}
+
+// Feed implements engine.PropSink: one top-level command's effects.
+func (p *Primary) Feed(entries []engine.PropEntry, wrap bool) {
+	p.buf = p.buf[:0]
+	if wrap {
+		p.appendSelect(entries[0].DB)
+		p.buf = resp.AppendCommand(p.buf, bMulti)
+	}
+	for _, en := range entries {
+		p.appendSelect(en.DB)
+		p.buf = resp.AppendCommand(p.buf, en.Argv...)
+	}
+	if wrap {
+		p.buf = resp.AppendCommand(p.buf, bExec)
+	}
+	p.send(p.buf)
+	if cap(p.buf) > 1<<20 {
+		p.buf = nil
+	}
+}
+
+// send appends b to the stream: the backlog and every online replica.
+func (p *Primary) send(b []byte) {
+	p.backlog.write(b)
+	p.offset += int64(len(b))
+	live := p.replicas[:0]
+	for _, r := range p.replicas {
+		if r.s.Closed() {
+			continue
+		}
+		live = append(live, r)
+		if r.online {
+			r.s.Push(b)
+		}
+	}
+	clear(p.replicas[len(live):])
+	p.replicas = live
+}
+
+// cron sends the stream's PING every repl-ping-replica-period seconds
+// while replicas are attached, so that they see the link alive.
+func (p *Primary) cron() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var n int64
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+		}
+		n++
+		p.lock.Lock()
+		period := max(p.e.Cfg.Int(config.ReplPingReplicaPeriod), 1)
+		if len(p.replicas) > 0 && n%period == 0 {
+			p.send(resp.AppendCommand(nil, []byte("PING")))
+		}
+		p.lock.Unlock()
+	}
+}
+
+func (p *Primary) handshake(s *engine.Session) *replica {
+	r := p.hand[s]
+	if r == nil {
+		r = &replica{s: s}
+		p.hand[s] = r
+	}
+	return r
+}
+
+// REPLCONF <option> <value> ...: a replica's handshake options, and its
+// ACKs once it is online (those get no reply).
+func cmdReplconf(c *engine.Ctx) {
+	p := ext.Of(c.Env)
+	if len(c.Args)%2 == 0 {
+		c.Error(engine.ErrSyntax)
+		return
+	}
+	for i := 1; i+1 < len(c.Args); i += 2 {
+		opt, val := c.Args[i], c.Args[i+1]
+		switch {
+		case ascii.EqualFold(opt, "listening-port"):
+			port, ok := num.ParseInt(val)
+			if !ok {
+				c.Error(engine.ErrNotInt)
+				return
+			}
+			p.handshake(c.S).port = int(port)
+		case ascii.EqualFold(opt, "ip-address"):
+			p.handshake(c.S).ip = string(val)
+		case ascii.EqualFold(opt, "capa"), ascii.EqualFold(opt, "rdb-only"), ascii.EqualFold(opt, "rdb-filter-only"):
+		case ascii.EqualFold(opt, "ack"), ascii.EqualFold(opt, "fack"):
+			if r := p.online(c.S); r != nil {
+				if off, ok := num.ParseInt(val); ok && ascii.EqualFold(opt, "ack") {
+					r.ackOff = max(r.ackOff, off)
+					r.ackAt = c.Env.Clock.NowMs()
+				}
+			}
+			return // never answered
+		case ascii.EqualFold(opt, "getack"):
+			return // a primary is not asked
+		default:
+			c.Errorf("ERR Unrecognized REPLCONF option: %s", val)
+			return
+		}
+	}
+	c.W.OK()
+}
+
+func (p *Primary) online(s *engine.Session) *replica {
+	for _, r := range p.replicas {
+		if r.s == s {
+			return r
+		}
+	}
+	return nil
+}
+
+// PSYNC replid offset: continue from the backlog when the replica's
+// history is ours and what it misses is still there, else a full sync.
+func cmdPsync(c *engine.Ctx) {
+	p := ext.Of(c.Env)
+	if p.online(c.S) != nil {
+		return // already a replica: Redis ignores it
+	}
+	replid := string(c.Args[1])
+	want, ok := num.ParseInt(c.Args[2])
+	ours := replid == c.Env.Stats.Info.ReplID() || replid == p.replid2 && want <= p.off2
+	if ok && ours && p.link == nil && p.backlog != nil &&
+		want >= p.offset-int64(p.backlog.hist)+1 && want <= p.offset+1 {
+		replid = c.Env.Stats.Info.ReplID()
+		r := p.attach(c.S)
+		c.W.Simple("CONTINUE " + replid)
+		if n := p.offset - want + 1; n > 0 {
+			c.W.Raw(p.backlog.last(int(n)))
+		}
+		r.online = true
+		c.Env.Log.Info(fmt.Sprintf("Partial resynchronization request from %s accepted. Sending %d bytes of backlog starting from offset %d.", p.name(r), p.offset-want+1, want))
+		return
+	}
+	p.fullSync(c, true)
+}
+
+// SYNC: the old protocol, a full sync without the FULLRESYNC line.
+func cmdSync(c *engine.Ctx) {
+	p := ext.Of(c.Env)
+	if p.online(c.S) != nil {
+		return
+	}
+	p.fullSync(c, false)
+}
+
+// fullSync sends the snapshot, taken under the lock at the stream's
+// current offset, then the replica is online: the stream after it
+// follows in the same output queue.
+func (p *Primary) fullSync(c *engine.Ctx, psync bool) {
+	p.ensureBacklog()
+	r := p.attach(c.S)
+	p.seldb = -1 // the stream after the snapshot starts with a SELECT
+	now := c.Env.Clock.NowMs()
+	aux := persist.Aux(config.RedisVersion, now/1000, engine.UsedMemory())
+	aux = append(aux, "repl-stream-db", "0", "repl-id", c.Env.Stats.Info.ReplID(), "repl-offset", strconv.FormatInt(p.offset, 10))
+	var snap bytes.Buffer
+	if err := rdb.WriteKeyspace(&snap, c.Env.KS, aux, c.Env.FunctionCodes(), c.Env.FileEncodeOptions(now)); err != nil {
+		c.Errorf("ERR snapshot for the replica failed: %v", err)
+		p.detach(r)
+		return
+	}
+	if psync {
+		c.W.Simple("FULLRESYNC " + c.Env.Stats.Info.ReplID() + " " + strconv.FormatInt(p.offset, 10))
+	}
+	c.W.Raw([]byte("$" + strconv.Itoa(snap.Len()) + "\r\n"))
+	c.W.Raw(snap.Bytes())
+	r.online = true
+	c.Env.Log.Info(fmt.Sprintf("Synchronization with replica %s succeeded", p.name(r)))
+}
+
+// attach makes s a replica: its output becomes the replica class.
+func (p *Primary) attach(s *engine.Session) *replica {
+	r := p.hand[s]
+	delete(p.hand, s)
+	if r == nil {
+		r = &replica{s: s}
+	}
+	r.ackAt = p.e.Clock.NowMs()
+	if !strings.Contains(s.Flags, "S") {
+		s.Flags += "S"
+	}
+	p.replicas = append(p.replicas, r)
+	return r
+}
+
+func (p *Primary) detach(r *replica) {
+	for i, x := range p.replicas {
+		if x == r {
+			p.replicas = append(p.replicas[:i], p.replicas[i+1:]...)
+			break
+		}
+	}
+	r.s.Flags = strings.Replace(r.s.Flags, "S", "", 1)
+}
+
+func (p *Primary) ip(r *replica) string {
+	if r.ip != "" {
+		return r.ip
+	}
+	host, _, _ := strings.Cut(r.s.Addr, ":")
+	if i := strings.LastIndexByte(r.s.Addr, ':'); i >= 0 {
+		host = r.s.Addr[:i]
+	}
+	return host
+}
+
+func (p *Primary) name(r *replica) string { return p.ip(r) + ":" + strconv.Itoa(r.port) }
+
+// live are the replicas whose connections are open.
+func (p *Primary) live() []*replica {
+	var out []*replica
+	for _, r := range p.replicas {
+		if !r.s.Closed() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// info writes INFO replication for a primary.
+func (p *Primary) info(b *engine.InfoBuilder) {
+	e := p.e
+	live := p.live()
+	now := e.Clock.NowMs()
+	if l := p.link; l != nil {
+		b.KV("role", "slave")
+		b.KV("master_host", l.host)
+		b.Int("master_port", int64(l.port))
+		up := l.state == "connected"
+		if up {
+			b.KV("master_link_status", "up")
+			b.Int("master_last_io_seconds_ago", (now-l.lastIO)/1000)
+		} else {
+			b.KV("master_link_status", "down")
+			b.KV("master_last_io_seconds_ago", "-1")
+		}
+		b.KV("master_sync_in_progress", map[bool]string{true: "1", false: "0"}[l.syncing])
+		b.Int("slave_read_repl_offset", p.offset)
+		b.Int("slave_repl_offset", p.offset)
+		b.Int("slave_priority", e.Cfg.Int(config.ReplicaPriority))
+		b.KV("slave_read_only", map[bool]string{true: "1", false: "0"}[e.Cfg.Bool(config.ReplicaReadOnly)])
+		b.KV("replica_announced", "1")
+	} else {
+		b.KV("role", "master")
+	}
+	b.Int("connected_slaves", int64(len(live)))
+	for i, r := range live {
+		state := "wait_bgsave"
+		if r.online {
+			state = "online"
+		}
+		b.KV("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", p.ip(r), r.port, state, r.ackOff, (now-r.ackAt)/1000))
+	}
+	b.KV("master_failover_state", "no-failover")
+	b.KV("master_replid", e.Stats.Info.ReplID())
+	if p.replid2 != "" {
+		b.KV("master_replid2", p.replid2)
+	} else {
+		b.KV("master_replid2", strings.Repeat("0", 40))
+	}
+	b.Int("master_repl_offset", p.offset)
+	b.Int("second_repl_offset", p.off2)
+	if p.backlog == nil {
+		b.KV("repl_backlog_active", "0")
+		b.Int("repl_backlog_size", e.Cfg.Int(config.ReplBacklogSize))
+		b.KV("repl_backlog_first_byte_offset", "0")
+		b.KV("repl_backlog_histlen", "0")
+		return
+	}
+	b.KV("repl_backlog_active", "1")
+	b.Int("repl_backlog_size", int64(p.backlog.size))
+	b.Int("repl_backlog_first_byte_offset", p.offset-int64(p.backlog.hist)+1)
+	b.Int("repl_backlog_histlen", int64(p.backlog.hist))
+}
+
+// ROLE for a primary: its offset and each replica's address and ACK.
+func cmdRole(c *engine.Ctx) {
+	p := ext.Of(c.Env)
+	if l := p.link; l != nil {
+		c.W.Array(5)
+		c.W.BulkString("slave")
+		c.W.BulkString(l.host)
+		c.W.Int(int64(l.port))
+		c.W.BulkString(l.state)
+		c.W.Int(p.offset)
+		return
+	}
+	live := p.live()
+	c.W.Array(3)
+	c.W.BulkString("master")
+	c.W.Int(p.offset)
+	c.W.Array(len(live))
+	for _, r := range live {
+		c.W.Array(3)
+		c.W.BulkString(p.ip(r))
+		c.W.BulkString(strconv.Itoa(r.port))
+		c.W.BulkString(strconv.FormatInt(r.ackOff, 10))
+	}
+}

@@ -1,0 +1,451 @@
+package replication
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/ascii"
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/rdb"
+	"github.com/abacusdb/abacus/internal/resp"
+)
+
+// The replica side: REPLICAOF host port starts a link goroutine that
+// connects, shakes hands (PING, AUTH with masterauth, REPLCONF
+// listening-port and capa, PSYNC), loads the primary's snapshot in full or
+// continues from its offset, then applies the primary's stream under the
+// server lock as the primary's client (flag M). The bytes applied are
+// also the replica's own stream: they go to its backlog and its replicas
+// unchanged, so offsets agree along a chain and after a failover (PSYNC2).
+// While it is a replica the engine's own effects are not fed to the
+// stream, and clients other than the primary may not write
+// (replica-read-only).
+
+// link is one connection attempt loop to a primary.
+type link struct {
+	host string
+	port int
+	stop chan struct{}
+	// Under the server lock: the link's state for INFO.
+	state    string // connect, connecting, sync, connected
+	lastIO   int64  // unix ms of the last byte from the primary
+	syncing  bool
+	readOff  int64 // stream bytes read (slave_read_repl_offset)
+	conn     net.Conn
+	sess     *engine.Session
+	attempts int
+}
+
+var errStopped = errors.New("replication link stopped")
+
+func init() {
+	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagStale
+	for _, name := range []string{"replicaof", "slaveof"} {
+		engine.Register(&engine.Command{Name: name, Arity: 3, Flags: f, Group: "server",
+			Summary: "Configures a server as replica of another, or promotes it to a primary.", Since: "5.0.0",
+			Complexity: "O(1)", Handler: cmdReplicaof})
+	}
+}
+
+// REPLICAOF host port | NO ONE
+func cmdReplicaof(c *engine.Ctx) {
+	p := ext.Of(c.Env)
+	if ascii.EqualFold(c.Args[1], "no") && ascii.EqualFold(c.Args[2], "one") {
+		if p.link != nil {
+			p.promote()
+			c.Env.Log.Info("MASTER MODE enabled (user request from '" + c.S.Addr + "')")
+		}
+		c.W.OK()
+		return
+	}
+	port, err := strconv.Atoi(string(c.Args[2]))
+	if err != nil || port < 0 || port > 65535 {
+		c.Error("ERR Invalid master port")
+		return
+	}
+	host := string(c.Args[1])
+	if p.link != nil && p.link.host == host && p.link.port == port {
+		c.W.Simple("OK Already connected to specified master")
+		return
+	}
+	p.follow(host, port)
+	c.Env.Log.Info(fmt.Sprintf("REPLICAOF %s:%d enabled (user request from '%s')", host, port, c.S.Addr))
+	c.W.OK()
+}
+
+// Follow makes the server a replica of host:port (the replicaof
+// parameter at startup). Call it under the server lock.
+func (p *Primary) Follow(host string, port int) { p.follow(host, port) }
+
+func (p *Primary) follow(host string, port int) {
+	if p.link != nil {
+		p.stopLink()
+	} else {
+		// The history so far stays continuable (PSYNC2): the new primary
+		// may hold it.
+		p.ensureBacklog()
+	}
+	p.e.SetPropTap(nil) // the stream is now the primary's, proxied
+	p.e.SetReadOnlyReplica(p.e.Cfg.Bool(config.ReplicaReadOnly))
+	p.e.SetActiveExpire(false) // keys expire by the primary's DEL
+	// Every replica of ours resyncs: our history is about to change.
+	for _, r := range p.replicas {
+		r.s.Killed.Store(true)
+		p.e.Host.Kill(r.s)
+	}
+	l := &link{host: host, port: port, stop: make(chan struct{}), state: "connect"}
+	p.link = l
+	go p.run(l)
+}
+
+func (p *Primary) stopLink() {
+	l := p.link
+	p.link = nil
+	close(l.stop)
+	if l.conn != nil {
+		l.conn.Close()
+	}
+}
+
+// promote ends the link and makes the server a primary that continues
+// the history it has (replid2 = the old id up to offset+1).
+func (p *Primary) promote() {
+	p.stopLink()
+	p.replid2 = p.e.Stats.Info.ReplID()
+	p.off2 = p.offset + 1
+	p.e.Stats.Info.NewReplID()
+	p.e.SetReadOnlyReplica(false)
+	p.e.SetActiveExpire(true)
+	p.ensureBacklog()
+	p.e.SetPropTap(p)
+	p.seldb = -1
+}
+
+// run keeps the link up until it is stopped, reconnecting after a second
+// when it breaks.
+func (p *Primary) run(l *link) {
+	for {
+		err := p.session(l)
+		select {
+		case <-l.stop:
+			return
+		default:
+		}
+		p.lock.Lock()
+		if p.link == l {
+			l.state, l.syncing, l.conn = "connect", false, nil
+		}
+		p.lock.Unlock()
+		if err != nil {
+			p.e.Log.Warn(fmt.Sprintf("Error condition on socket for SYNC: %v", err))
+		}
+		select {
+		case <-l.stop:
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// session is one connection: handshake, sync, then the stream until the
+// link breaks or stops.
+func (p *Primary) session(l *link) error {
+	p.e.Log.Info(fmt.Sprintf("Connecting to MASTER %s:%d", l.host, l.port))
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort(l.host, strconv.Itoa(l.port)), 5*time.Second)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	p.lock.Lock()
+	if p.link != l {
+		p.lock.Unlock()
+		return errStopped
+	}
+	l.conn, l.state = conn, "connecting"
+	myPort := p.e.Cfg.Int(config.Port)
+	// Our own history, when we have one, may be the new primary's too
+	// (it was our replica, or a sibling): ask to continue it.
+	replid, next := p.e.Stats.Info.ReplID(), p.offset+1
+	if p.backlog == nil {
+		replid, next = "?", -1
+	}
+	auth := p.e.Cfg.Str(config.MasterAuth)
+	user := p.e.Cfg.Str(config.MasterUser)
+	p.lock.Unlock()
+
+	r := bufio.NewReaderSize(conn, 64<<10)
+	timeout := time.Duration(max(p.e.Cfg.Int(config.ReplTimeout), 1)) * time.Second
+	ask := func(args ...string) (string, error) {
+		conn.SetDeadline(time.Now().Add(timeout))
+		var b []byte
+		bs := make([][]byte, len(args))
+		for i, a := range args {
+			bs[i] = []byte(a)
+		}
+		b = resp.AppendCommand(b, bs...)
+		if _, err := conn.Write(b); err != nil {
+			return "", err
+		}
+		line, err := r.ReadString('\n')
+		return strings.TrimRight(line, "\r\n"), err
+	}
+	if reply, err := ask("PING"); err != nil {
+		return err
+	} else if reply[0] == '-' && !strings.HasPrefix(reply, "-NOAUTH") {
+		return fmt.Errorf("master replied to PING: %s", reply)
+	}
+	if auth != "" {
+		args := []string{"AUTH", auth}
+		if user != "" {
+			args = []string{"AUTH", user, auth}
+		}
+		if reply, err := ask(args...); err != nil || reply[0] == '-' {
+			return fmt.Errorf("unable to AUTH to MASTER: %s %v", reply, err)
+		}
+	}
+	if _, err := ask("REPLCONF", "listening-port", strconv.FormatInt(myPort, 10)); err != nil {
+		return err
+	}
+	if _, err := ask("REPLCONF", "capa", "eof", "capa", "psync2"); err != nil {
+		return err
+	}
+	p.e.Log.Info(fmt.Sprintf("Trying a partial resynchronization (request %s:%d).", replid, next))
+	reply, err := ask("PSYNC", replid, strconv.FormatInt(next, 10))
+	for err == nil && reply == "" {
+		// Newlines keep the link alive while the primary prepares.
+		conn.SetReadDeadline(time.Now().Add(timeout))
+		reply, err = r.ReadString('\n')
+		reply = strings.TrimRight(reply, "\r\n")
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case strings.HasPrefix(reply, "+FULLRESYNC "):
+		f := strings.Fields(reply)
+		if len(f) != 3 {
+			return fmt.Errorf("bad FULLRESYNC reply %q", reply)
+		}
+		off, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			return fmt.Errorf("bad FULLRESYNC offset %q", reply)
+		}
+		p.lock.Lock()
+		l.state, l.syncing = "sync", true
+		p.lock.Unlock()
+		conn.SetDeadline(time.Time{})
+		payload, err := readSnapshot(r, conn, timeout)
+		if err != nil {
+			return fmt.Errorf("reading the snapshot: %w", err)
+		}
+		if err := p.loadSnapshot(l, payload, f[1], off); err != nil {
+			return err
+		}
+	case strings.HasPrefix(reply, "+CONTINUE"):
+		p.lock.Lock()
+		if f := strings.Fields(reply); len(f) == 2 && f[1] != p.e.Stats.Info.ReplID() {
+			// The primary's history has a new id (it was promoted): ours
+			// continues under it.
+			p.replid2, p.off2 = p.e.Stats.Info.ReplID(), p.offset+1
+			p.e.Stats.Info.SetReplID(f[1])
+		}
+		p.lock.Unlock()
+		p.e.Log.Info("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.")
+	default:
+		return fmt.Errorf("unexpected reply to PSYNC from master: %s", reply)
+	}
+	return p.stream(l, conn, r, timeout)
+}
+
+// readSnapshot reads the snapshot bulk: $<len> and the bytes, or the
+// diskless form $EOF:<40-byte mark>, the bytes, the mark.
+func readSnapshot(r *bufio.Reader, conn net.Conn, timeout time.Duration) ([]byte, error) {
+	for {
+		conn.SetReadDeadline(time.Now().Add(timeout))
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			continue // the primary's keepalive newlines while it prepares
+		}
+		if line[0] != '$' {
+			return nil, fmt.Errorf("bad protocol from MASTER, the first byte is not '$': %q", line)
+		}
+		if mark, ok := strings.CutPrefix(line, "$EOF:"); ok {
+			var buf bytes.Buffer
+			chunk := make([]byte, 64<<10)
+			for {
+				conn.SetReadDeadline(time.Now().Add(timeout))
+				n, err := r.Read(chunk)
+				buf.Write(chunk[:n])
+				if bytes.HasSuffix(buf.Bytes(), []byte(mark)) {
+					return buf.Bytes()[:buf.Len()-len(mark)], nil
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
+		}
+		n, err := strconv.Atoi(line[1:])
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("bad snapshot length %q", line)
+		}
+		b := make([]byte, n)
+		conn.SetReadDeadline(time.Time{})
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+}
+
+// loadSnapshot loads the primary's snapshot into a fresh keyspace and,
+// only when it loaded whole, puts it in place of the data: a corrupt or
+// truncated transfer leaves the old data served.
+func (p *Primary) loadSnapshot(l *link, payload []byte, replid string, off int64) error {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	if p.link != l {
+		return errStopped
+	}
+	e := p.e
+	ks := keyspace.New(len(e.KS.DBs))
+	ks.Now = e.Clock.NowMs()
+	var codes []string
+	if _, err := rdb.LoadKeyspace(ks, payload, e.RestoreOptions(ks.Now), func(code []byte) error {
+		codes = append(codes, string(code))
+		return nil
+	}); err != nil {
+		return fmt.Errorf("failed loading the primary's snapshot: %w", err)
+	}
+	if err := e.RestoreFunctions(codes); err != nil {
+		return fmt.Errorf("failed loading the primary's functions: %w", err)
+	}
+	e.KS.Adopt(ks)
+	e.Stats.Info.SetReplID(replid)
+	p.offset, p.replid2, p.off2 = off, "", -1
+	p.backlog = newRing(p.backlogSize())
+	l.syncing, l.state = false, "connected"
+	e.Log.Info("MASTER <-> REPLICA sync: Finished with success")
+	return nil
+}
+
+// stream applies the primary's commands until the link breaks, ACKing
+// the offset every second and when asked (REPLCONF GETACK).
+func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.Duration) error {
+	p.lock.Lock()
+	if p.link != l {
+		p.lock.Unlock()
+		return errStopped
+	}
+	l.state, l.syncing = "connected", false
+	l.lastIO = p.e.Clock.NowMs()
+	sess := &engine.Session{Addr: conn.RemoteAddr().String(), Authed: true, User: "default", Proto: 2, Flags: "M"}
+	l.sess = sess
+	p.lock.Unlock()
+	ack := func() error {
+		p.lock.Lock()
+		off := p.offset
+		p.lock.Unlock()
+		conn.SetWriteDeadline(time.Now().Add(timeout))
+		_, err := conn.Write(resp.AppendCommand(nil, []byte("REPLCONF"), []byte("ACK"), strconv.AppendInt(nil, off, 10)))
+		return err
+	}
+	stopAck := make(chan struct{})
+	defer close(stopAck)
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopAck:
+				return
+			case <-t.C:
+				if ack() != nil {
+					return
+				}
+			}
+		}
+	}()
+	var w resp.Writer
+	for {
+		conn.SetReadDeadline(time.Now().Add(timeout))
+		args, raw, err := readCommand(r, p.e.Cfg.Int(config.ProtoMaxBulkLen))
+		if err != nil {
+			return err
+		}
+		p.lock.Lock()
+		if p.link != l {
+			p.lock.Unlock()
+			return errStopped
+		}
+		l.lastIO = p.e.Clock.NowMs()
+		getack := len(args) == 3 && ascii.EqualFold(args[0], "replconf") && ascii.EqualFold(args[1], "getack")
+		if !getack && !(len(args) > 0 && ascii.EqualFold(args[0], "ping")) {
+			w.Reset()
+			p.e.Execute(sess, args, &w)
+		}
+		// GETACK is answered with the offset before it, as Redis does.
+		before := p.offset
+		// The bytes applied are the replica's own stream, as they came.
+		p.send(raw)
+		l.readOff = p.offset
+		p.lock.Unlock()
+		if getack {
+			conn.SetWriteDeadline(time.Now().Add(timeout))
+			if _, err := conn.Write(resp.AppendCommand(nil, []byte("REPLCONF"), []byte("ACK"), strconv.AppendInt(nil, before, 10))); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// readCommand reads one multibulk command of the primary's stream and
+// the bytes it took.
+func readCommand(r *bufio.Reader, maxBulk int64) (args [][]byte, raw []byte, err error) {
+	line, err := r.ReadSlice('\n')
+	if err != nil {
+		return nil, nil, err
+	}
+	raw = append(raw, line...)
+	if len(line) < 4 || line[0] != '*' {
+		return nil, nil, fmt.Errorf("protocol error in the primary's stream: %q", line)
+	}
+	n, err := strconv.Atoi(string(line[1 : len(line)-2]))
+	if err != nil || n < 1 || n > 1<<20 {
+		return nil, nil, fmt.Errorf("bad multibulk count in the primary's stream: %q", line)
+	}
+	args = make([][]byte, n)
+	for i := range args {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return nil, nil, err
+		}
+		raw = append(raw, line...)
+		if len(line) < 4 || line[0] != '$' {
+			return nil, nil, fmt.Errorf("protocol error in the primary's stream: %q", line)
+		}
+		size, err := strconv.ParseInt(string(line[1:len(line)-2]), 10, 64)
+		if err != nil || size < 0 || size > maxBulk {
+			return nil, nil, fmt.Errorf("bad bulk length in the primary's stream: %q", line)
+		}
+		start := len(raw)
+		raw = append(raw, make([]byte, size+2)...)
+		if _, err := io.ReadFull(r, raw[start:]); err != nil {
+			return nil, nil, err
+		}
+		args[i] = raw[start : start+int(size) : start+int(size)]
+	}
+	return args, raw, nil
+}
