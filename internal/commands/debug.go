@@ -36,15 +36,20 @@ var debugSubs map[string]debugSub
 
 func init() {
 	debugSubs = map[string]debugSub{
-		"help":              {2, cmdDebugHelp},
-		"sleep":             {3, cmdDebugSleep},
-		"set-active-expire": {3, cmdDebugSetActiveExpire},
-		"object":            {3, cmdDebugObject},
-		"log":               {3, cmdDebugLog},
-		"error":             {3, func(c *engine.Ctx) { c.Error(c.Arg(2)) }},
-		"protocol":          {3, cmdDebugProtocol},
-		"change-repl-id":    {2, cmdDebugChangeReplID},
-		"reload":            {-2, cmdDebugReload}, // persistence.go
+		"help":                       {2, cmdDebugHelp},
+		"sleep":                      {3, cmdDebugSleep},
+		"set-active-expire":          {3, cmdDebugSetActiveExpire},
+		"object":                     {3, cmdDebugObject},
+		"log":                        {3, cmdDebugLog},
+		"error":                      {3, func(c *engine.Ctx) { c.Error(c.Arg(2)) }},
+		"protocol":                   {3, cmdDebugProtocol},
+		"change-repl-id":             {2, cmdDebugChangeReplID},
+		"reload":                     {-2, cmdDebugReload}, // persistence.go
+		"populate":                   {-3, cmdDebugPopulate},
+		"digest":                     {2, cmdDebugDigest},
+		"digest-value":               {-2, cmdDebugDigestValue},
+		"loadaof":                    {2, cmdDebugLoadAOF},
+		"quicklist-packed-threshold": {3, cmdDebugQuicklistPackedThreshold},
 	}
 }
 
@@ -61,24 +66,57 @@ func cmdDebug(c *engine.Ctx) {
 	sub.run(c)
 }
 
+// cmdDebugHelp lists the subcommands Abacus has, with Redis 7.0's text
+// and in its order.
 func cmdDebugHelp(c *engine.Ctx) {
 	c.ReplyHelp("DEBUG",
 		"CHANGE-REPL-ID",
-		"    Give the server a new replication id.",
+		"    Change the replication IDs of the instance.",
+		"    Dangerous: should be used only for testing the replication subsystem.",
+		"DIGEST",
+		"    Output a hex signature representing the current DB content.",
+		"DIGEST-VALUE <key> [<key> ...]",
+		"    Output a hex signature of the values of all the specified keys.",
 		"ERROR <string>",
-		"    Reply with an error whose text is <string>.",
+		"    Return a Redis protocol error with <string> as message. Useful for clients",
+		"    unit tests to simulate Redis errors.",
 		"LOG <message>",
 		"    Write <message> to the server log.",
+		"LOADAOF",
+		"    Flush the AOF buffers on disk and reload the AOF in memory.",
 		"OBJECT <key>",
-		"    Show low level details of the value at <key>.",
+		"    Show low level info about `key` and associated value.",
+		"POPULATE <count> [<prefix>] [<size>]",
+		"    Create <count> string keys named key:<num>. If <prefix> is specified then",
+		"    it is used instead of the 'key' prefix. These are not propagated to",
+		"    replicas. Cluster slots are not respected so keys not belonging to the",
+		"    current node can be created in cluster mode.",
 		"PROTOCOL <type>",
-		"    Reply with a sample value of a RESP type: string, integer, double, bignum,",
-		"    null, array, set, map, attrib, push, verbatim, true, false.",
+		"    Reply with a test value of the specified type. <type> can be: string,",
+		"    integer, double, bignum, null, array, set, map, attrib, push, verbatim,",
+		"    true, false.",
+		"RELOAD [option ...]",
+		"    Save the RDB on disk and reload it back to memory. Valid <option> values:",
+		"    * MERGE: conflicting keys will be loaded from RDB.",
+		"    * NOFLUSH: the existing database will not be removed before load, but",
+		"      conflicting keys will generate an exception and kill the server.",
+		"    * NOSAVE: the database will be loaded from an existing RDB file.",
+		"    Examples:",
+		"    * DEBUG RELOAD: verify that the server is able to persist, flush and reload",
+		"      the database.",
+		"    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an",
+		"      existing RDB file.",
+		"    * DEBUG RELOAD NOSAVE NOFLUSH MERGE: add the contents of an existing RDB",
+		"      file to the database.",
 		"SET-ACTIVE-EXPIRE <0|1>",
-		"    Stop (0) or restart (1) reclaiming expired keys in the background; keys",
-		"    still expire when they are accessed.",
+		"    Setting it to 0 disables expiring keys in background when they are not",
+		"    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the",
+		"    default.",
+		"QUICKLIST-PACKED-THRESHOLD <size>",
+		"    Sets the threshold for elements to be inserted as plain vs packed nodes",
+		"    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
 		"SLEEP <seconds>",
-		"    Stop serving every client for <seconds> (decimals allowed).",
+		"    Stop the server for <seconds>. Decimals allowed.",
 	)
 }
 
@@ -258,7 +296,7 @@ func cmdDebugReload(c *engine.Ctx) {
 			c.Error("ERR DEBUG RELOAD " + strings.ToUpper(c.Arg(i)) + " is not supported")
 			return
 		default:
-			c.Error(engine.ErrSyntax)
+			c.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
 			return
 		}
 	}

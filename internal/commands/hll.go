@@ -38,6 +38,13 @@ func init() {
 			KeyFlags: "RW access insert", ACL: acl, Group: grp,
 			Summary: "Merge N different HyperLogLogs into a single one.", Since: "2.8.9",
 			Complexity: "O(N) to merge N HyperLogLogs, but with high constant times.", Handler: cmdPfmerge},
+		&engine.Command{Name: "pfdebug", Arity: 3, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagAdmin, First: 2, Last: 2, Step: 1,
+			KeyFlags: "RW access", ACL: acl, Group: grp,
+			Summary: "Internal commands for debugging HyperLogLog values", Since: "2.8.9", Complexity: "N/A",
+			Handler: cmdPfdebug},
+		&engine.Command{Name: "pfselftest", Arity: 1, Flags: engine.FlagAdmin, ACL: acl, Group: grp,
+			Summary: "An internal command for testing HyperLogLog values", Since: "2.8.9", Complexity: "N/A",
+			Handler: cmdPfselftest},
 	)
 }
 

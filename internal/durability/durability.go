@@ -12,7 +12,10 @@ package durability
 import (
 	"sync"
 
+	"github.com/abacusdb/abacus/internal/aof"
+	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/keyspace"
 )
 
 // Durability is the AOF and the snapshots of one engine.
@@ -78,6 +81,28 @@ func (d *Durability) Reload(save bool) error {
 	return nil
 }
 
+// LoadAOF is DEBUG LOADAOF: the AOF buffer written out, the data emptied
+// and the files the manifest names loaded back (no rewrite: the files stay
+// as they are and the AOF goes on appending to the same incr file). Redis
+// exits when the AOF cannot be loaded; Abacus replies an error and keeps
+// the data when there is no AOF to load.
+func (d *Durability) LoadAOF() error {
+	d.AOFFlush(true)
+	m, err := aof.ReadManifest(d.aofDir(), d.e.Cfg.Str(config.AppendFilename))
+	if err != nil {
+		d.e.Log.Warn("DEBUG LOADAOF: " + err.Error())
+		return errLoadAOFNone
+	}
+	d.cancelBgsave() // its snapshot reads the data being replaced
+	d.e.KS.Adopt(keyspace.New(len(d.e.KS.DBs)))
+	if err := d.loadAOF(m); err != nil {
+		d.e.Log.Warn(err.Error())
+		return errLoadAOF
+	}
+	d.e.Log.Warn("Append Only File loaded by DEBUG LOADAOF")
+	return nil
+}
+
 // Info writes INFO persistence's rdb_* and aof_* fields.
 func (d *Durability) Info(b *engine.InfoBuilder) {
 	d.infoPersistenceRDB(b)
@@ -86,8 +111,10 @@ func (d *Durability) Info(b *engine.InfoBuilder) {
 
 // The replies of a DEBUG RELOAD that failed (Redis's texts).
 var (
-	errReloadSave = replyError("ERR Error trying to save the DB")
-	errReloadLoad = replyError("ERR Error trying to load the RDB dump, check server logs.")
+	errReloadSave  = replyError("ERR Error trying to save the DB")
+	errReloadLoad  = replyError("ERR Error trying to load the RDB dump, check server logs.")
+	errLoadAOFNone = replyError("ERR There is no append only file to load")
+	errLoadAOF     = replyError("ERR Error trying to load the append only file, check server logs.")
 )
 
 // replyError is an error whose text is a client's error reply.

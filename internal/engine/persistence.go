@@ -45,6 +45,10 @@ type Persistence interface {
 	// Reload is DEBUG RELOAD: save (when save) and load the file back in
 	// place of the data. An error's text is the reply.
 	Reload(save bool) error
+	// LoadAOF is DEBUG LOADAOF: write the AOF out, empty the data and
+	// load the AOF's files back, without a rewrite. An error's text is
+	// the reply.
+	LoadAOF() error
 	// info writes INFO persistence's rdb_* and aof_* fields.
 	Info(b *InfoBuilder)
 }
@@ -77,6 +81,7 @@ func (noPersistence) Cron()                           {}
 func (noPersistence) FlushAll()                       {}
 func (noPersistence) ShutdownSave(_, _, _ bool) error { return nil }
 func (noPersistence) Reload(bool) error               { return errors.New("ERR DEBUG RELOAD needs persistence") }
+func (noPersistence) LoadAOF() error                  { return errors.New("ERR DEBUG LOADAOF needs persistence") }
 func (noPersistence) Info(*InfoBuilder)               {}
 
 // SetLoading turns the effect stream off while data is loaded (AOF

@@ -44,15 +44,22 @@ func sortedHGetAll(c *servertest.Conn, key string) string {
 	return strings.Join(pairs, " ")
 }
 
-func TestSlidingSameAsLua(t *testing.T) {
+// slidingPair starts Abacus and redis-server with sliding.lua loaded.
+func slidingPair(t *testing.T) (a, r *servertest.Conn, sha string) {
+	t.Helper()
 	red := servertest.Redis(t)
 	inst := servertest.Start(t)
-	a, r := inst.Raw(t), servertest.Dial(t, red.Addr)
+	a, r = inst.Raw(t), servertest.Dial(t, red.Addr)
 	lua := rlScript(t, "sliding.lua")
-	sha := script.SHA1(lua)
+	sha = script.SHA1(lua)
 	if got := r.Do("SCRIPT", "LOAD", lua); !strings.Contains(got, sha) {
 		t.Fatalf("SCRIPT LOAD: %q", got)
 	}
+	return a, r, sha
+}
+
+func TestSlidingSameAsLua(t *testing.T) {
+	a, r, sha := slidingPair(t)
 	// Limit sets: windows long enough that no key's TTL runs out in real
 	// time during the test (time moves through NOW); several precisions,
 	// a fixed window, a sub-second window next to a long one.
@@ -160,5 +167,55 @@ func TestClThrottleSameAsLua(t *testing.T) {
 	}
 	if limited < 200 || limited > 2800 {
 		t.Errorf("%d of 3000 limited: the stream does not exercise both outcomes", limited)
+	}
+}
+
+// TestSlidingSubMillisecondSameAsLua: NOW with fractions of a millisecond,
+// many of them a hair below a second's boundary (where rounding and
+// truncating disagree), against the script on redis-server: decisions,
+// replies and hashes equal over a random stream.
+func TestSlidingSubMillisecondSameAsLua(t *testing.T) {
+	a, r, sha := slidingPair(t)
+	lims := []string{"3", "4", "1", "10", "9", "2", "1", "2", "0.25"}
+	for seed := int64(1); seed <= 3; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		key := fmt.Sprintf("rlsub:%d:%d", seed, rng.Int63())
+		sec := int64(1_700_000_000) + rng.Int63n(1000)
+		boundary := 0
+		for i := 0; i < 600; i++ {
+			var nowS string
+			switch x := rng.Intn(4); x {
+			case 0: // just below the next second: .9999998 and the like
+				sec += rng.Int63n(2)
+				nowS = fmt.Sprintf("%d.%s", sec, []string{"9999998", "9999", "99999", "999999"}[rng.Intn(4)])
+				boundary++
+			case 1: // just below a quarter second
+				nowS = fmt.Sprintf("%d.%s", sec, []string{"2499996", "7499999", "4999997"}[rng.Intn(3)])
+				boundary++
+			default: // any sub-millisecond time within the second
+				nowS = fmt.Sprintf("%d.%07d", sec, rng.Int63n(10_000_000))
+			}
+			if rng.Intn(5) == 0 {
+				sec++
+			}
+			weight := strconv.Itoa([]int{0, 1, 1, 1, 2}[rng.Intn(5)])
+			cmd := append([]string{"RATELIMIT.SLIDING", "1", key, "LIMITS", "3"}, lims...)
+			cmd = append(cmd, "WEIGHT", weight, "NOW", nowS)
+			ev := append([]string{"EVALSHA", sha, "1", key, weight, nowS}, lims...)
+			if ga, gr := a.Do(cmd...), r.Do(ev...); ga != gr {
+				t.Fatalf("seed %d step %d: %v\n abacus: %q\n    lua: %q", seed, i, cmd, ga, gr)
+			}
+			if i%25 == 0 {
+				if ha, hr := sortedHGetAll(a, key), sortedHGetAll(r, key); ha != hr {
+					t.Fatalf("seed %d step %d: hash\n abacus: %s\n    lua: %s", seed, i, ha, hr)
+				}
+			}
+		}
+		if ha, hr := sortedHGetAll(a, key), sortedHGetAll(r, key); ha != hr {
+			t.Errorf("seed %d end: hash\n abacus: %s\n    lua: %s", seed, ha, hr)
+		}
+		if boundary < 100 {
+			t.Errorf("seed %d: only %d times near a boundary", seed, boundary)
+		}
 	}
 }

@@ -18,9 +18,10 @@ import (
 //
 // The multi-limit sliding window of the classic Lua limiter, as one
 // command. Durations and precisions are seconds (fractions allowed) and
-// are kept as whole milliseconds D and P; a window of D is ceil(D/P)
-// sub-buckets of P (precision = duration is a fixed window). Per key and
-// limit the key's hash holds:
+// are kept as whole milliseconds D and P (rounded; NOW is truncated to
+// its millisecond); a window of D is ceil(D/P) sub-buckets of P
+// (precision = duration is a fixed window). Per key and limit the key's
+// hash holds:
 //
 //	"D:P:"    the window's count
 //	"D:P:o"   the oldest sub-bucket still in the window (the trim point)
@@ -92,6 +93,18 @@ func secondsToMs(b []byte) (int64, bool) {
 		return 0, false
 	}
 	return int64(math.Floor(float64(f*1000) + 0.5)), true
+}
+
+// nowToMs converts NOW (seconds with fractions) to the millisecond it
+// falls in: truncated, not rounded, so that a time's sub-bucket is
+// floor(now / precision) as the Lua script computes it. Rounding would put
+// 1700000002.9999998 in the next second's sub-bucket.
+func nowToMs(b []byte) (int64, bool) {
+	f, ok := num.ParseFloat(b)
+	if !ok || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return int64(math.Floor(float64(f * 1000))), true
 }
 
 func cmdRatelimitSliding(c *engine.Ctx) {
@@ -186,7 +199,7 @@ func cmdRatelimitSliding(c *engine.Ctx) {
 				return
 			}
 		case ascii.OptIs(c.Args[j], "now"):
-			if now, ok = secondsToMs(c.Args[j+1]); !ok || now < 0 || now > slideMaxMs*1000 {
+			if now, ok = nowToMs(c.Args[j+1]); !ok || now < 0 || now > slideMaxMs*1000 {
 				c.Error(errSlideNow)
 				return
 			}

@@ -26,10 +26,14 @@ const (
 	modString = 5
 )
 
-// Time series module type: name and encoding version.
+// Time series module type: name and encoding version. Version 2 writes a
+// compressed chunk's bit stream as it is in memory (under a byte a sample
+// for regular metrics); version 1 wrote every chunk's samples as varint
+// timestamp deltas and 8-byte values (about 10 bytes a sample), and is
+// still read.
 const (
 	TSModuleName   = "ABACUS-TS"
-	TSModuleEncVer = 1
+	TSModuleEncVer = 2
 )
 
 const moduleCharset = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -65,8 +69,12 @@ func indexByte(s string, c byte) int {
 	return 0
 }
 
-// tsModuleID is the id series are written under.
-var tsModuleID = ModuleID(TSModuleName, TSModuleEncVer)
+// tsModuleID is the id series are written under; tsModuleIDv1 that of
+// version 1.
+var (
+	tsModuleID   = ModuleID(TSModuleName, TSModuleEncVer)
+	tsModuleIDv1 = ModuleID(TSModuleName, 1)
+)
 
 func appendModUInt(b []byte, v uint64) []byte { return appendLen(append(b, modUInt), v) }
 func appendModSInt(b []byte, v int64) []byte  { return appendLen(append(b, modSInt), uint64(v)) }
@@ -124,20 +132,31 @@ func appendSeries(dst []byte, s *ts.Series) []byte {
 	}
 	dst = appendModUInt(dst, uint64(s.Chunks()))
 	var blob []byte
-	s.EachChunk(func(tss []int64, vs []float64) {
-		// samples: the first timestamp whole, then deltas, as varints;
-		// values as their 8 raw bytes
-		blob = blob[:0]
-		prev := int64(0)
-		for i, t := range tss {
-			blob = binary.AppendVarint(blob, t-prev)
-			prev = t
-			blob = binary.LittleEndian.AppendUint64(blob, math.Float64bits(vs[i]))
+	s.EachChunkData(func(d *ts.ChunkData) {
+		dst = appendModUInt(dst, uint64(d.N))
+		if !s.Uncompressed {
+			// the Gorilla stream as it is: its length in bits, its bytes
+			dst = appendModUInt(dst, uint64(d.Bits))
+			dst = appendModString(dst, d.Stream)
+			return
 		}
-		dst = appendModUInt(dst, uint64(len(tss)))
+		blob = appendSamplesBlob(blob[:0], d.TS, d.VS)
 		dst = appendModString(dst, blob)
 	})
 	return append(dst, modEOF)
+}
+
+// appendSamplesBlob is an uncompressed chunk's samples (every chunk's in
+// version 1): the first timestamp whole, then deltas, as varints; values
+// as their 8 raw bytes.
+func appendSamplesBlob(blob []byte, tss []int64, vs []float64) []byte {
+	prev := int64(0)
+	for i, t := range tss {
+		blob = binary.AppendVarint(blob, t-prev)
+		prev = t
+		blob = binary.LittleEndian.AppendUint64(blob, math.Float64bits(vs[i]))
+	}
+	return blob
 }
 
 // modReader reads module opcodes.
@@ -204,19 +223,19 @@ func (r *reader) moduleValue(typ byte) (*keyspace.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if special || typ != TypeModule2 || id != tsModuleID {
+	if special || typ != TypeModule2 || (id != tsModuleID && id != tsModuleIDv1) {
 		r.off = start
 		return nil, &UnsupportedError{Type: typ}
 	}
-	s, err := modReader{r}.series()
+	s, err := modReader{r}.series(id == tsModuleIDv1)
 	if err != nil {
 		return nil, err
 	}
 	return keyspace.NewValue(keyspace.TypeTimeSeries, s), nil
 }
 
-// series reads the fields appendSeries writes.
-func (m modReader) series() (*ts.Series, error) {
+// series reads the fields appendSeries writes (in version 1 when v1).
+func (m modReader) series(v1 bool) (*ts.Series, error) {
 	s := ts.New()
 	var err error
 	var u uint64
@@ -274,13 +293,20 @@ func (m modReader) series() (*ts.Series, error) {
 	if u, err = m.uint(); err != nil || u > uint64(m.left()) {
 		return fail()
 	}
-	var tss []int64
-	var vs []float64
+	var d ts.ChunkData
 	for n := u; n > 0; n-- {
-		if tss, vs, err = m.chunk(tss[:0], vs[:0]); err != nil {
-			return fail()
+		if v1 || s.Uncompressed {
+			if d.TS, d.VS, err = m.chunk(d.TS[:0], d.VS[:0]); err != nil {
+				return fail()
+			}
+			err = s.AppendChunk(d.TS, d.VS)
+		} else {
+			if err = m.stream(&d); err != nil {
+				return fail()
+			}
+			err = s.AppendChunkData(&d)
 		}
-		if err = s.AppendChunk(tss, vs); err != nil {
+		if err != nil {
 			err = nil
 			return fail()
 		}
@@ -337,7 +363,33 @@ func (m modReader) rule(s *ts.Series) error {
 	return nil
 }
 
-// chunk reads one chunk's samples.
+// stream reads a compressed chunk of version 2: its sample count, its
+// length in bits and its bytes (checked by AppendChunkData).
+func (m modReader) stream(d *ts.ChunkData) error {
+	n, err := m.uint()
+	if err != nil {
+		return err
+	}
+	bits, err := m.uint()
+	if err != nil {
+		return err
+	}
+	if err := m.op(modString); err != nil {
+		return err
+	}
+	blob, err := m.blob()
+	if err != nil {
+		return err
+	}
+	if n == 0 || n > bits || bits > math.MaxUint32 || uint64(len(blob)) != (bits+7)/8 {
+		return m.corrupt("module value: bad chunk")
+	}
+	d.N, d.Bits, d.Stream = int(n), uint32(bits), blob
+	return nil
+}
+
+// chunk reads one chunk's samples (an uncompressed chunk, or any chunk of
+// version 1).
 func (m modReader) chunk(tss []int64, vs []float64) ([]int64, []float64, error) {
 	n, err := m.uint()
 	if err != nil {

@@ -66,7 +66,8 @@ func (e *Engine) fnVM() *VM {
 }
 
 // newLoadAPI builds what library code sees while it is loaded: a redis
-// table with register_function, log and the constants, nothing else.
+// table with register_function, log and the constants, nothing else, also
+// named server (Valkey's name, which EVAL scripts and functions have too).
 func (vm *VM) newLoadAPI() *lua.LTable {
 	L := vm.L
 	rt := L.NewTable()
@@ -77,7 +78,9 @@ func (vm *VM) newLoadAPI() *lua.LTable {
 	strict.RawSetString("__index", L.NewFunction(noGlobal))
 	L.SetMetatable(rt, strict)
 	api := L.NewTable()
-	api.RawSetString("redis", vm.readonly(rt, nil))
+	ro := vm.readonly(rt, nil)
+	api.RawSetString("redis", ro)
+	api.RawSetString("server", ro)
 	api.RawSetString(concatName, vm.globals.RawGetString(concatName))
 	api.RawSetString(checkName, vm.globals.RawGetString(checkName))
 	L.SetMetatable(api, strict)

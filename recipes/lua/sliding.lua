@@ -15,7 +15,8 @@ if ARGV[2] == '' then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 else
-  now = math.floor(tonumber(ARGV[2]) * 1000 + 0.5)
+  -- truncated, not rounded: a time's sub-bucket is floor(now / precision)
+  now = math.floor(tonumber(ARGV[2]) * 1000)
 end
 local fmt = string.format
 local lims = {}

@@ -234,6 +234,7 @@ type chunkIter struct {
 	bits  uint64
 	lead  uint8
 	trail uint8
+	win   bool // a window (lead, trail) has been read
 }
 
 func (c *chunk) iter() chunkIter {
@@ -281,6 +282,7 @@ func (it *chunkIter) next() bool {
 				sig = 64
 			}
 			it.trail = 64 - it.lead - sig
+			it.win = true
 		}
 		sig := uint(64 - it.lead - it.trail)
 		it.bits ^= r.read(sig) << it.trail

@@ -1,6 +1,7 @@
 package ts
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 )
@@ -101,4 +102,113 @@ func validFloat(f float64) bool { return !math.IsNaN(f) }
 func (s *Series) ValidSettings() bool {
 	return s.Retention >= 0 && s.ChunkSize >= 48 && s.ChunkSize <= 1048576 && s.ChunkSize%8 == 0 &&
 		s.Policy <= PolicySum && s.IgnoreMaxTime >= 0 && s.IgnoreMaxVal >= 0 && validFloat(s.IgnoreMaxVal)
+}
+
+// ChunkData is one chunk as a snapshot holds it: a compressed chunk's
+// Gorilla bit stream as it is in memory (Bits bits, most significant
+// first, in ceil(Bits/8) bytes), an uncompressed chunk's samples.
+type ChunkData struct {
+	N      int // samples
+	Bits   uint32
+	Stream []byte
+	TS     []int64
+	VS     []float64
+}
+
+// EachChunkData calls fn with each chunk in order, compressed chunks
+// without decoding them. d and its slices are reused between calls.
+func (s *Series) EachChunkData(fn func(d *ChunkData)) {
+	var d ChunkData
+	for _, c := range s.chunks {
+		d.N = c.n
+		if c.raw {
+			d.TS, d.VS = c.decode(d.TS[:0], d.VS[:0])
+			d.Bits, d.Stream = 0, d.Stream[:0]
+		} else {
+			d.Bits = c.bw.n
+			d.Stream = d.Stream[:0]
+			for _, w := range c.bw.w {
+				d.Stream = binary.BigEndian.AppendUint64(d.Stream, w)
+			}
+			d.Stream = d.Stream[:c.bw.bytes()]
+		}
+		fn(&d)
+	}
+}
+
+// streamPad is the zero words a loaded stream gets past its end while it
+// is checked: one sample reads at most 146 bits, so a walk that stops as
+// soon as it passes the stream's end never reads past the padding.
+const streamPad = 3
+
+// AppendChunkData adds the chunk d at the end of the series, as
+// AppendChunk does; for a compressed series d is a stream, kept as it is
+// (not re-encoded) once a walk through it has checked that it holds
+// exactly N samples in exactly Bits bits, with timestamps strictly
+// increasing and after the series' latest. The walk also recovers the
+// encoder's state, so that the last chunk takes appends (and updates of
+// its last sample) as if it had never left memory.
+func (s *Series) AppendChunkData(d *ChunkData) error {
+	if s.Uncompressed {
+		return s.AppendChunk(d.TS, d.VS)
+	}
+	nw := (int(d.Bits) + 63) / 64
+	if d.N <= 0 || len(d.Stream) != (int(d.Bits)+7)/8 || d.Bits < 128 || uint64(d.N-1)*2 > uint64(d.Bits-128) {
+		return ErrBadChunk
+	}
+	words := make([]uint64, nw+streamPad)
+	for i := 0; i < nw; i++ {
+		var tail [8]byte
+		copy(tail[:], d.Stream[i*8:])
+		words[i] = binary.BigEndian.Uint64(tail[:])
+	}
+	if r := d.Bits % 64; r != 0 { // bits past the end are zero, as an appending writer needs
+		words[nw-1] &= ^uint64(0) << (64 - r)
+	}
+	c := &chunk{n: d.N, bw: bitWriter{w: words, n: d.Bits}, lead: noWindow}
+	it := c.iter()
+	lead, trail := uint8(noWindow), uint8(0)
+	var prev appendState
+	for i := 0; i < d.N; i++ {
+		before := appendState{it.r.pos, it.t, it.delta, it.bits, lead, trail}
+		it.next()
+		if it.r.pos > d.Bits {
+			return ErrBadChunk
+		}
+		if it.win {
+			if it.trail > 64 || int(it.lead)+int(it.trail) > 64 {
+				return ErrBadChunk
+			}
+			lead, trail = it.lead, it.trail
+		}
+		switch {
+		case i == 0:
+			if s.total > 0 && it.t <= s.lastT {
+				return ErrBadChunk
+			}
+			c.first = it.t
+		case it.t <= before.last:
+			return ErrBadChunk
+		}
+		prev = before
+	}
+	if it.r.pos != d.Bits {
+		return ErrBadChunk
+	}
+	// The words are appended one by one, as the encoder wrote them, so that
+	// the last chunk's spare capacity (which MEMORY USAGE and TS.INFO
+	// count) is what it would be had the samples been added one by one.
+	var w []uint64
+	for _, x := range words[:nw] {
+		w = append(w, x)
+	}
+	c.bw.w = w
+	c.last, c.lastDelta, c.lastBits, c.lead, c.trail, c.prev = it.t, it.delta, it.bits, lead, trail, prev
+	if n := len(s.chunks); n > 0 {
+		s.chunks[n-1].seal()
+	}
+	s.chunks = append(s.chunks, c)
+	s.total += c.n
+	s.lastT, s.lastV = c.last, it.value()
+	return nil
 }
