@@ -3,12 +3,10 @@
 // subscribers on one channel, and with 1,000 patterns subscribed, at
 // pipeline 1 and 16, rounds alternating between the servers (A B A B),
 // printing medians, the ratio Abacus/redis-server and the server's CPU
-// time per PUBLISH. A second table times SET and HSET with keyspace
-// notifications off and on (KEA), for each server's own slowdown.
+// time per PUBLISH (bench/notifybench times keyspace notifications).
 //
 //	go run ./bench/pubsubbench
 //	go run ./bench/pubsubbench -rounds 5 -subs 1,100 -pipelines 16
-//	go run ./bench/pubsubbench -notify=false
 //
 // Only loopback addresses are used.
 package main
@@ -36,7 +34,6 @@ func main() {
 	patterns := flag.Int("patterns", 1000, "patterns for the pattern row (0: none)")
 	publishers := flag.Int("publishers", 50, "publishing connections")
 	deliveries := flag.Int("deliveries", 2000000, "messages delivered per measurement (publishes = deliveries / subscribers)")
-	notify := flag.Bool("notify", true, "also time SET and HSET with notifications off and on")
 	flag.Parse()
 
 	b, cleanup := harness.BuildAbacus(*bin)
@@ -79,9 +76,6 @@ func main() {
 			fmt.Printf("| %s | %d | %.0f | %.0f | %.2fx | %.0f | %.0f | %.2fx | %.2f | %.2f |\n",
 				r.name, p, pa, pr, pa/pr, da, dr, da/dr, harness.Median(cpu[0]), harness.Median(cpu[1]))
 		}
-	}
-	if *notify {
-		notifyTable(servers, *rounds)
 	}
 }
 
@@ -230,48 +224,6 @@ func publish(s *harness.Server, channel string, n, pipe int) {
 			if err != nil || line[0] != ':' {
 				harness.Fatal("PUBLISH reply %q: %v", line, err)
 			}
-		}
-	}
-}
-
-// notifyTable times SET and HSET at pipeline 16 with notifications off and
-// on (KEA, with a pattern subscriber reading them), on both servers.
-func notifyTable(servers []*harness.Server, rounds int) {
-	fmt.Println()
-	fmt.Println("Keyspace notifications: redis-benchmark, 50 clients, pipeline 16, 1M random keys; a PSUBSCRIBE __key*__:* client reads the events when on.")
-	fmt.Println()
-	fmt.Println("| command | server | off req/s | KEA req/s | on/off |")
-	fmt.Println("|---|---|---|---|---|")
-	cases := []struct {
-		name string
-		args []string
-	}{
-		{"SET", []string{"SET", "key:__rand_int__", "v"}},
-		{"HSET", []string{"HSET", "h:__rand_int__", "f", "v"}},
-	}
-	for _, cs := range cases {
-		var off, on [2][]float64
-		for i := 0; i < rounds; i++ {
-			for k, s := range servers {
-				c := s.Dial()
-				c.Do("CONFIG", "SET", "notify-keyspace-events", "")
-				off[k] = append(off[k], s.Bench("", 16, 1000000, 50, 1000000, cs.args...))
-				c.Do("CONFIG", "SET", "notify-keyspace-events", "KEA")
-				sub := dial(s)
-				subscribe(sub, harness.Encode(nil, "PSUBSCRIBE", "__key*__:*"), 1)
-				var got atomic.Int64
-				done := make(chan struct{})
-				go func() { countMessages(sub, &got); close(done) }()
-				on[k] = append(on[k], s.Bench("", 16, 1000000, 50, 1000000, cs.args...))
-				sub.Close()
-				<-done
-				c.Do("CONFIG", "SET", "notify-keyspace-events", "")
-				c.Close()
-			}
-		}
-		for k, s := range servers {
-			o, n := harness.Median(off[k]), harness.Median(on[k])
-			fmt.Printf("| %s | %s | %.0f | %.0f | %.2f |\n", cs.name, s.Name, o, n, n/o)
 		}
 	}
 }
