@@ -43,9 +43,19 @@ func TestRewriteFromSnapshotUnderWrites(t *testing.T) {
 		}
 	}()
 	servertest.ExpectReply(t, c.Do("BGREWRITEAOF"), "+Background append only file rewriting started\r\n")
+	// While the rewrite runs BGSAVE is refused and SCHEDULE defers; the
+	// rewrite may end between any two of these commands, and then they
+	// start a save at once.
+	const refused = "-ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.\r\n"
+	const started = "+Background saving started\r\n"
 	if info := c.Do("INFO", "persistence"); servertest.InfoField(info, "aof_rewrite_in_progress") == "1" {
-		servertest.ExpectReply(t, c.Do("BGSAVE"), "-ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.\r\n")
-		servertest.ExpectReply(t, c.Do("BGSAVE", "SCHEDULE"), "+Background saving scheduled\r\n")
+		if r := c.Do("BGSAVE"); r != refused && r != started {
+			t.Fatalf("BGSAVE during the rewrite: %q", r)
+		} else if r == refused {
+			if r := c.Do("BGSAVE", "SCHEDULE"); r != "+Background saving scheduled\r\n" && r != started {
+				t.Fatalf("BGSAVE SCHEDULE during the rewrite: %q", r)
+			}
+		}
 	}
 	waitInfo(t, c, func(s string) bool {
 		return servertest.InfoField(s, "aof_rewrite_in_progress") == "0" && servertest.InfoField(s, "aof_rewrites") == "2"
