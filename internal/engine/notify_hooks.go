@@ -71,6 +71,24 @@ type notifyPats struct {
 	event map[string]bool
 }
 
+// patternList returns the pattern subscriptions' slice of this
+// generation, made again after a pattern was added or removed (PUBLISH
+// walks it too: a slice and a literal-prefix test per pattern cost less
+// than a map walk and a glob match).
+func (e *Env) patternList() *notifyPats {
+	np := &e.ps.notifyPats
+	if !np.valid || np.gen != e.ps.patGen {
+		np.pats, np.lits = np.pats[:0], np.lits[:0]
+		for pat := range e.ps.subs[SubPattern] {
+			np.pats = append(np.pats, pat)
+			np.lits = append(np.lits, literalPrefix(pat))
+		}
+		clear(np.event)
+		np.gen, np.valid = e.ps.patGen, true
+	}
+	return np
+}
+
 // literalPrefix is the part of a glob pattern before its first special
 // character: a channel it matches starts with it.
 func literalPrefix(pat string) string {
@@ -89,16 +107,7 @@ func (e *Env) patternMatches(ch []byte, keyevent bool) bool {
 	if len(e.ps.subs[SubPattern]) == 0 {
 		return false
 	}
-	np := &e.ps.notifyPats
-	if !np.valid || np.gen != e.ps.patGen {
-		np.pats, np.lits = np.pats[:0], np.lits[:0]
-		for pat := range e.ps.subs[SubPattern] {
-			np.pats = append(np.pats, pat)
-			np.lits = append(np.lits, literalPrefix(pat))
-		}
-		clear(np.event)
-		np.gen, np.valid = e.ps.patGen, true
-	}
+	np := e.patternList()
 	if keyevent {
 		if m, ok := np.event[string(ch)]; ok {
 			return m

@@ -194,10 +194,11 @@ func (e *Env) Publish(kind SubKind, channel string, msg []byte) int {
 // receivers counts the deliveries a message to channel would make.
 func (e *Env) receivers(kind SubKind, channel string) int {
 	n := len(e.ps.subs[kind][channel])
-	if kind == SubChannel {
-		for pat, set := range e.ps.subs[SubPattern] {
-			if glob.Match(pat, channel, false) {
-				n += len(set)
+	if kind == SubChannel && len(e.ps.subs[SubPattern]) > 0 {
+		np := e.patternList()
+		for i, pat := range np.pats {
+			if strings.HasPrefix(channel, np.lits[i]) && glob.Match(pat, channel, false) {
+				n += len(e.ps.subs[SubPattern][pat])
 			}
 		}
 	}
@@ -226,10 +227,12 @@ func (e *Env) deliver(kind SubKind, channel string, msg []byte) int {
 	if kind != SubChannel || len(e.ps.subs[SubPattern]) == 0 {
 		return n
 	}
-	for pat, set := range e.ps.subs[SubPattern] {
-		if !glob.Match(pat, channel, false) {
+	np := e.patternList()
+	for i, pat := range np.pats {
+		if !strings.HasPrefix(channel, np.lits[i]) || !glob.Match(pat, channel, false) {
 			continue
 		}
+		set := e.ps.subs[SubPattern][pat]
 		var enc [2][]byte
 		for s := range set {
 			n++
