@@ -154,9 +154,7 @@ func cmdRestore(c *engine.Ctx) {
 		s.Name = key
 	}
 	c.DB.Add(key, o)
-	if idle >= 0 {
-		o.LRU = uint32(max(c.Now/1000-idle, 0))
-	}
+	c.Env.KS.SetAccess(o, freq, idle)
 	c.Dirty(1)
 	if ttl > 0 && !absTTL {
 		// The TTL replays as the absolute time it became.

@@ -293,6 +293,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		if !nested {
 			now = e.nowAt(mono)
 			e.KS.Now = now
+			e.setAccess(s, cmd)
 		}
 	}
 	s.LastCmdAt = now
@@ -504,12 +505,15 @@ func (c *Ctx) LookupWrite(key string, want keyspace.Type) (o *keyspace.Object, o
 		c.Error(ErrWrongType)
 		return nil, false
 	}
+	if o != nil {
+		c.DB.Touch(o) // lookupKeyWrite touches too
+	}
 	return o, true
 }
 
 // TouchLRU records an access to o as Redis's lookupKey does for writes too
-// (DB.LookupRead does it for reads).
-func TouchLRU(c *Ctx, o *keyspace.Object) { o.LRU = uint32(c.Now / 1000) }
+// (DB.LookupRead does it for reads): its LRU time or LFU counter.
+func TouchLRU(c *Ctx, o *keyspace.Object) { c.DB.Touch(o) }
 
 // ReplyHelp writes a HELP reply as Redis's addReplyHelp does: a header
 // line, the lines given, and the HELP entry, each as a status reply.

@@ -84,7 +84,7 @@ type Object struct {
 	Enc    uint8  // string encoding (EncRaw, EncEmbstr, EncInt); encInline for a hash in u
 	Owned  bool   // an int 0..9999 in a private object, not Redis's shared one (COPY): REFCOUNT 1
 	htag   uint8  // top byte of the key's hash in its dict (dict.go tagOf)
-	LRU    uint32 // last access, seconds since the clock's epoch
+	LRU    uint32 // access metadata: last access (unix s) or LFU minute and counter (access.go)
 	hpos   int32  // 1 + index in the expiry heap; 0 when absent
 	fpos   int32  // 1 + index in the field-expiry heap (fieldexpiry.go); 0 when absent
 	Expire int64  // unix ms; 0 means no TTL
@@ -287,10 +287,12 @@ type Keyspace struct {
 	// may be nil.
 	Expired func(db *DB, key string)
 	Stats   Stats
-	rnd     *rand.Rand
-	wj      watchJournal // WATCH changes an undone script takes back (watch.go)
-	undo    undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
-	snap    *snapshot    // the open point-in-time snapshot (snapshot.go)
+	// Access says how lookups update keys' access metadata (access.go).
+	Access Access
+	rnd    *rand.Rand
+	wj     watchJournal // WATCH changes an undone script takes back (watch.go)
+	undo   undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
+	snap   *snapshot    // the open point-in-time snapshot (snapshot.go)
 }
 
 // Stats counts what INFO reports.
@@ -402,7 +404,7 @@ func (db *DB) LookupRead(key string) *Object {
 		return nil
 	}
 	db.ks.Stats.Hits++
-	o.LRU = uint32(db.ks.Now / 1000)
+	db.Touch(o)
 	return o
 }
 
@@ -416,9 +418,18 @@ func (db *DB) Set(key string, o *Object, keepTTL bool) {
 		db.journalPut(key, o)
 	}
 	o.Key = key
-	o.LRU = uint32(db.ks.Now / 1000)
+	fresh := o.LRU == 0 // a new object; a moved one (RENAME, MOVE) keeps its access metadata
+	if fresh {
+		db.ks.initAccess(o)
+	}
 	old := db.dict.Put(o)
 	if old != nil && old != o {
+		if fresh && db.ks.Access.LFU {
+			// Redis's setKey: the write lookup touches the old value,
+			// whose counter the new one inherits (dbSetValue).
+			o.LRU = old.LRU
+			db.Touch(o)
+		}
 		if keepTTL && old.Expire != 0 {
 			o.Expire = old.Expire
 			db.expires.replace(old, o)
