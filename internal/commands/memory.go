@@ -248,6 +248,7 @@ func cmdMemoryMallocStats(c *engine.Ctx) {
 }
 
 func cmdMemoryPurge(c *engine.Ctx) {
+	c.Env.MeasureMemory() // collects: used_memory is exact after it
 	debug.FreeOSMemory()
 	c.W.OK()
 }

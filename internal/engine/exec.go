@@ -87,6 +87,8 @@ type Env struct {
 	exts []any
 	// flushHooks run after FLUSHDB and FLUSHALL (ext.go).
 	flushHooks []func(dbs []*keyspace.DB)
+	// mem is the maxmemory state: measure, eviction pool (evict.go).
+	mem memState
 }
 
 // ActiveExpireEnabled reports whether the background expiry cycle runs.
@@ -231,6 +233,12 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	cmd, known, msg := e.check(s, s.lookupFor(args[0]), args)
 	if msg != "" {
 		e.reject(s, w, known, args, msg)
+		return
+	}
+	if msg := e.oomRefusal(s, cmd); msg != "" {
+		// After check, not in it: ExecuteBusy runs check without the
+		// lock, and Redis skips the maxmemory step while a script is busy.
+		e.reject(s, w, cmd, args, msg)
 		return
 	}
 	if e.depth == 0 {

@@ -6,8 +6,10 @@ package keyspace
 // and changes with it without conversion, as in Redis (OBJECT FREQ and
 // IDLETIME warn that the values take time to adjust after a switch):
 //
-//   - LRU (every policy but the LFU ones): the unix time in seconds of the
-//     last access.
+//   - LRU (every policy but the LFU ones): the time of the last access in
+//     units of lruTick, wrapping every 497 days (Redis's 24-bit clock in
+//     seconds wraps every 194): a finer clock than Redis's 1 s, so keys
+//     read within the same second still order by recency.
 //   - LFU: the minute of the last decrement in the top 16 bits of the low
 //     24 (unix minutes mod 2^16, Redis's LFUGetTimeInMinutes) and a
 //     logarithmic access counter in the low 8 bits.
@@ -27,6 +29,12 @@ type Access struct {
 	// every command but TOUCH).
 	NoTouch bool
 }
+
+// lruTick is the LRU clock's unit in ms.
+const lruTick = 10
+
+// lruClock is the LRU clock now.
+func (ks *Keyspace) lruClock() uint32 { return uint32(ks.Now / lruTick) }
 
 // lfuMinutes is Redis's LFUGetTimeInMinutes: the minutes clock in 16 bits.
 func (ks *Keyspace) lfuMinutes() uint32 { return uint32(ks.Now/60000) & 0xffff }
@@ -83,7 +91,7 @@ func (db *DB) Touch(o *Object) {
 		o.LRU = ks.lfuMinutes()<<8 | ks.lfuLogIncr(ks.LFUCounter(o))
 		return
 	}
-	o.LRU = uint32(ks.Now / 1000)
+	o.LRU = ks.lruClock()
 }
 
 // initAccess gives a new object the metadata of Redis's createObject: the
@@ -93,7 +101,7 @@ func (ks *Keyspace) initAccess(o *Object) {
 		o.LRU = ks.lfuMinutes()<<8 | LFUInitVal
 		return
 	}
-	o.LRU = uint32(ks.Now / 1000)
+	o.LRU = ks.lruClock()
 }
 
 // Renewed records that Redis would have replaced o's object by a new one
@@ -105,9 +113,9 @@ func (db *DB) Renewed(o *Object) {
 }
 
 // IdleMs is the time since o's last access in ms under an LRU policy
-// (Redis's estimateObjectIdleTime, at its 1 s resolution).
+// (Redis's estimateObjectIdleTime).
 func (ks *Keyspace) IdleMs(o *Object) int64 {
-	return max(ks.Now/1000-int64(o.LRU), 0) * 1000
+	return int64(ks.lruClock()-o.LRU) * lruTick // modular: one wrap is counted
 }
 
 // SetAccess sets o's metadata as RESTORE and the RDB loader do with the
@@ -122,6 +130,6 @@ func (ks *Keyspace) SetAccess(o *Object, freq, idle int64) {
 		return
 	}
 	if idle >= 0 {
-		o.LRU = uint32(max(ks.Now/1000-idle, 0))
+		o.LRU = ks.lruClock() - uint32(idle*(1000/lruTick))
 	}
 }

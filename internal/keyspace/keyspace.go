@@ -289,10 +289,13 @@ type Keyspace struct {
 	Stats   Stats
 	// Access says how lookups update keys' access metadata (access.go).
 	Access Access
-	rnd    *rand.Rand
-	wj     watchJournal // WATCH changes an undone script takes back (watch.go)
-	undo   undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
-	snap   *snapshot    // the open point-in-time snapshot (snapshot.go)
+	// UsedDelta is the estimated heap bytes the stored objects gained
+	// (negative: lost) since the server last reset it (memacct.go).
+	UsedDelta int64
+	rnd       *rand.Rand
+	wj        watchJournal // WATCH changes an undone script takes back (watch.go)
+	undo      undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
+	snap      *snapshot    // the open point-in-time snapshot (snapshot.go)
 }
 
 // Stats counts what INFO reports.
@@ -423,7 +426,11 @@ func (db *DB) Set(key string, o *Object, keepTTL bool) {
 		db.ks.initAccess(o)
 	}
 	old := db.dict.Put(o)
+	if old != o {
+		db.ks.accountAdd(o)
+	}
 	if old != nil && old != o {
+		db.ks.accountRemove(old)
 		if fresh && db.ks.Access.LFU {
 			// Redis's setKey: the write lookup touches the old value,
 			// whose counter the new one inherits (dbSetValue).
@@ -453,6 +460,9 @@ func (db *DB) Modified(key string) { db.touched(key) }
 
 func (db *DB) remove(key string) *Object {
 	o := db.dict.Delete(key)
+	if o != nil {
+		db.ks.accountRemove(o)
+	}
 	if o != nil && o.hpos > 0 {
 		heap.Remove(&db.expires, int(o.hpos-1))
 	}
