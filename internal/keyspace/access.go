@@ -7,9 +7,7 @@ package keyspace
 // IDLETIME warn that the values take time to adjust after a switch):
 //
 //   - LRU (every policy but the LFU ones): the time of the last access in
-//     units of lruTick, wrapping every 497 days (Redis's 24-bit clock in
-//     seconds wraps every 194): a finer clock than Redis's 1 s, so keys
-//     read within the same second still order by recency.
+//     units of lruTick (unix seconds, as Redis's LRU clock).
 //   - LFU: the minute of the last decrement in the top 16 bits of the low
 //     24 (unix minutes mod 2^16, Redis's LFUGetTimeInMinutes) and a
 //     logarithmic access counter in the low 8 bits.
@@ -30,8 +28,11 @@ type Access struct {
 	NoTouch bool
 }
 
-// lruTick is the LRU clock's unit in ms.
-const lruTick = 10
+// lruTick is the LRU clock's unit in ms: Redis's LRU_CLOCK_RESOLUTION.
+// A finer clock would order keys read within the same second (which
+// Redis's LRU cannot tell apart) at the cost of wrapping sooner (10 ms:
+// every 497 days).
+const lruTick = 1000
 
 // lruClock is the LRU clock now.
 func (ks *Keyspace) lruClock() uint32 { return uint32(ks.Now / lruTick) }
