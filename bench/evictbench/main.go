@@ -21,6 +21,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/abacusdb/abacus/bench/harness"
 )
@@ -103,6 +104,13 @@ func main() {
 func cacheRun(s *harness.Server, z *zipf, requests, batch int) float64 {
 	c := dial(s)
 	defer c.c.Close()
+	for { // a server loading a dump.rdb it found answers LOADING
+		c.write(harness.Encode(nil, "PING"))
+		if c.line() == "+PONG" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	rnd := rand.New(rand.NewPCG(42, 7))
 	val := strings.Repeat("v", 100)
 	var hits, counted int

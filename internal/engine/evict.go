@@ -81,6 +81,7 @@ type memState struct {
 	exceededSince, exceededTotal time.Duration
 	lastForcedGC                 time.Duration
 	evictedClients               int64
+	clientsCheckedAt             int64 // unix ms of evictClients' last sample
 }
 
 // UsedMemory is the server's used memory: the live heap at the last
@@ -158,6 +159,9 @@ const (
 // is one Redis refuses then (denyoom, or anything queued in MULTI but
 // EXEC, DISCARD, QUIT and RESET).
 func (e *Env) oomRefusal(s *Session, cmd *Command) string {
+	if lim := e.Cfg.Int(config.MaxMemoryClients); lim != 0 {
+		e.evictClients(lim) // evict_clients.go
+	}
 	maxmem := e.Cfg.Int(config.MaxMemory)
 	if maxmem != e.mem.limitFor {
 		e.syncMemLimit(maxmem)
