@@ -38,3 +38,15 @@ func TestEvictClients(t *testing.T) {
 		t.Fatalf("the NO-EVICT client is gone: %s", list)
 	}
 }
+
+func TestModuleDiff(t *testing.T) {
+	d, _ := servertest.StartDiff(t)
+	d.Lines(`
+MODULE LIST
+MODULE HELP
+MODULE LOAD /nonexistent
+MODULE UNLOAD x
+MODULE
+MODULE FOO
+`)
+}
