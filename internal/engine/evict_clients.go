@@ -13,10 +13,15 @@ func clientMemory(s *Session) int64 {
 	return s.QueryBuf.Load() + s.OutBuf.Load() + s.tx.mem
 }
 
+// clientEvictMin is the least memory of a client that may be evicted:
+// Redis tracks for eviction only clients in its memory buckets, the
+// smallest of which starts at 32 KB (CLIENT_MEM_USAGE_BUCKET_MIN_LOG).
+const clientEvictMin = 32 << 10
+
 // evictClients is Redis's evictClients for maxmemory-clients (bytes, or
 // a percentage of maxmemory): while the clients together hold more, the
 // client holding most is closed, and so on; CLIENT NO-EVICT clients are
-// neither counted nor closed. The clients' figures are sampled at most
+// neither counted nor closed, nor are clients under clientEvictMin. The clients' figures are sampled at most
 // every 100 ms (Redis keeps them in memory buckets updated as buffers
 // change).
 func (e *Env) evictClients(limit int64) {
@@ -44,10 +49,10 @@ func (e *Env) evictClients(limit int64) {
 		if total <= limit {
 			break
 		}
-		if s.NoEvict {
+		m := clientMemory(s)
+		if s.NoEvict || m < clientEvictMin {
 			continue
 		}
-		m := clientMemory(s)
 		e.Log.Info("evicting client for maxmemory-clients", "id", s.ID, "addr", s.Addr, "memory", m)
 		e.Host.Kill(s)
 		e.mem.evictedClients++
