@@ -21,9 +21,9 @@ const clientEvictMin = 32 << 10
 // evictClients is Redis's evictClients for maxmemory-clients (bytes, or
 // a percentage of maxmemory): while the clients together hold more, the
 // client holding most is closed, and so on; CLIENT NO-EVICT clients are
-// neither counted nor closed, nor are clients under clientEvictMin. The clients' figures are sampled at most
-// every 100 ms (Redis keeps them in memory buckets updated as buffers
-// change).
+// neither counted nor closed, nor are clients under clientEvictMin. The
+// clients' figures are sampled at most every 100 ms (Redis keeps them in
+// memory buckets updated as buffers change).
 func (e *Env) evictClients(limit int64) {
 	if limit < 0 {
 		limit = e.Cfg.Int(config.MaxMemory) * -limit / 100
