@@ -148,7 +148,7 @@ func bitUnshare(c *engine.Ctx, o *keyspace.Object) {
 		o.SetRaw(num.AppendInt(nil, o.Int()))
 	}
 	o.Enc = keyspace.EncRaw
-	o.LRU = uint32(c.Now / 1000)
+	c.DB.Renewed(o)
 }
 
 func cmdSetbit(c *engine.Ctx) {

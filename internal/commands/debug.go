@@ -177,10 +177,7 @@ func cmdDebugObject(c *engine.Ctx) {
 	if o.Type == keyspace.TypeString && o.Enc == keyspace.EncInt && o.Int() >= 0 && o.Int() < sharedIntegers && sharesIntegers(c) {
 		refcount = sharedRefcount
 	}
-	idle := int64(0)
-	if now := c.Now / 1000; now > int64(o.LRU) {
-		idle = now - int64(o.LRU)
-	}
+	idle := c.Env.KS.IdleMs(o) / 1000
 	c.W.Simple(fmt.Sprintf("Value at:%p refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d",
 		o, refcount, o.Encoding(), serializedLength(o), o.LRU&(1<<24-1), idle))
 }

@@ -155,9 +155,7 @@ func cmdRestore(c *engine.Ctx) {
 		s.Name = key
 	}
 	c.DB.Add(key, o)
-	if idle >= 0 {
-		o.LRU = uint32(max(c.Now/1000-idle, 0))
-	}
+	c.Env.KS.SetAccess(o, freq, idle)
 	c.Dirty(1)
 	c.Notify(engine.NotifyGeneric, "restore", c.Args[1])
 	if ttl > 0 && !absTTL {

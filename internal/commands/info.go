@@ -167,48 +167,57 @@ func infoClients(e *engine.Env, b *engine.InfoBuilder) {
 }
 
 func infoMemory(e *engine.Env, b *engine.InfoBuilder) {
+	r := readMemReport(e) // memory_report.go: what each figure means
 	m := engine.ReadMemStats()
-	st := &e.Stats.Info
-	st.NotePeak(m.Heap)
-	peak := uint64(st.Peak.Load())
-	rss := processRSS()
-	if rss == 0 {
-		rss = m.Total
-	}
-	startup := uint64(st.Startup.Load())
-	dataset := uint64(0)
-	if m.Heap > startup {
-		dataset = m.Heap - startup
-	}
+	u := func(n int64) uint64 { return uint64(max(n, 0)) }
 	sysMem := systemMemory()
 	maxmem, _ := strconv.ParseUint(e.Cfg.Str(config.MaxMemory), 10, 64)
-	b.KV("used_memory", strconv.FormatUint(m.Heap, 10))
-	b.KV("used_memory_human", bytesToHuman(m.Heap))
-	b.KV("used_memory_rss", strconv.FormatUint(rss, 10))
-	b.KV("used_memory_rss_human", bytesToHuman(rss))
-	b.KV("used_memory_peak", strconv.FormatUint(peak, 10))
-	b.KV("used_memory_peak_human", bytesToHuman(peak))
-	b.KV("used_memory_peak_perc", percent(m.Heap, peak))
-	b.KV("used_memory_startup", strconv.FormatUint(startup, 10))
-	b.KV("used_memory_dataset", strconv.FormatUint(dataset, 10))
+	b.Int("used_memory", r.used)
+	b.KV("used_memory_human", bytesToHuman(u(r.used)))
+	b.Int("used_memory_rss", r.rss)
+	b.KV("used_memory_rss_human", bytesToHuman(u(r.rss)))
+	b.Int("used_memory_peak", r.peak)
+	b.KV("used_memory_peak_human", bytesToHuman(u(r.peak)))
+	b.KV("used_memory_peak_perc", percent(u(r.used), u(r.peak)))
+	b.Int("used_memory_overhead", r.overhead)
+	b.Int("used_memory_startup", r.startup)
+	b.Int("used_memory_dataset", r.dataset)
+	b.KV("used_memory_dataset_perc", percent(u(r.dataset), u(r.used-r.startup)))
+	b.Int("allocator_allocated", r.allocated)
+	b.Int("allocator_active", r.active)
+	b.Int("allocator_resident", r.resident)
 	b.KV("total_system_memory", strconv.FormatUint(sysMem, 10))
 	b.KV("total_system_memory_human", bytesToHuman(sysMem))
 	infoScriptMemory(e, b) // scripting_info.go
 	b.KV("maxmemory", strconv.FormatUint(maxmem, 10))
 	b.KV("maxmemory_human", bytesToHuman(maxmem))
 	b.KV("maxmemory_policy", e.Cfg.Str(config.MaxMemoryPolicy))
-	ratio := 0.0
-	if m.Heap > 0 {
-		ratio = float64(rss) / float64(m.Heap)
-	}
-	b.Float("mem_fragmentation_ratio", ratio)
-	b.Int("mem_fragmentation_bytes", int64(rss)-int64(m.Heap))
+	b.Float("allocator_frag_ratio", ratioOf(r.active, r.allocated))
+	b.Int("allocator_frag_bytes", r.active-r.allocated)
+	b.Float("allocator_rss_ratio", ratioOf(r.resident, r.active))
+	b.Int("allocator_rss_bytes", r.resident-r.active)
+	b.Float("rss_overhead_ratio", ratioOf(r.rss, r.resident))
+	b.Int("rss_overhead_bytes", r.rss-r.resident)
+	b.Float("mem_fragmentation_ratio", ratioOf(r.rss, r.used))
+	b.Int("mem_fragmentation_bytes", r.rss-r.used)
+	// Constants: Abacus has no replication backlog, replica or cluster
+	// buffers, and its AOF buffer is counted in used memory (Redis leaves
+	// it out of what it compares with maxmemory).
+	b.KV("mem_not_counted_for_evict", "0")
+	b.KV("mem_replication_backlog", "0")
+	b.KV("mem_total_replication_buffers", "0")
+	b.KV("mem_clients_slaves", "0")
+	b.Int("mem_clients_normal", r.clients)
+	b.KV("mem_cluster_links", "0")
+	b.KV("mem_aof_buffer", "0")
 	b.KV("mem_allocator", "go")
+	b.KV("active_defrag_running", "0") // the Go runtime has no defragmenter (docs/design.md)
+	b.KV("lazyfree_pending_objects", "0")
+	b.KV("lazyfreed_objects", "0")
 	b.KV("go_heap_objects", strconv.FormatUint(m.Objects, 10))
 	b.KV("go_memory_total", strconv.FormatUint(m.Total, 10))
 	b.KV("go_gc_cycles", strconv.FormatUint(m.GCCycles, 10))
 	b.KV("go_memory_limit", strconv.FormatUint(m.Limit, 10))
-	b.KV("lazyfree_pending_objects", "0")
 }
 
 func percent(part, whole uint64) string {
@@ -268,9 +277,10 @@ func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 	b.KV("expired_time_cap_reached_count", "0")
 	b.Int("expire_cycle_cpu_milliseconds", ks.ExpireCycleCPUMicros/1000)
 	b.Int("evicted_keys", ks.EvictedKeys)
-	b.KV("evicted_clients", "0")
-	b.KV("total_eviction_exceeded_time", "0")
-	b.KV("current_eviction_exceeded_time", "0")
+	b.Int("evicted_clients", e.EvictedClients())
+	exceededTotal, exceededNow := e.EvictionExceeded()
+	b.Int("total_eviction_exceeded_time", exceededTotal.Milliseconds())
+	b.Int("current_eviction_exceeded_time", exceededNow.Milliseconds())
 	b.Int("keyspace_hits", ks.Hits)
 	b.Int("keyspace_misses", ks.Misses)
 	b.Int("pubsub_channels", int64(e.NumChannels(engine.SubChannel)))

@@ -575,8 +575,7 @@ const (
 
 // lfuPolicy reports whether maxmemory-policy is one of the LFU policies.
 func lfuPolicy(c *engine.Ctx) bool {
-	p := c.Env.Cfg.Str(config.MaxMemoryPolicy)
-	return p == "allkeys-lfu" || p == "volatile-lfu"
+	return c.Env.Policy().LFU()
 }
 
 // sharesIntegers reports whether small integers are shared objects: Redis
@@ -615,14 +614,12 @@ func cmdObject(c *engine.Ctx) {
 			c.Error("ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 			return
 		}
-		c.W.Int(max(c.Now/1000-int64(o.LRU), 0))
+		c.W.Int(c.Env.KS.IdleMs(o) / 1000)
 	case "object|freq":
 		if !lfuPolicy(c) {
 			c.Error("ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 			return
 		}
-		// The keyspace keeps an access time, not Redis's logarithmic LFU
-		// counter, until LFU eviction is built: no frequency to report.
-		c.W.Int(0)
+		c.W.Int(int64(c.Env.KS.LFUCounter(o)))
 	}
 }

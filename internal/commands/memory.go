@@ -138,70 +138,46 @@ func cmdMemoryUsage(c *engine.Ctx) {
 
 func cmdMemoryStats(c *engine.Ctx) {
 	e := c.Env
-	m := engine.ReadMemStats()
-	e.Stats.Info.NotePeak(m.Heap)
-	peak := uint64(e.Stats.Info.Peak.Load())
-	startup := uint64(e.Stats.Info.Startup.Load())
-	rss := processRSS()
-	if rss == 0 {
-		rss = m.Total
-	}
-	var clients int64
-	if e.Host != nil {
-		for _, s := range e.Host.Clients() {
-			clients += s.QueryBuf.Load() + s.OutBuf.Load()
-		}
-	}
-	type dbOver struct{ id, main, expires int }
+	r := readMemReport(e) // memory_report.go
+	type dbOver struct{ id, main, expires int64 }
 	var dbs []dbOver
-	keys := 0
-	overhead := int(startup) + int(clients)
 	for _, db := range e.KS.DBs {
-		n := db.Len()
-		if n == 0 {
-			continue
+		if n := int64(db.Len()); n > 0 {
+			dbs = append(dbs, dbOver{int64(db.ID), n * perKeyOverhead, int64(db.ExpiresLen()) * 8})
 		}
-		keys += n
-		d := dbOver{db.ID, n * (dictEntrySize + 8), db.ExpiresLen() * 8}
-		overhead += d.main + d.expires
-		dbs = append(dbs, d)
-	}
-	dataset := int64(m.Heap) - int64(overhead)
-	if dataset < 0 {
-		dataset = 0
 	}
 	w := c.W
 	w.Map(18 + len(dbs))
 	kvi := func(k string, v int64) { w.BulkString(k); w.Int(v) }
 	kvf := func(k string, v float64) { w.BulkString(k); w.Double(v) }
-	kvi("peak.allocated", int64(peak))
-	kvi("total.allocated", int64(m.Heap))
-	kvi("startup.allocated", int64(startup))
+	kvi("peak.allocated", r.peak)
+	kvi("total.allocated", r.used)
+	kvi("startup.allocated", r.startup)
 	kvi("replication.backlog", 0)
 	kvi("clients.slaves", 0)
-	kvi("clients.normal", clients)
+	kvi("clients.normal", r.clients)
 	kvi("cluster.links", 0)
 	kvi("aof.buffer", 0)
 	kvi("lua.caches", 0)
 	kvi("functions.caches", 0)
 	for _, d := range dbs {
-		w.BulkString("db." + strconv.Itoa(d.id))
+		w.BulkString("db." + strconv.FormatInt(d.id, 10))
 		w.Map(2)
-		kvi("overhead.hashtable.main", int64(d.main))
-		kvi("overhead.hashtable.expires", int64(d.expires))
+		kvi("overhead.hashtable.main", d.main)
+		kvi("overhead.hashtable.expires", d.expires)
 	}
-	kvi("overhead.total", int64(overhead))
-	kvi("keys.count", int64(keys))
+	kvi("overhead.total", r.overhead)
+	kvi("keys.count", r.keys)
 	perKey := int64(0)
-	if keys > 0 {
-		perKey = (int64(m.Heap) - int64(startup)) / int64(keys)
+	if r.keys > 0 {
+		perKey = (r.used - r.startup) / r.keys
 	}
 	kvi("keys.bytes-per-key", perKey)
-	kvi("dataset.bytes", dataset)
-	kvf("dataset.percentage", ratio(float64(dataset)*100, float64(int64(m.Heap)-int64(startup))))
-	kvf("peak.percentage", ratio(float64(m.Heap)*100, float64(peak)))
-	kvf("fragmentation", ratio(float64(rss), float64(m.Heap)))
-	kvi("fragmentation.bytes", int64(rss)-int64(m.Heap))
+	kvi("dataset.bytes", r.dataset)
+	kvf("dataset.percentage", ratio(float64(r.dataset)*100, float64(r.used-r.startup)))
+	kvf("peak.percentage", ratio(float64(r.used)*100, float64(r.peak)))
+	kvf("fragmentation", ratioOf(r.rss, r.used))
+	kvi("fragmentation.bytes", r.rss-r.used)
 }
 
 func ratio(a, b float64) float64 {
@@ -212,23 +188,26 @@ func ratio(a, b float64) float64 {
 }
 
 func cmdMemoryDoctor(c *engine.Ctx) {
-	m := engine.ReadMemStats()
-	rss := processRSS()
-	peak := uint64(c.Env.Stats.Info.Peak.Load())
+	r := readMemReport(c.Env)
 	var b strings.Builder
 	var issues []string
-	if m.Heap < 5<<20 {
+	if r.used < 5<<20 {
 		b.WriteString("This instance holds less than 5 MB of data: there is nothing worth diagnosing yet.\n")
 		c.W.Verbatim("txt", b.String())
 		return
 	}
-	if peak > m.Heap*3/2 {
+	human := func(n int64) string { return bytesToHuman(uint64(max(n, 0))) }
+	if r.peak > r.used*3/2 {
 		issues = append(issues, fmt.Sprintf("The memory peak (%s) is more than 150%% of the memory in use now (%s): the Go runtime returns freed memory to the system gradually.",
-			bytesToHuman(peak), bytesToHuman(m.Heap)))
+			human(r.peak), human(r.used)))
 	}
-	if rss > 0 && float64(rss)/float64(m.Heap) > 1.4 {
-		issues = append(issues, fmt.Sprintf("The resident set (%s) is %.2f times the memory in use (%s): fragmentation or memory not yet returned to the system. MEMORY PURGE asks the runtime to return it.",
-			bytesToHuman(rss), float64(rss)/float64(m.Heap), bytesToHuman(m.Heap)))
+	if r.rss > 0 && ratioOf(r.rss, r.used) > 1.4 {
+		issues = append(issues, fmt.Sprintf("The resident set (%s) is %.2f times the memory in use (%s): garbage the collector has not reclaimed yet, fragmentation, or memory not yet returned to the system. MEMORY PURGE collects and returns it.",
+			human(r.rss), ratioOf(r.rss, r.used), human(r.used)))
+	}
+	if r.keys > 0 && r.clients > r.dataset/2 {
+		issues = append(issues, fmt.Sprintf("The clients' buffers (%s) are more than half the dataset (%s): see CLIENT LIST's qbuf and omem, and maxmemory-clients.",
+			human(r.clients), human(r.dataset)))
 	}
 	if len(issues) == 0 {
 		b.WriteString("No memory problem detected.\n")
@@ -248,6 +227,7 @@ func cmdMemoryMallocStats(c *engine.Ctx) {
 }
 
 func cmdMemoryPurge(c *engine.Ctx) {
+	c.Env.MeasureMemory() // collects: used_memory is exact after it
 	debug.FreeOSMemory()
 	c.W.OK()
 }

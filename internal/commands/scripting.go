@@ -136,6 +136,12 @@ func scriptAllowed(c *engine.Ctx, flags script.Flags, ro bool, run *engine.Scrip
 		c.Error(errWriteFlagRO)
 		return false
 	}
+	if !compat && flags&(script.FlagNoWrites|script.FlagAllowOOM) == 0 && c.Env.ScriptOOM() {
+		// A script that declares flags and may write is a denyoom
+		// command, refused before it runs (Redis's scriptFlagsToCmdFlags).
+		c.Error(engine.ErrOOM)
+		return false
+	}
 	run.ReadOnly = ro || (!compat && flags&script.FlagNoWrites != 0)
 	run.Transactional = flags&script.FlagTransactional != 0
 	return true

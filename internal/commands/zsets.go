@@ -203,7 +203,6 @@ func zsWrite(c *engine.Ctx, key string) (s *zset.Set, ok bool) {
 	if !ok || o == nil {
 		return nil, ok
 	}
-	o.LRU = uint32(c.Now / 1000) // lookupKeyWrite touches the key too
 	s = o.Val().(*zset.Set)
 	if lim := engine.ZSetLimits(c); s.Limits() != lim {
 		s.SetLimits(lim)

@@ -87,7 +87,7 @@ func zpopGeneric(c *engine.Ctx, keys [][]byte, max bool, count int64, emitKey, n
 	if countless {
 		count = 1
 	}
-	o.LRU = uint32(c.Now / 1000)
+	c.DB.Touch(o) // lookupKeyWrite touches the key too
 	s := o.Val().(*zset.Set)
 	n := int(min(count, int64(s.Len())))
 	if emitKey {

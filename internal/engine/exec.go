@@ -101,6 +101,8 @@ type Env struct {
 	// readOnlyReplica: the server replicates a primary and clients other
 	// than the primary's link may not write (replica-read-only).
 	readOnlyReplica atomic.Bool
+	// mem is the maxmemory state: measure, eviction pool (evict.go).
+	mem memState
 }
 
 // SetReadOnlyReplica turns the replica's write refusal on or off.
@@ -295,6 +297,12 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 		e.reject(s, w, known, args, msg)
 		return
 	}
+	if msg := e.oomRefusal(s, cmd); msg != "" {
+		// After check, not in it: ExecuteBusy runs check without the
+		// lock, and Redis skips the maxmemory step while a script is busy.
+		e.reject(s, w, cmd, args, msg)
+		return
+	}
 	if e.depth == 0 {
 		s.LastCmd = cmd.Name // not the commands EXEC or a script runs
 	}
@@ -375,6 +383,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		if !nested {
 			now = e.nowAt(mono)
 			e.KS.Now = now
+			e.setAccess(s, cmd)
 		}
 	}
 	s.LastCmdAt = now
@@ -605,12 +614,15 @@ func (c *Ctx) LookupWrite(key string, want keyspace.Type) (o *keyspace.Object, o
 		c.Error(ErrWrongType)
 		return nil, false
 	}
+	if o != nil {
+		c.DB.Touch(o) // lookupKeyWrite touches too
+	}
 	return o, true
 }
 
 // TouchLRU records an access to o as Redis's lookupKey does for writes too
-// (DB.LookupRead does it for reads).
-func TouchLRU(c *Ctx, o *keyspace.Object) { o.LRU = uint32(c.Now / 1000) }
+// (DB.LookupRead does it for reads): its LRU time or LFU counter.
+func TouchLRU(c *Ctx, o *keyspace.Object) { c.DB.Touch(o) }
 
 // ReplyHelp writes a HELP reply as Redis's addReplyHelp does: a header
 // line, the lines given, and the HELP entry, each as a status reply.

@@ -235,6 +235,10 @@ func (h *scriptHost) Call(args [][]byte, proto int) []byte {
 	case h.aclRefused(cmd, args):
 	case h.run.ReadOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
 		h.refuse(cmd, errScriptReadOnly)
+	case cmd.Flags&FlagDenyOOM != 0 && h.run.Flags&script.FlagAllowOOM == 0 && !h.run.wrote.Load() && e.ScriptOOM():
+		// Redis's scriptVerifyOOM: over maxmemory when the script
+		// started, its first write may not be one that needs memory.
+		h.refuse(cmd, ErrOOM)
 	default:
 		if cmd.Flags&FlagWrite != 0 {
 			h.run.wrote.Store(true)

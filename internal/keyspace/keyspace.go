@@ -84,7 +84,7 @@ type Object struct {
 	Enc    uint8  // string encoding (EncRaw, EncEmbstr, EncInt); encInline for a hash in u
 	Owned  bool   // an int 0..9999 in a private object, not Redis's shared one (COPY): REFCOUNT 1
 	htag   uint8  // top byte of the key's hash in its dict (dict.go tagOf)
-	LRU    uint32 // last access, seconds since the clock's epoch
+	LRU    uint32 // access metadata: last access (unix s) or LFU minute and counter (access.go)
 	hpos   int32  // 1 + index in the expiry heap; 0 when absent
 	fpos   int32  // 1 + index in the field-expiry heap (fieldexpiry.go); 0 when absent
 	Expire int64  // unix ms; 0 means no TTL
@@ -287,10 +287,15 @@ type Keyspace struct {
 	// may be nil.
 	Expired func(db *DB, key string)
 	Stats   Stats
-	rnd     *rand.Rand
-	wj      watchJournal // WATCH changes an undone script takes back (watch.go)
-	undo    undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
-	snap    *snapshot    // the open point-in-time snapshot (snapshot.go)
+	// Access says how lookups update keys' access metadata (access.go).
+	Access Access
+	// UsedDelta is the estimated heap bytes the stored objects gained
+	// (negative: lost) since the server last reset it (memacct.go).
+	UsedDelta int64
+	rnd       *rand.Rand
+	wj        watchJournal // WATCH changes an undone script takes back (watch.go)
+	undo      undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
+	snap      *snapshot    // the open point-in-time snapshot (snapshot.go)
 
 	// Added is called when a command's write creates a key that did not
 	// exist (keyspace notifications' new event). It may be nil.
@@ -419,7 +424,7 @@ func (db *DB) LookupRead(key string) *Object {
 		return nil
 	}
 	db.ks.Stats.Hits++
-	o.LRU = uint32(db.ks.Now / 1000)
+	db.Touch(o)
 	return o
 }
 
@@ -433,9 +438,22 @@ func (db *DB) Set(key string, o *Object, keepTTL bool) {
 		db.journalPut(key, o)
 	}
 	o.Key = key
-	o.LRU = uint32(db.ks.Now / 1000)
+	fresh := o.LRU == 0 // a new object; a moved one (RENAME, MOVE) keeps its access metadata
+	if fresh {
+		db.ks.initAccess(o)
+	}
 	old := db.dict.Put(o)
+	if old != o {
+		db.ks.accountAdd(o)
+	}
 	if old != nil && old != o {
+		db.ks.accountRemove(old)
+		if fresh && db.ks.Access.LFU {
+			// Redis's setKey: the write lookup touches the old value,
+			// whose counter the new one inherits (dbSetValue).
+			o.LRU = old.LRU
+			db.Touch(o)
+		}
 		if keepTTL && old.Expire != 0 {
 			o.Expire = old.Expire
 			db.expires.replace(old, o)
@@ -462,6 +480,9 @@ func (db *DB) Modified(key string) { db.touched(key) }
 
 func (db *DB) remove(key string) *Object {
 	o := db.dict.Delete(key)
+	if o != nil {
+		db.ks.accountRemove(o)
+	}
 	if o != nil && o.hpos > 0 {
 		heap.Remove(&db.expires, int(o.hpos-1))
 	}

@@ -32,9 +32,15 @@ func (db *DB) StoreString(cur *Object, key, val []byte, at int64, keepTTL bool) 
 		db.Set(k, o, keepTTL)
 		return
 	}
+	before := ObjectSize(cur)
 	cur.overwriteString(val)
+	db.ks.UsedDelta += ObjectSize(cur) - before
 	cur.Owned = false
-	cur.LRU = uint32(db.ks.Now / 1000)
+	if db.ks.Access.LFU {
+		db.Touch(cur) // the write lookup's touch; the counter carries over
+	} else {
+		db.ks.initAccess(cur)
+	}
 	if !keepTTL {
 		db.setTTL(cur, at)
 	}

@@ -1,0 +1,247 @@
+// Command evictbench runs Abacus and redis-server side by side under
+// maxmemory: the hit ratio of a read-through cache (GET; on a miss, SET
+// with a 100-byte value) over keys drawn from a Zipf distribution of
+// exponent 0.99 (YCSB's generator), at maxmemory = 10% of the data set,
+// for allkeys-lru and allkeys-lfu with maxmemory-samples 5; and the
+// throughput and CPU per request of SET at the limit (every SET evicts).
+//
+//	go run ./bench/evictbench
+//	go run ./bench/evictbench -keys 1000000 -requests 3000000
+//
+// Only loopback addresses are used.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/abacusdb/abacus/bench/harness"
+)
+
+func main() {
+	keys := flag.Int("keys", 1000000, "distinct keys (the data set)")
+	requests := flag.Int("requests", 3000000, "cache requests per run (the first third warms the cache)")
+	batch := flag.Int("batch", 100, "requests in flight (pipelined GETs, then the SETs of the misses)")
+	rounds := flag.Int("rounds", 2, "A B rounds of the SET-at-the-limit test")
+	bin := flag.String("abacus", "", "abacus binary (built from ./cmd/abacus when empty)")
+	flag.Parse()
+	b, cleanup := harness.BuildAbacus(*bin)
+	defer cleanup()
+
+	// The data set's size as redis-server holds it: a key of ~10 bytes
+	// and a 100-byte value take ~180 bytes of used_memory there.
+	maxmem := int64(*keys) * 180 / 10
+	harness.Header(fmt.Sprintf("Zipf 0.99 over %d keys, 100-byte values, maxmemory %d bytes (10%% of the data set), maxmemory-samples 5, %d requests per run (%d in flight), hit ratio of the last two thirds.",
+		*keys, maxmem, *requests, *batch))
+	z := newZipf(*keys, 0.99)
+	fmt.Println("| policy | server | hit ratio | evicted keys | used_memory | RSS | CPU s |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, policy := range []string{"allkeys-lru", "allkeys-lfu"} {
+		for _, name := range []string{"abacus", "redis"} {
+			bin := b
+			if name == "redis" {
+				bin = "redis-server"
+			}
+			s := harness.Start(name, bin, "--maxmemory", strconv.FormatInt(maxmem, 10),
+				"--maxmemory-policy", policy, "--maxmemory-samples", "5")
+			cpu0 := s.CPUTicks()
+			hit := cacheRun(s, z, *requests, *batch)
+			c := dial(s)
+			fmt.Printf("| %s | %s | %.4f | %s | %s | %.1f MB | %.1f |\n", policy, name, hit,
+				c.info("stats", "evicted_keys"), c.info("memory", "used_memory_human"), float64(s.RSS())/(1<<20),
+				float64(s.CPUTicks()-cpu0)/100)
+			c.c.Close()
+			s.Stop()
+		}
+	}
+
+	// SET at the limit: a small maxmemory full of keys, then SETs of new
+	// keys, each of which evicts.
+	fmt.Println()
+	fmt.Println("SET at the limit (maxmemory 32 MB full, allkeys-lru, 100-byte values, random keys of 10M, 50 clients):")
+	fmt.Println()
+	fmt.Println("| pipeline | abacus req/s | redis req/s | ratio | abacus CPU µs/req | redis CPU µs/req |")
+	fmt.Println("|---|---|---|---|---|---|")
+	servers := harness.StartBoth(b, "--maxmemory", "32mb", "--maxmemory-policy", "allkeys-lru")
+	defer harness.StopAll(servers)
+	for _, s := range servers {
+		s.Bench("set", 16, 1000000, 50, 10000000) // fill to the limit
+	}
+	for _, pipe := range []int{1, 16} {
+		rps := map[string][]float64{}
+		cpu := map[string][]float64{}
+		n := 200000 * pipe / max(pipe/4, 1)
+		for range *rounds {
+			for _, s := range servers {
+				t0 := s.CPUTicks()
+				rps[s.Name] = append(rps[s.Name], s.Bench("set", pipe, n, 50, 10000000))
+				cpu[s.Name] = append(cpu[s.Name], float64(s.CPUTicks()-t0)*1e4/float64(n))
+			}
+		}
+		a, r := harness.Median(rps["abacus"]), harness.Median(rps["redis"])
+		fmt.Printf("| %d | %.0f | %.0f | %.2f | %.1f | %.1f |\n", pipe, a, r, a/r,
+			harness.Median(cpu["abacus"]), harness.Median(cpu["redis"]))
+	}
+	for _, s := range servers {
+		c := dial(s)
+		fmt.Printf("\n%s: evicted_keys %s, used_memory %s, RSS %.1f MB", s.Name, c.info("stats", "evicted_keys"),
+			c.info("memory", "used_memory_human"), float64(s.RSS())/(1<<20))
+		c.c.Close()
+	}
+	fmt.Println()
+}
+
+// cacheRun runs the read-through cache and returns the hit ratio of the
+// requests after the first third.
+func cacheRun(s *harness.Server, z *zipf, requests, batch int) float64 {
+	c := dial(s)
+	defer c.c.Close()
+	for { // a server loading a dump.rdb it found answers LOADING
+		c.write(harness.Encode(nil, "PING"))
+		if c.line() == "+PONG" {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	rnd := rand.New(rand.NewPCG(42, 7))
+	val := strings.Repeat("v", 100)
+	var hits, counted int
+	ids := make([]int, batch)
+	var miss []int
+	for done := 0; done < requests; done += batch {
+		var buf []byte
+		for i := range ids {
+			ids[i] = z.next(rnd)
+			buf = harness.Encode(buf, "GET", "key:"+strconv.Itoa(ids[i]))
+		}
+		c.write(buf)
+		miss = miss[:0]
+		for i := range ids {
+			if c.readBulkHit() {
+				if done >= requests/3 {
+					hits++
+				}
+			} else {
+				miss = append(miss, ids[i])
+			}
+			if done >= requests/3 {
+				counted++
+			}
+		}
+		buf = buf[:0]
+		for _, id := range miss {
+			buf = harness.Encode(buf, "SET", "key:"+strconv.Itoa(id), val)
+		}
+		c.write(buf)
+		for range miss {
+			if l := c.line(); l[0] == '-' {
+				harness.Fatal("%s: SET: %s", s.Name, l)
+			}
+		}
+	}
+	return float64(hits) / float64(counted)
+}
+
+type conn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+func dial(s *harness.Server) *conn {
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(s.Port))
+	if err != nil {
+		harness.Fatal("%v", err)
+	}
+	return &conn{c, bufio.NewReaderSize(c, 1<<16)}
+}
+
+func (c *conn) write(b []byte) {
+	if _, err := c.c.Write(b); err != nil {
+		harness.Fatal("write: %v", err)
+	}
+}
+
+func (c *conn) line() string {
+	l, err := c.r.ReadString('\n')
+	if err != nil {
+		harness.Fatal("read: %v", err)
+	}
+	return strings.TrimRight(l, "\r\n")
+}
+
+// readBulkHit reads a bulk reply and reports whether it was not null.
+func (c *conn) readBulkHit() bool {
+	l := c.line()
+	if l[0] != '$' {
+		harness.Fatal("GET: %s", l)
+	}
+	n, _ := strconv.Atoi(l[1:])
+	if n < 0 {
+		return false
+	}
+	if _, err := c.r.Discard(n + 2); err != nil {
+		harness.Fatal("read: %v", err)
+	}
+	return true
+}
+
+// info returns one field of an INFO section.
+func (c *conn) info(section, field string) string {
+	c.write(harness.Encode(nil, "INFO", section))
+	l := c.line()
+	n, _ := strconv.Atoi(l[1:])
+	body := make([]byte, n+2)
+	if _, err := io.ReadFull(c.r, body); err != nil {
+		harness.Fatal("read: %v", err)
+	}
+	for _, line := range strings.Split(string(body), "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return v
+		}
+	}
+	return "?"
+}
+
+// zipf is YCSB's ZipfianGenerator (Gray et al., "Quickly generating
+// billion-record synthetic databases"): ranks 0..n-1, rank 0 the most
+// frequent, for any exponent theta in (0, 1) (math/rand's Zipf needs
+// s > 1).
+type zipf struct {
+	n                  float64
+	theta, alpha, eta  float64
+	zetan, halfPowTeta float64
+}
+
+func newZipf(n int, theta float64) *zipf {
+	zeta := func(n int) float64 {
+		s := 0.0
+		for i := 1; i <= n; i++ {
+			s += 1 / math.Pow(float64(i), theta)
+		}
+		return s
+	}
+	z := &zipf{n: float64(n), theta: theta, alpha: 1 / (1 - theta), zetan: zeta(n)}
+	z.eta = (1 - math.Pow(2/z.n, 1-theta)) / (1 - zeta(2)/z.zetan)
+	z.halfPowTeta = 1 + math.Pow(0.5, theta)
+	return z
+}
+
+func (z *zipf) next(r *rand.Rand) int {
+	u := r.Float64()
+	uz := u * z.zetan
+	if uz < 1 {
+		return 0
+	}
+	if uz < z.halfPowTeta {
+		return 1
+	}
+	return int(z.n * math.Pow(z.eta*u-z.eta+1, z.alpha))
+}

@@ -1,0 +1,136 @@
+package keyspace
+
+// Per-key access metadata, as Redis keeps it in the 24 bits of robj.lru,
+// here in Object.LRU (32 bits already in the 64-byte Object: no extra
+// memory per key). Its meaning depends on the eviction policy in force,
+// and changes with it without conversion, as in Redis (OBJECT FREQ and
+// IDLETIME warn that the values take time to adjust after a switch):
+//
+//   - LRU (every policy but the LFU ones): the time of the last access in
+//     units of lruTick (unix seconds, as Redis's LRU clock).
+//   - LFU: the minute of the last decrement in the top 16 bits of the low
+//     24 (unix minutes mod 2^16, Redis's LFUGetTimeInMinutes) and a
+//     logarithmic access counter in the low 8 bits.
+
+// LFUInitVal is the counter a new key starts with under an LFU policy
+// (Redis's LFU_INIT_VAL), so that a new key is not evicted before it had a
+// chance to be read.
+const LFUInitVal = 5
+
+// Access is how lookups update the access metadata; the server sets it
+// for each command from the configuration and the client.
+type Access struct {
+	LFU          bool // maxmemory-policy is allkeys-lfu or volatile-lfu
+	LFULogFactor int  // lfu-log-factor
+	LFUDecayTime int  // lfu-decay-time, minutes per counter decrement
+	// NoTouch leaves the metadata alone on lookups (CLIENT NO-TOUCH, for
+	// every command but TOUCH).
+	NoTouch bool
+}
+
+// lruTick is the LRU clock's unit in ms: Redis's LRU_CLOCK_RESOLUTION.
+// A finer clock would order keys read within the same second (which
+// Redis's LRU cannot tell apart) at the cost of wrapping sooner (10 ms:
+// every 497 days).
+const lruTick = 1000
+
+// lruClock is the LRU clock now.
+func (ks *Keyspace) lruClock() uint32 { return uint32(ks.Now / lruTick) }
+
+// lfuMinutes is Redis's LFUGetTimeInMinutes: the minutes clock in 16 bits.
+func (ks *Keyspace) lfuMinutes() uint32 { return uint32(ks.Now/60000) & 0xffff }
+
+// lfuElapsed is LFUTimeElapsed: minutes since ldt, counting one wrap.
+func (ks *Keyspace) lfuElapsed(ldt uint32) uint32 {
+	now := ks.lfuMinutes()
+	if now >= ldt {
+		return now - ldt
+	}
+	return 65535 - ldt + now
+}
+
+// LFUCounter is Redis's LFUDecrAndReturn: o's counter decayed by the
+// periods of lfu-decay-time minutes since its last decrement, without
+// storing the result (OBJECT FREQ, eviction sampling).
+func (ks *Keyspace) LFUCounter(o *Object) uint32 {
+	ldt := o.LRU >> 8 & 0xffff
+	counter := o.LRU & 0xff
+	if ks.Access.LFUDecayTime > 0 {
+		periods := ks.lfuElapsed(ldt) / uint32(ks.Access.LFUDecayTime)
+		if periods >= counter {
+			return 0
+		}
+		counter -= periods
+	}
+	return counter
+}
+
+// lfuLogIncr is Redis's LFULogIncr: the counter grows with probability
+// 1/((counter-LFUInitVal)*lfu-log-factor+1), saturating at 255.
+func (ks *Keyspace) lfuLogIncr(counter uint32) uint32 {
+	if counter == 255 {
+		return 255
+	}
+	base := float64(counter) - LFUInitVal
+	if base < 0 {
+		base = 0
+	}
+	if ks.rnd.Float64() < 1/(base*float64(ks.Access.LFULogFactor)+1) {
+		counter++
+	}
+	return counter
+}
+
+// Touch records an access to o as Redis's lookupKey does (updateLFU or the
+// LRU clock), unless the command runs for a NO-TOUCH client.
+func (db *DB) Touch(o *Object) {
+	ks := db.ks
+	if ks.Access.NoTouch {
+		return
+	}
+	if ks.Access.LFU {
+		o.LRU = ks.lfuMinutes()<<8 | ks.lfuLogIncr(ks.LFUCounter(o))
+		return
+	}
+	o.LRU = ks.lruClock()
+}
+
+// initAccess gives a new object the metadata of Redis's createObject: the
+// LRU clock now, or under LFU a counter of LFUInitVal as of this minute.
+func (ks *Keyspace) initAccess(o *Object) {
+	if ks.Access.LFU {
+		o.LRU = ks.lfuMinutes()<<8 | LFUInitVal
+		return
+	}
+	o.LRU = ks.lruClock()
+}
+
+// Renewed records that Redis would have replaced o's object by a new one
+// (dbUnshareStringValue): the LRU time is now, an LFU counter carries over.
+func (db *DB) Renewed(o *Object) {
+	if !db.ks.Access.LFU {
+		db.ks.initAccess(o)
+	}
+}
+
+// IdleMs is the time since o's last access in ms under an LRU policy
+// (Redis's estimateObjectIdleTime).
+func (ks *Keyspace) IdleMs(o *Object) int64 {
+	return int64(ks.lruClock()-o.LRU) * lruTick // modular: one wrap is counted
+}
+
+// SetAccess sets o's metadata as RESTORE and the RDB loader do with the
+// FREQ and IDLE they read (Redis's objectSetLRUOrLFU): freq under an LFU
+// policy, idle seconds otherwise; a negative value is absent and leaves
+// the metadata as it is.
+func (ks *Keyspace) SetAccess(o *Object, freq, idle int64) {
+	if ks.Access.LFU {
+		if freq >= 0 {
+			o.LRU = ks.lfuMinutes()<<8 | uint32(min(freq, 255))
+		}
+		return
+	}
+	if idle >= 0 {
+		o.LRU = ks.lruClock() - uint32(idle*(1000/lruTick))
+	}
+}
