@@ -38,4 +38,3 @@ func TestEvictClients(t *testing.T) {
 		t.Fatalf("the NO-EVICT client is gone: %s", list)
 	}
 }
-
