@@ -498,6 +498,7 @@ func geoSearchGeneric(c *engine.Ctx, srcIdx int, flags int) {
 		if storeKey != nil {
 			if c.DB.Delete(string(storeKey)) {
 				c.Dirty(1)
+				c.Notify(engine.NotifyGeneric, "del", storeKey)
 			}
 			c.W.Int(0)
 		} else {
@@ -553,7 +554,11 @@ func geoSearchGeneric(c *engine.Ctx, srcIdx int, flags int) {
 		geoReplyPoints(c, points, shape.Conversion, withDist, withHash, withCoord)
 		return
 	}
-	geoStore(c, string(storeKey), points, shape.Conversion, storeDist)
+	event := "georadiusstore"
+	if flags&geoSearch != 0 {
+		event = "geosearchstore"
+	}
+	geoStore(c, storeKey, event, points, shape.Conversion, storeDist)
 }
 
 // geoDistanceArg parses "<radius> <unit>" at args[i] (extractDistanceOrReply).
@@ -702,10 +707,12 @@ func geoReplyPoints(c *engine.Ctx, points []geoPoint, conversion float64, withDi
 // with STOREDIST, by distance in the unit; no match deletes dst. Redis
 // builds a skiplist and converts it to a listpack when it fits, so the
 // encoding is the one zsFromEntries picks.
-func geoStore(c *engine.Ctx, dst string, points []geoPoint, conversion float64, storeDist bool) {
+func geoStore(c *engine.Ctx, dstKey []byte, event string, points []geoPoint, conversion float64, storeDist bool) {
+	dst := string(dstKey)
 	if len(points) == 0 {
 		if c.DB.Delete(dst) {
 			c.Dirty(1)
+			c.Notify(engine.NotifyGeneric, "del", dstKey)
 		}
 		c.W.Int(0)
 		return
@@ -722,4 +729,5 @@ func geoStore(c *engine.Ctx, dst string, points []geoPoint, conversion float64, 
 	c.DB.Set(dst, keyspace.NewValue(keyspace.TypeZSet, set), false)
 	c.Dirty(int64(len(points)))
 	c.W.Int(int64(len(points)))
+	c.Notify(engine.NotifyZset, event, dstKey)
 }

@@ -412,6 +412,33 @@ SORT n:none STORE n:sorted
 SORT n:sl BY n:w_* GET n:o_* STORE n:sorted
 SORT n:sl
 SORT_RO n:none
+# streams (explicit ids: both servers then write the same entries)
+XADD n:st 1-1 f v
+XADD n:st MAXLEN 1 2-1 f v
+XADD n:none2 NOMKSTREAM 3-1 f v
+XDEL n:st 2-1
+XDEL n:st 9-9
+XADD n:st 3-1 f v
+XTRIM n:st MAXLEN 0
+XTRIM n:st MAXLEN 0
+XSETID n:st 5-1
+XGROUP CREATE n:st g 0
+XGROUP CREATE n:st2 g 0 MKSTREAM
+XGROUP SETID n:st g 0
+XGROUP CREATECONSUMER n:st g c1
+XGROUP CREATECONSUMER n:st g c1
+XADD n:st 6-1 f v
+XREADGROUP GROUP g c2 COUNT 1 STREAMS n:st >
+XCLAIM n:st g c3 0 6-1
+XAUTOCLAIM n:st g c4 0 0
+XGROUP DELCONSUMER n:st g c1
+XGROUP DESTROY n:st g
+XGROUP DESTROY n:st g
+# geo
+GEOADD n:geo 13.361389 38.115556 Palermo 15.087269 37.502669 Catania
+GEORADIUS n:geo 15 37 200 km STORE n:geo2
+GEOSEARCHSTORE n:geo3 n:geo FROMLONLAT 15 37 BYRADIUS 200 km
+GEOSEARCHSTORE n:geo3 n:geo FROMLONLAT 0 0 BYRADIUS 1 km
 # other reads that may miss
 LCS n:none n:none2
 DUMP n:none

@@ -16,9 +16,8 @@ import (
 // has the consumer groups, streams_read.go XREAD and XREADGROUP,
 // streams_info.go XINFO. A stream key holds a *stream.Stream.
 //
-// Replies, errors and effects follow redis-server 7.0. Keyspace
-// notifications (xadd, xtrim, xdel, xsetid, xgroup-*) are not emitted
-// yet: each place Redis notifies is marked "notify:".
+// Replies, errors, effects and keyspace notifications (xadd, xtrim,
+// xdel, xsetid, xgroup-*) follow redis-server 7.0.
 
 func init() {
 	const (
@@ -238,7 +237,7 @@ func cmdXadd(c *engine.Ctx) {
 	s.Append(id, c.Args[fieldPos:], streamLimits(c))
 	writeID(c.W, id)
 	c.DB.Modified(key)
-	// notify: xadd
+	c.Notify(engine.NotifyStream, "xadd", c.Args[1])
 	c.Dirty(1)
 	var argv [][]byte
 	if !p.idGiven || !p.seqGiven {
@@ -247,7 +246,7 @@ func cmdXadd(c *engine.Ctx) {
 	}
 	if p.Strategy != stream.TrimNone {
 		if s.Trim(p.TrimArgs) > 0 {
-			// notify: xtrim
+			c.Notify(engine.NotifyStream, "xtrim", c.Args[1])
 		}
 		if p.Approx {
 			if argv == nil {
@@ -349,7 +348,7 @@ func cmdXdel(c *engine.Ctx) {
 	n := streamOf(o).XDel(ids)
 	if n > 0 {
 		c.DB.Modified(key)
-		// notify: xdel
+		c.Notify(engine.NotifyStream, "xdel", c.Args[1])
 		c.Dirty(int64(n))
 	}
 	c.W.Int(int64(n))
@@ -372,7 +371,7 @@ func cmdXtrim(c *engine.Ctx) {
 	s := streamOf(o)
 	n := s.Trim(p.TrimArgs)
 	if n > 0 {
-		// notify: xtrim
+		c.Notify(engine.NotifyStream, "xtrim", c.Args[1])
 		if p.Approx {
 			argv := append([][]byte(nil), c.Args...)
 			trimRewrite(argv, s, &p)
@@ -451,7 +450,7 @@ func cmdXsetid(c *engine.Ctx) {
 	}
 	c.W.OK()
 	c.DB.Modified(key)
-	// notify: xsetid
+	c.Notify(engine.NotifyStream, "xsetid", c.Args[1])
 	c.Dirty(1)
 }
 

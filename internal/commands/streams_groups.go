@@ -181,7 +181,7 @@ func cmdXgroupCreate(c *engine.Ctx) {
 	c.W.OK()
 	c.Dirty(1)
 	c.DB.Modified(key)
-	// notify: xgroup-create
+	c.Notify(engine.NotifyStream, "xgroup-create", c.Args[2])
 }
 
 func cmdXgroupSetid(c *engine.Ctx) {
@@ -221,7 +221,7 @@ func cmdXgroupSetid(c *engine.Ctx) {
 	c.W.OK()
 	c.Dirty(1)
 	c.DB.Modified(c.Key(2))
-	// notify: xgroup-setid
+	c.Notify(engine.NotifyStream, "xgroup-setid", c.Args[2])
 }
 
 func cmdXgroupDestroy(c *engine.Ctx) {
@@ -236,8 +236,9 @@ func cmdXgroupDestroy(c *engine.Ctx) {
 	s.DestroyGroup(c.Args[3])
 	c.W.Int(1)
 	c.Dirty(1)
-	// notify: xgroup-destroy. The write wakes XREADGROUP clients blocked
-	// on the group, which then fail with NOGROUP.
+	c.Notify(engine.NotifyStream, "xgroup-destroy", c.Args[2])
+	// The write wakes XREADGROUP clients blocked on the group, which
+	// then fail with NOGROUP.
 	c.DB.Modified(c.Key(2))
 }
 
@@ -253,7 +254,7 @@ func cmdXgroupCreateConsumer(c *engine.Ctx) {
 	c.W.Int(1)
 	c.Dirty(1)
 	c.DB.Modified(c.Key(2))
-	// notify: xgroup-createconsumer
+	c.Notify(engine.NotifyStream, "xgroup-createconsumer", c.Args[2])
 }
 
 func cmdXgroupDelConsumer(c *engine.Ctx) {
@@ -268,7 +269,7 @@ func cmdXgroupDelConsumer(c *engine.Ctx) {
 	c.W.Int(int64(n))
 	c.Dirty(1)
 	c.DB.Modified(c.Key(2))
-	// notify: xgroup-delconsumer
+	c.Notify(engine.NotifyStream, "xgroup-delconsumer", c.Args[2])
 }
 
 // groupOf finds the stream at argument 1 and its group named by argument
@@ -593,7 +594,7 @@ func claimConsumer(c *engine.Ctx, g *stream.Group, name []byte) *stream.Consumer
 	if cons := g.Consumer(name); cons != nil {
 		return cons
 	}
-	// notify: xgroup-createconsumer
+	c.Notify(engine.NotifyStream, "xgroup-createconsumer", c.Args[1])
 	c.Dirty(1)
 	return g.CreateConsumer(name, c.Now)
 }

@@ -250,7 +250,7 @@ func xread(c *engine.Ctx, isGroup bool) {
 		cons := g.Consumer(consumerName)
 		if cons == nil {
 			cons = g.CreateConsumer(consumerName, c.Now)
-			// notify: xgroup-createconsumer
+			c.Notify(engine.NotifyStream, "xgroup-createconsumer", keys[i])
 			if noack {
 				c.Propagate([]byte("XGROUP"), []byte("CREATECONSUMER"), keys[i], groupName, consumerName)
 			}

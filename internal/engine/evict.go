@@ -87,6 +87,11 @@ type memState struct {
 // UsedMemory is the server's used memory: the live heap at the last
 // collection plus what the keyspace stored or dropped since.
 func (e *Env) UsedMemory() int64 {
+	if gcStat.cycles.Load() == 0 {
+		// No collection yet, so no live-heap reading: the heap in use
+		// (it holds the garbage too, but only a young process has none).
+		return UsedMemory()
+	}
 	if c := gcStat.cycles.Load(); c != e.mem.seenCycles {
 		e.mem.seenCycles = c
 		e.KS.UsedDelta = 0
@@ -289,8 +294,11 @@ func (e *Env) evictKey(db *keyspace.DB, key string) {
 		return // it had expired: the expiry counted and propagated it
 	}
 	e.KS.Stats.EvictedKeys++
-	// Keyspace notification "evicted" (NOTIFY_EVICTED) belongs here,
-	// after the deletion and before its propagation, as in Redis.
+	// The evicted event comes after the deletion and before its
+	// propagation, as in Redis.
+	if e.notifyBits()&NotifyEvicted != 0 {
+		e.notify(NotifyEvicted, "evicted", []byte(key), db.ID)
+	}
 	if e.propActive() {
 		verb := "DEL"
 		if e.Cfg.Bool(config.LazyfreeLazyEviction) {

@@ -1,0 +1,45 @@
+package commands_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/abacusdb/abacus/internal/servertest"
+)
+
+// Eviction publishes evicted for each key it removes, when it lands.
+func TestNotifyEvicted(t *testing.T) {
+	inst := servertest.Start(t)
+	c := inst.Raw(t)
+	sub := inst.Raw(t)
+	sub.Do("SUBSCRIBE", "__keyevent@0__:evicted")
+	c.Do("CONFIG", "SET", "notify-keyspace-events", "Ee")
+	c.Do("CONFIG", "SET", "maxmemory-policy", "allkeys-random")
+	used := servertest.InfoField(c.Do("INFO", "memory"), "used_memory")
+	c.Do("CONFIG", "SET", "maxmemory", used)
+	val := strings.Repeat("x", 1000)
+	for i := 0; i < 2000; i++ {
+		c.Do("SET", "ev:"+itoaT(i), val)
+	}
+	evicted := servertest.InfoField(c.Do("INFO", "stats"), "evicted_keys")
+	t.Logf("maxmemory %s, used after %s", used, servertest.InfoField(c.Do("INFO", "memory"), "used_memory"))
+	c.Do("CONFIG", "SET", "maxmemory", "0")
+	if evicted == "0" || evicted == "" {
+		t.Fatalf("nothing evicted (evicted_keys %q)", evicted)
+	}
+	got := sub.Read()
+	if !strings.Contains(got, "__keyevent@0__:evicted") || !strings.Contains(got, "ev:") {
+		t.Fatalf("no evicted event: %q", got)
+	}
+}
+
+func itoaT(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
