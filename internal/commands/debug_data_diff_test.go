@@ -42,7 +42,7 @@ DEBUG DIGEST x
 			if rng.Intn(3) > 0 {
 				n = 1 + rng.Intn(10)
 			}
-			switch i % 6 {
+			switch i % 7 {
 			case 0:
 				p.Do("SET", k, member())
 			case 1:
@@ -64,6 +64,12 @@ DEBUG DIGEST x
 			case 5:
 				p.Do("SET", k, strconv.Itoa(rng.Intn(100000)))
 				p.Do("APPEND", k, "")
+			case 6:
+				// Explicit ids: both servers hold the same entries.
+				for j := 0; j < n; j++ {
+					p.Do("XADD", k, strconv.Itoa(j+1)+"-"+strconv.Itoa(rng.Intn(3)), member(), member())
+				}
+				p.Do("XDEL", k, "2-0", "2-1")
 			}
 			if rng.Intn(4) == 0 {
 				p.Do("EXPIRE", k, "10000")

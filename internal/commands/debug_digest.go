@@ -10,6 +10,7 @@ import (
 	"github.com/abacusdb/abacus/internal/ds/hash"
 	"github.com/abacusdb/abacus/internal/ds/list"
 	"github.com/abacusdb/abacus/internal/ds/set"
+	"github.com/abacusdb/abacus/internal/ds/stream"
 	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/ds/zset"
 	"github.com/abacusdb/abacus/internal/engine"
@@ -39,7 +40,7 @@ import (
 //     %.17g);
 //   - hash: xor of, per field, a digest of mix(field), mix(value); fields
 //     whose TTL (Redis 7.4's field expiry) has passed are left out;
-//   - stream: the type code only (entries are not part of the digest yet);
+//   - stream: Redis's: each entry's id, fields and values, in order;
 //   - time series (Abacus's ABACUS-TS, a module type to Redis: code 5):
 //     computed like a module's digest callback, one sequence per sample
 //     (its timestamp as decimal text, then its value as %.17g) ended by
@@ -127,6 +128,19 @@ func objectDigest(d *digest, o *keyspace.Object, now int64) {
 		}
 	case keyspace.TypeStream:
 		d.mix(be32(objStream))
+		if st, ok := o.Val().(*stream.Stream); ok {
+			// Each entry's id as "<ms>.<seq>", then its fields and values,
+			// in order; groups are not part of it (Redis 7.0).
+			for it := st.Range(stream.ID{}, stream.MaxID, false); it.Next(); {
+				id := strconv.AppendUint(tmp[:0], it.ID.Ms, 10)
+				id = append(id, '.')
+				id = strconv.AppendUint(id, it.ID.Seq, 10)
+				d.mix(id)
+				for _, f := range it.FV {
+					d.mix(f)
+				}
+			}
+		}
 	case keyspace.TypeTimeSeries:
 		d.mix(be32(objModule))
 		if s, ok := o.Val().(*ts.Series); ok {
