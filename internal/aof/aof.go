@@ -194,11 +194,29 @@ var (
 	bExec   = []byte("EXEC")
 )
 
-func (a *AOF) appendSelect(db int) {
-	if db != a.seldb {
-		a.buf = resp.AppendCommand(a.buf, bSelect, strconv.AppendInt(nil, int64(db), 10))
-		a.seldb = db
+// AppendEntries appends entries (one top-level command's effects) to b
+// as the commands that redo them: SELECT when the database differs from
+// *seldb (which it updates), and MULTI/EXEC around them when wrap. The
+// AOF and the replication stream are the same bytes.
+func AppendEntries(b []byte, entries []Entry, wrap bool, seldb *int) []byte {
+	sel := func(db int) {
+		if db != *seldb {
+			b = resp.AppendCommand(b, bSelect, strconv.AppendInt(nil, int64(db), 10))
+			*seldb = db
+		}
 	}
+	if wrap {
+		sel(entries[0].DB)
+		b = resp.AppendCommand(b, bMulti)
+	}
+	for _, e := range entries {
+		sel(e.DB)
+		b = resp.AppendCommand(b, e.Argv...)
+	}
+	if wrap {
+		b = resp.AppendCommand(b, bExec)
+	}
+	return b
 }
 
 // Feed appends entries (one top-level command's effects, in MULTI/EXEC
@@ -206,18 +224,7 @@ func (a *AOF) appendSelect(db int) {
 // appendfsync always their acknowledgement waits for a group fsync
 // (commit.go).
 func (a *AOF) Feed(entries []Entry, wrap bool) {
-	a.buf = a.buf[:0]
-	if wrap {
-		a.appendSelect(entries[0].DB)
-		a.buf = resp.AppendCommand(a.buf, bMulti)
-	}
-	for _, e := range entries {
-		a.appendSelect(e.DB)
-		a.buf = resp.AppendCommand(a.buf, e.Argv...)
-	}
-	if wrap {
-		a.buf = resp.AppendCommand(a.buf, bExec)
-	}
+	a.buf = AppendEntries(a.buf[:0], entries, wrap, &a.seldb)
 	a.mu.Lock()
 	a.pend = append(a.pend, a.buf...)
 	a.Size += int64(len(a.buf))

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/aof"
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
@@ -152,33 +153,9 @@ func (p *Primary) ensureBacklog() {
 	}
 }
 
-var (
-	bSelect = []byte("SELECT")
-	bMulti  = []byte("MULTI")
-	bExec   = []byte("EXEC")
-)
-
-func (p *Primary) appendSelect(db int) {
-	if db != p.seldb {
-		p.buf = resp.AppendCommand(p.buf, bSelect, strconv.AppendInt(nil, int64(db), 10))
-		p.seldb = db
-	}
-}
-
 // Feed implements engine.PropSink: one top-level command's effects.
 func (p *Primary) Feed(entries []engine.PropEntry, wrap bool) {
-	p.buf = p.buf[:0]
-	if wrap {
-		p.appendSelect(entries[0].DB)
-		p.buf = resp.AppendCommand(p.buf, bMulti)
-	}
-	for _, en := range entries {
-		p.appendSelect(en.DB)
-		p.buf = resp.AppendCommand(p.buf, en.Argv...)
-	}
-	if wrap {
-		p.buf = resp.AppendCommand(p.buf, bExec)
-	}
+	p.buf = aof.AppendEntries(p.buf[:0], entries, wrap, &p.seldb)
 	p.send(p.buf)
 	if cap(p.buf) > 1<<20 {
 		p.buf = nil
