@@ -1,5 +1,7 @@
 package stream
 
+import "github.com/abacusdb/abacus/internal/num"
+
 // Sizes of elements in Redis's listpack encoding. A node tracks the byte
 // size its listpack would have in redis-server, because Redis decides
 // when a node is full from that size: matching it keeps node boundaries,
@@ -58,53 +60,7 @@ func lpStrSize(s []byte) int {
 
 // ParseCanonicalInt parses s as Redis's string2ll does: an optional '-',
 // no leading zeros, no '+', no spaces, within int64.
-func ParseCanonicalInt(s []byte) (int64, bool) {
-	n := len(s)
-	if n == 0 || n > 20 {
-		return 0, false
-	}
-	if n == 1 && s[0] == '0' {
-		return 0, true
-	}
-	neg := false
-	i := 0
-	if s[0] == '-' {
-		neg = true
-		i = 1
-		if n == 1 {
-			return 0, false
-		}
-	}
-	if s[i] < '1' || s[i] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for ; i < n; i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<64-1)/10 {
-			return 0, false
-		}
-		v *= 10
-		d := uint64(c - '0')
-		if v > 1<<64-1-d {
-			return 0, false
-		}
-		v += d
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
-}
+func ParseCanonicalInt(s []byte) (int64, bool) { return num.ParseInt(s) }
 
 // lpHeaderSize is a listpack's fixed overhead: total bytes and count (6)
 // and the end byte.
