@@ -103,6 +103,9 @@ type Env struct {
 	readOnlyReplica atomic.Bool
 	// mem is the maxmemory state: measure, eviction pool (evict.go).
 	mem memState
+	// cluster routes commands by hash slot in cluster mode (cluster.go);
+	// nil when cluster-enabled is no.
+	cluster ClusterView
 }
 
 // SetReadOnlyReplica turns the replica's write refusal on or off.
