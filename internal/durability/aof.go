@@ -422,6 +422,7 @@ func (d *Durability) startRewrite() error {
 		opt := d.saveOptions()
 		opt.Path = filepath.Join(a.Dir, bn)
 		opt.Aux = append(append([]string(nil), opt.Aux...), "aof-base", "1")
+		opt.Drive = d.drive
 		bg := persist.StartBackground(d.e.KS, d.lock, opt)
 		st.bg = bg
 		write = func() error {

@@ -189,7 +189,9 @@ func (d *Durability) startBgsave() error {
 	p.lastTry = d.e.Clock.NowMs() / 1000
 	p.bgStart = time.Now()
 	p.bgDirty = d.e.Stats.Dirty.Load()
-	bg := persist.StartBackground(d.e.KS, lock, d.saveOptions())
+	opt := d.saveOptions()
+	opt.Drive = d.drive
+	bg := persist.StartBackground(d.e.KS, lock, opt)
 	p.bg = bg
 	done := make(chan struct{})
 	p.bgDone = done
@@ -202,6 +204,21 @@ func (d *Durability) startBgsave() error {
 		close(done)
 	}()
 	return nil
+}
+
+// drive runs a background save's steps on the event loop between its
+// rounds (engine.Env.RunInBackground): the saver's goroutine only writes
+// the file, and never holds the server lock while the OS may preempt it.
+func (d *Durability) drive(step func(time.Time) persist.Step) func() {
+	return d.e.RunInBackground(d.lock, func(deadline time.Time) engine.Step {
+		switch step(deadline) {
+		case persist.StepMore:
+			return engine.StepMore
+		case persist.StepBlocked:
+			return engine.StepBlocked
+		}
+		return engine.StepDone
+	})
 }
 
 // bgsaveDone records the end of a background save (under the lock).

@@ -106,6 +106,9 @@ type Env struct {
 	// cluster routes commands by hash slot in cluster mode (cluster.go);
 	// nil when cluster-enabled is no.
 	cluster ClusterView
+	// bgw is the background work the event loops run between rounds
+	// (background.go).
+	bgw bgWork
 }
 
 // SetReadOnlyReplica turns the replica's write refusal on or off.

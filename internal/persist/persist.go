@@ -32,7 +32,52 @@ type Options struct {
 	// SliceKeys is how many keys a background save writes per hold of the
 	// lock (0: DefaultSliceKeys).
 	SliceKeys int
+	// Drive, when set, runs a background save's encoding under the server
+	// lock on the goroutine that serves the clients, between their
+	// commands (engine.Env.RunInBackground): it calls step with the lock
+	// held until step returns StepDone, each time until about deadline,
+	// and after StepBlocked only once wake has been called. Run then only
+	// writes the encoded chunks to the file. Without it Run takes the lock
+	// itself for each slice.
+	Drive func(step func(deadline time.Time) Step) (wake func())
 }
+
+// Step is what a driven save's step reports (Options.Drive).
+type Step int
+
+const (
+	StepMore    Step = iota // call again soon
+	StepBlocked             // the chunks wait for the file: call after wake
+	StepDone                // the snapshot is written (or canceled)
+)
+
+// driven is the state of a save run through Options.Drive. The step fills
+// chunks under the lock; Run writes them to the file outside it.
+type driven struct {
+	wake   func()
+	w      *rdb.Writer
+	sink   chunkSink
+	full   chan []byte // encoded chunks for Run to write
+	free   chan []byte // written chunks back for reuse
+	closed bool        // full is closed (under the lock)
+	sizes  []int
+	cur    int   // the database being written
+	err    error // the writer's error at the end (under the lock)
+	ended  bool  // the walk finished and the file's end was encoded
+}
+
+// chunkSink is where the rdb.Writer's buffer empties into: the chunk the
+// step fills now.
+type chunkSink struct{ buf []byte }
+
+func (c *chunkSink) Write(p []byte) (int, error) {
+	c.buf = append(c.buf, p...)
+	return len(p), nil
+}
+
+// driveChunks is how many chunks a driven save has in flight: one being
+// filled, the others being written or waiting to be.
+const driveChunks = 4
 
 // DefaultSliceKeys bounds the work done per hold of the server lock by a
 // background save.
@@ -89,6 +134,7 @@ type Background struct {
 	RenameHold time.Duration
 	canceled   bool // the snapshot is closed
 	dropped    bool // Cancel was called: the file must not replace the target
+	d          *driven
 }
 
 // StartBackground opens ks's snapshot at this moment. The caller holds
@@ -111,6 +157,11 @@ func (b *Background) Cancel() {
 		b.canceled = true
 		b.ks.EndSnapshot()
 	}
+	if d := b.d; d != nil && !d.closed {
+		d.closed = true
+		close(d.full)
+		d.wake() // the step then reports StepDone
+	}
 }
 
 // Run writes the snapshot to a temporary file a slice at a time, encoding
@@ -125,14 +176,12 @@ func (b *Background) Run() error {
 		b.lock.Unlock()
 		return err
 	}
+	if b.opt.Drive != nil {
+		return b.runDriven(f, tmp)
+	}
 	var buf bytes.Buffer
 	w := rdb.NewWriter(&buf, b.ver, b.opt.Encode)
-	for i := 0; i+1 < len(b.opt.Aux); i += 2 {
-		w.Aux(b.opt.Aux[i], b.opt.Aux[i+1])
-	}
-	for _, code := range b.opt.Functions {
-		w.Function(code)
-	}
+	b.header(w)
 	b.lock.Lock()
 	if b.canceled {
 		b.lock.Unlock()
@@ -190,6 +239,22 @@ func (b *Background) Run() error {
 	if werr == nil {
 		_, werr = f.Write(buf.Bytes())
 	}
+	return b.install(f, tmp, werr)
+}
+
+// header writes the AUX fields and function libraries.
+func (b *Background) header(w *rdb.Writer) {
+	for i := 0; i+1 < len(b.opt.Aux); i += 2 {
+		w.Aux(b.opt.Aux[i], b.opt.Aux[i+1])
+	}
+	for _, code := range b.opt.Functions {
+		w.Function(code)
+	}
+}
+
+// install syncs and closes the written file and renames it over the
+// target, unless werr or the save was dropped meanwhile.
+func (b *Background) install(f *os.File, tmp string, werr error) error {
 	if werr == nil {
 		werr = f.Sync()
 	}
@@ -227,6 +292,117 @@ func (b *Background) Run() error {
 	}
 	atomicfile.SyncDir(b.opt.Path)
 	return nil
+}
+
+// runDriven is Run with Options.Drive: the steps encode under the lock on
+// the driver's goroutine, and this goroutine writes what they encoded.
+func (b *Background) runDriven(f *os.File, tmp string) error {
+	d := &driven{full: make(chan []byte, driveChunks), free: make(chan []byte, driveChunks), cur: -1}
+	for i := 0; i < driveChunks; i++ {
+		d.free <- nil
+	}
+	d.w = rdb.NewWriter(&d.sink, b.ver, b.opt.Encode)
+	b.header(d.w)
+	b.lock.Lock()
+	b.d = d
+	if b.canceled {
+		d.closed = true
+		close(d.full)
+		b.lock.Unlock()
+	} else {
+		d.sizes = b.ks.SnapshotSizes()
+		// The first step waits for the lock, released once wake is set.
+		d.wake = b.opt.Drive(b.step)
+		b.lock.Unlock()
+	}
+	var werr error
+	for c := range d.full {
+		if werr == nil {
+			if _, err := f.Write(c); err != nil {
+				werr = err
+				b.lock.Lock()
+				b.Cancel()
+				b.lock.Unlock()
+			}
+		}
+		if cap(c) > 4<<20 {
+			c = nil // an outsized value's chunk: not kept
+		}
+		d.free <- c[:0]
+		d.wake()
+	}
+	b.lock.Lock()
+	ended, dropped, err := d.ended, b.dropped, d.err
+	b.lock.Unlock()
+	switch {
+	case werr != nil:
+	case err != nil:
+		werr = err
+	case dropped || !ended:
+		werr = ErrCanceled
+	}
+	if werr != nil {
+		f.Close()
+		os.Remove(tmp)
+		return werr
+	}
+	return b.install(f, tmp, nil)
+}
+
+// step is a driven save's work under the lock: slices of the snapshot
+// encoded into a chunk until deadline, the chunk handed to Run.
+func (b *Background) step(deadline time.Time) Step {
+	d := b.d
+	if d.closed {
+		return StepDone
+	}
+	if d.sink.buf == nil {
+		select {
+		case c := <-d.free:
+			d.sink.buf = c[:0:cap(c)]
+			if d.sink.buf == nil {
+				d.sink.buf = make([]byte, 0, 64<<10)
+			}
+		default:
+			return StepBlocked
+		}
+	}
+	held := time.Now()
+	more := true
+	for more {
+		more = b.ks.NextSnapshotSlice(b.opt.SliceKeys, func(db int, o *keyspace.Object) {
+			if db != d.cur {
+				d.cur = db
+				d.w.SelectDB(db, d.sizes[db], 0)
+			}
+			if h, ok := o.Val().(keyspace.FieldExpirer); ok && h.Len(b.opt.Encode.Now) == 0 {
+				return
+			}
+			d.w.Key(o)
+			b.Keys++
+		})
+		b.Slices++
+		if len(d.sink.buf) >= 256<<10 || !time.Now().Before(deadline) {
+			break
+		}
+	}
+	if !more {
+		b.ks.EndSnapshot()
+		b.canceled = true // the snapshot is over; Cancel does nothing to it now
+		d.err = d.w.Close()
+		d.ended = true
+	}
+	b.MaxHold = max(b.MaxHold, time.Since(held))
+	if len(d.sink.buf) > 0 {
+		d.full <- d.sink.buf // never blocks: at most driveChunks exist
+		d.sink.buf = nil
+	}
+	if !more {
+		d.closed = true
+		close(d.full)
+		return StepDone
+	}
+	return StepMore
 }
 
 // Load reads the file at path into a fresh keyspace of n databases. A

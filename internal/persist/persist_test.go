@@ -176,11 +176,14 @@ func TestBgsaveIsPointInTimeUnderConcurrentWrites(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) { bgsaveUnderWrites(t, seed) })
 	}
+	// Without an event loop the save's steps run on a goroutine of their
+	// own that takes the lock for each (engine.Env.RunInBackground).
+	t.Run("goroutines", func(t *testing.T) { bgsaveUnderWrites(t, 4, "io-event-loop", "no") })
 }
 
-func bgsaveUnderWrites(t *testing.T, seed uint64) {
+func bgsaveUnderWrites(t *testing.T, seed uint64, extra ...string) {
 	dir := t.TempDir()
-	inst := start(t, dir)
+	inst := start(t, dir, extra...)
 	c := inst.Client(t)
 	const n = 20000
 	p := c.Pipeline()
