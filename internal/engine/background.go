@@ -36,11 +36,18 @@ const (
 	StepDone
 )
 
-// BackgroundStepBudget is how long one call of the loop (RunBackground)
-// lets the steps run: about what a round of 50 clients' commands takes,
-// so a save at most halves the loop's serving while keeping each client's
-// extra wait under a millisecond.
-const BackgroundStepBudget = 500 * time.Microsecond
+// The time RunBackground lets the steps run: as long as the loop spent
+// on its clients since the last call, so that a save takes at most half of
+// a busy loop (about what Redis's child takes from a 2-core machine),
+// within these bounds: a client waits at most the upper one more for its
+// reply, and an idle loop runs steps of the lower one back to back.
+const (
+	minStepBudget = 50 * time.Microsecond
+	maxStepBudget = time.Millisecond
+)
+
+// ownStepBudget is a step's time when a goroutine of its own drives it.
+const ownStepBudget = 500 * time.Microsecond
 
 // bgTask is one registered task.
 type bgTask struct {
@@ -60,6 +67,7 @@ type bgWork struct {
 	next   int
 	ready  atomic.Bool // some task may have work: a loop polls rather than sleeps
 	run    []*bgTask   // RunBackground's scratch (under the server lock)
+	last   time.Time   // when RunBackground last ended (under the server lock)
 }
 
 // AddBackgroundDriver registers an event loop that runs the background
@@ -142,7 +150,7 @@ func (w *bgWork) startOwnLocked(t *bgTask) {
 				t.lock.Unlock()
 				return
 			}
-			r := t.step(time.Now().Add(BackgroundStepBudget))
+			r := t.step(time.Now().Add(ownStepBudget))
 			if r == StepDone {
 				w.finish(t)
 			}
@@ -186,8 +194,9 @@ func (w *bgWork) finish(t *bgTask) {
 // its round.
 func (e *Env) BackgroundReady() bool { return e.bgw.ready.Load() }
 
-// RunBackground runs the loop-driven tasks' steps for about
-// BackgroundStepBudget. Call it with the server lock held, from an event
+// RunBackground runs the loop-driven tasks' steps for about as long as
+// the loop served clients since the last call (minStepBudget to
+// maxStepBudget). Call it with the server lock held, from an event
 // loop registered with AddBackgroundDriver.
 func (e *Env) RunBackground() {
 	w := &e.bgw
@@ -200,7 +209,9 @@ func (e *Env) RunBackground() {
 		}
 	}
 	w.mu.Unlock()
-	deadline := time.Now().Add(BackgroundStepBudget)
+	now := time.Now()
+	deadline := now.Add(min(max(now.Sub(w.last), minStepBudget), maxStepBudget))
+	defer func() { w.last = time.Now() }()
 	more := false
 	for _, t := range w.run {
 		if !t.woken.Swap(false) {
