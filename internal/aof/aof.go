@@ -48,8 +48,10 @@ type AOF struct {
 	mu      sync.Mutex // guards f, pend, written, the commit state, for the syncers
 	pend    []byte     // fed, not yet written to the file
 	written int64      // bytes written to f (all files, since Open)
-	dirty   bool       // written since the last fsync
-	synced  int64      // written offset the last fsync covered (under mu)
+	// wrote mirrors written for Durable's check without mu.
+	wrote  atomic.Int64
+	dirty  bool  // written since the last fsync
+	synced int64 // written offset the last fsync covered (under mu)
 	// LastFsync is when the last fsync ended (under mu).
 	LastFsync time.Time
 	stop      chan struct{}
@@ -271,6 +273,7 @@ func (a *AOF) flushLocked() {
 	n, err := a.f.Write(a.pend)
 	a.size += int64(n)
 	a.written += int64(n)
+	a.wrote.Store(a.written)
 	if n > 0 {
 		a.dirty = true
 	}

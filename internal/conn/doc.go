@@ -12,7 +12,10 @@
 //     readable client it reads what arrived, runs every complete command
 //     in batches under the server lock, and leaves the replies staged;
 //     after the round of events it writes every staged reply (flushAll),
-//     as Redis does in beforeSleep.
+//     as Redis does in beforeSleep. Then, while the engine has background
+//     steps (a save's encoding, engine.Env.RunInBackground), it runs them
+//     for a bounded time under the server lock, taken with TryLock so the
+//     loop never waits for it holding eventLoop.mu (background_linux.go).
 //   - A client goroutine (client.serve) serves a client the loop cannot:
 //     unix sockets, io-event-loop no, systems without epoll, and a loop
 //     client that must wait ("handoff": a blocking command parked it,
