@@ -75,6 +75,11 @@ func (c *chunkSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// drivenSliceKeys bounds the keys of one slice of a driven save: the
+// step looks at its deadline between slices, and the deadline may be a few
+// microseconds away (engine.RunBackground).
+const drivenSliceKeys = 16
+
 // driveChunks is how many chunks a driven save has in flight: one being
 // filled, the others being written or waiting to be.
 const driveChunks = 4
@@ -370,7 +375,7 @@ func (b *Background) step(deadline time.Time) Step {
 	held := time.Now()
 	more := true
 	for more {
-		more = b.ks.NextSnapshotSlice(b.opt.SliceKeys, func(db int, o *keyspace.Object) {
+		more = b.ks.NextSnapshotSlice(min(b.opt.SliceKeys, drivenSliceKeys), func(db int, o *keyspace.Object) {
 			if db != d.cur {
 				d.cur = db
 				d.w.SelectDB(db, d.sizes[db], 0)
