@@ -149,6 +149,17 @@ func (a *AOF) Rotate() error { return a.newIncr() }
 // keeping only the incremental files from seq keepFrom on, and removes
 // the files the manifest no longer names.
 func (a *AOF) Install(baseName string, baseSeq int64, keepFrom int64) error {
+	remove, err := a.InstallDeferred(baseName, baseSeq, keepFrom)
+	remove()
+	return err
+}
+
+// InstallDeferred is Install that leaves the removal of the files the
+// manifest no longer names to the function it returns, to be called
+// without the server lock: unlinking the last name of a large file frees
+// its blocks there and then (hundreds of ms for an incremental file of
+// 10M writes on a busy disk), and nothing reads those files any more.
+func (a *AOF) InstallDeferred(baseName string, baseSeq int64, keepFrom int64) (remove func(), err error) {
 	m := &Manifest{Base: &ManifestFile{Name: baseName, Seq: baseSeq, Type: TypeBase}}
 	for _, f := range a.man.Incrs {
 		if f.Seq >= keepFrom {
@@ -156,7 +167,7 @@ func (a *AOF) Install(baseName string, baseSeq int64, keepFrom int64) error {
 		}
 	}
 	if err := WriteManifest(a.Dir, a.Name, m); err != nil {
-		return err
+		return func() {}, err
 	}
 	old := a.man
 	a.man = m
@@ -164,9 +175,10 @@ func (a *AOF) Install(baseName string, baseSeq int64, keepFrom int64) error {
 	for _, f := range m.Files() {
 		keep[f.Name] = true
 	}
+	var gone []string
 	for _, f := range append(old.Files(), old.History...) {
 		if !keep[f.Name] {
-			os.Remove(filepath.Join(a.Dir, f.Name))
+			gone = append(gone, filepath.Join(a.Dir, f.Name))
 		}
 	}
 	a.Size = 0
@@ -176,7 +188,11 @@ func (a *AOF) Install(baseName string, baseSeq int64, keepFrom int64) error {
 		}
 	}
 	a.BaseSize = a.Size
-	return nil
+	return func() {
+		for _, p := range gone {
+			os.Remove(p)
+		}
+	}, nil
 }
 
 // NextBaseSeq is the sequence number the next base takes.

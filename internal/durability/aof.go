@@ -440,15 +440,21 @@ func (d *Durability) startRewrite() error {
 	}
 	st.rewriting, st.started = true, time.Now()
 	st.rewriteEnd = make(chan struct{})
+	end := st.rewriteEnd
 	lock := d.lock
 	d.e.Log.Info("Background append only file rewriting started")
 	go func() {
 		err := write()
 		lock.Lock()
-		defer lock.Unlock()
+		remove := func() {}
+		defer func() {
+			lock.Unlock()
+			remove() // the old files, outside the lock
+			close(end)
+		}()
 		st.bg = nil
 		if err == nil && st.a == a {
-			err = a.Install(bn, seq, keep)
+			remove, err = a.InstallDeferred(bn, seq, keep)
 		}
 		st.rewriting = false
 		st.lastSecs = int64(time.Since(st.started).Seconds())
@@ -462,7 +468,6 @@ func (d *Durability) startRewrite() error {
 			st.rewrites++
 			d.e.Log.Info("Background AOF rewrite finished successfully")
 		}
-		close(st.rewriteEnd)
 	}()
 	return nil
 }
