@@ -125,16 +125,38 @@ func (a *AOF) newIncr() error {
 	a.man = &m
 	a.mu.Lock()
 	old := a.f
+	background := false
 	if old != nil {
-		// What was fed before belongs to the old file, on disk before
-		// anything goes to the new one (a waiter's fsync of the new file
-		// must not stand for the old one's bytes).
-		a.syncLocked()
+		// What was fed before belongs to the old file. Under appendfsync
+		// always it is on disk before anything goes to the new one (a
+		// waiter's fsync of the new file must not stand for the old one's
+		// bytes). Under the other policies nobody waits for it: the old
+		// file is synced and closed in the background, as Redis closes it
+		// in a bio thread, not under the server lock (a rotation at the
+		// start of a rewrite held clients for an fsync of up to a second
+		// of writes on a busy disk).
+		if a.Policy() == FsyncAlways {
+			a.syncLocked()
+		} else {
+			a.flushLocked()
+			background = a.dirty
+			a.dirty = false
+		}
 	}
 	a.f = f
 	a.size = 0
 	a.mu.Unlock()
-	if old != nil {
+	switch {
+	case background:
+		go func() {
+			if err := syncFile(old); err != nil {
+				a.mu.Lock()
+				a.WriteErr = err
+				a.mu.Unlock()
+			}
+			old.Close()
+		}()
+	case old != nil:
 		old.Close()
 	}
 	a.seldb = -1
