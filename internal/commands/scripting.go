@@ -16,7 +16,7 @@ func init() {
 	const scr = "@scripting"
 	evalFlags := engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor | engine.FlagNoMandatoryKeys
 	eval := func(name string, ro bool, summary string, h func(*engine.Ctx)) *engine.Command {
-		c := &engine.Command{Name: name, Arity: -3, Flags: evalFlags, Keys: engine.NumkeysKeys(2), KeyFlags: "RW access update",
+		c := &engine.Command{Name: name, Specs: keySpecs[name], Arity: -3, Flags: evalFlags, Keys: engine.NumkeysKeys(2), KeyFlags: "RW access update",
 			ACL: scr, Group: "scripting", Summary: summary, Since: "2.6.0",
 			Complexity: "Depends on the script that is executed.", Handler: h}
 		if ro {
