@@ -50,7 +50,7 @@ var flagReplyOrder = []struct {
 	{engine.FlagWrite, "write"}, {engine.FlagReadonly, "readonly"}, {engine.FlagDenyOOM, "denyoom"},
 	{engine.FlagAdmin, "admin"}, {engine.FlagPubSub, "pubsub"}, {engine.FlagNoScript, "noscript"},
 	{engine.FlagBlocking, "blocking"}, {engine.FlagLoading, "loading"}, {engine.FlagStale, "stale"},
-	{engine.FlagSkipMonitor, "skip_monitor"}, {engine.FlagSkipSlowlog, "skip_slowlog"},
+	{engine.FlagSkipMonitor, "skip_monitor"}, {engine.FlagSkipSlowlog, "skip_slowlog"}, {engine.FlagAsking, "asking"},
 	{engine.FlagFast, "fast"}, {engine.FlagNoAuth, "no_auth"}, {engine.FlagNoMandatoryKeys, "no_mandatory_keys"},
 	{engine.FlagNoMulti, "no_multi"}, {engine.FlagMovableKeys, "movablekeys"}, {engine.FlagAllowBusy, "allow_busy"},
 }

@@ -32,12 +32,14 @@ const (
 	FlagAllowBusy
 	FlagMovableKeys
 	FlagNoMandatoryKeys
+	FlagAsking // served on a slot being imported without ASKING (RESTORE-ASKING)
 )
 
 var flagNames = []string{
 	"write", "readonly", "denyoom", "admin", "pubsub", "noscript", "blocking",
 	"loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth",
 	"may_replicate", "no_multi", "allow_busy", "movablekeys", "no_mandatory_keys",
+	"asking",
 }
 
 // Names lists the flag names set in f, in Redis's order.
