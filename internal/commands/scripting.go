@@ -132,6 +132,10 @@ func evalGeneric(c *engine.Ctx, bySHA, ro bool) {
 // scriptPrepareForRun) and sets the run's read-only mode.
 func scriptAllowed(c *engine.Ctx, flags script.Flags, ro bool, run *engine.ScriptRun) bool {
 	compat := flags&script.FlagEvalCompat != 0
+	if !compat && flags&script.FlagNoCluster != 0 && c.Env.Cluster() != nil {
+		c.Error("ERR Can not run script on cluster, 'no-cluster' flag is set.")
+		return false
+	}
 	if !compat && flags&script.FlagNoWrites == 0 && ro {
 		c.Error(errWriteFlagRO)
 		return false

@@ -106,6 +106,7 @@ type Env struct {
 	// cluster routes commands by hash slot in cluster mode (cluster.go);
 	// nil when cluster-enabled is no.
 	cluster ClusterView
+	clp     clusterParams // parameters routing reads (cluster_route.go)
 }
 
 // SetReadOnlyReplica turns the replica's write refusal on or off.
@@ -239,6 +240,8 @@ type Session struct {
 	track *sessionTracking
 	// closed is set when the connection is gone (Disconnected).
 	closed bool
+	// cl is the client's cluster state: READONLY, ASKING (cluster_route.go).
+	cl clusterSession
 }
 
 // ReplyMode is CLIENT REPLY's setting.
@@ -295,8 +298,16 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if found == nil && e.crossProtocol(s, args[0]) {
 		return
 	}
-	cmd, known, msg := e.check(s, found, args)
+	if e.cluster != nil {
+		s.cl.next(s.tx.multi)
+	}
+	cmd, known, msg := e.check(s, found, args, true)
 	if msg != "" {
+		if s.cl.refused {
+			s.cl.refused = false
+			e.redirectRefusal(s, w, known, args, msg)
+			return
+		}
 		e.reject(s, w, known, args, msg)
 		return
 	}
@@ -325,8 +336,9 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 // server or not: the name (found by the caller), the subcommand, the
 // arity and authentication. On failure msg is the error and known is the
 // command to count the rejection against (nil for an unknown command or
-// subcommand, as Redis's commandstats do).
-func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Command, msg string) {
+// subcommand, as Redis's commandstats do). locked: the server lock is
+// held, so cluster routing (which reads the cluster layer) runs too.
+func (e *Env) check(s *Session, found *Command, args [][]byte, locked bool) (cmd, known *Command, msg string) {
 	if found == nil {
 		return nil, nil, unknownCommand(args)
 	}
@@ -342,6 +354,11 @@ func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Comm
 	}
 	if msg := e.aclCheck(s, cmd, args); msg != "" {
 		return nil, cmd, msg
+	}
+	if locked && e.cluster != nil {
+		if msg := e.clusterStep(s, cmd, args); msg != "" {
+			return nil, cmd, msg
+		}
 	}
 	if cmd.Flags&FlagWrite != 0 && e.readOnlyReplica.Load() && !strings.Contains(s.Flags, "M") {
 		return nil, cmd, ErrReadOnlyReplica

@@ -243,6 +243,12 @@ func (h *scriptHost) Call(args [][]byte, proto int) []byte {
 		if cmd.Flags&FlagWrite != 0 {
 			h.run.wrote.Store(true)
 		}
+		if e.cluster != nil {
+			if msg := e.scriptClusterRefusal(h.run.caller, cmd, args, h.run.Flags&(script.FlagAllowCrossSlot|script.FlagEvalCompat) != 0); msg != "" {
+				h.refuse(cmd, msg)
+				break
+			}
+		}
 		sess := e.scr.sess
 		sess.Proto = proto
 		if h.run.undo {

@@ -282,6 +282,7 @@ func TxClientInfo(s *Session) (inMulti, dirty bool, queued, mem int64) {
 // subscriptions and turns tracking off.
 func (e *Env) ResetSession(s *Session) {
 	e.discardTx(s)
+	s.cl = clusterSession{}
 	if s.Monitor {
 		e.removeMonitor(s)
 	}
