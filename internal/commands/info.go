@@ -39,7 +39,7 @@ var infoSections = []struct {
 	{"modules", "Modules", true, func(*engine.Env, *engine.InfoBuilder) {}},
 	{"commandstats", "Commandstats", false, engine.InfoCommandStats},
 	{"errorstats", "Errorstats", true, engine.InfoErrorStats},
-	{"latencystats", "Latencystats", false, func(*engine.Env, *engine.InfoBuilder) {}},
+	{"latencystats", "Latencystats", false, engine.InfoLatencyStats},
 	{"cluster", "Cluster", true, func(_ *engine.Env, b *engine.InfoBuilder) { b.KV("cluster_enabled", "0") }},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 }

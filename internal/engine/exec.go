@@ -13,6 +13,7 @@ import (
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/hdr"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/resp"
@@ -155,6 +156,7 @@ type Stats struct {
 // CmdStat is one command's INFO commandstats line.
 type CmdStat struct {
 	Calls, Usec, Rejected, Failed int64
+	hist                          *hdr.Histogram // latency tracking (latency.go)
 }
 
 // NewEnv makes an Env over a keyspace and configuration.
@@ -438,6 +440,9 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	if failed {
 		st.Failed++
 	}
+	if !s.Blocked {
+		e.trackLatency(st, dur)
+	}
 	if e.trk.hooked && cmd.Flags&FlagReadonly != 0 {
 		// A script's commands run as the "lua" client: what they read is
 		// its caller's.
@@ -452,7 +457,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		}
 	}
 	e.slowlogPush(cmd, s, args, dur)
-	e.latencySample("command", dur)
+	e.latencySample(commandLatencyEvent(cmd), dur)
 	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
 		e.FeedMonitors(s, cmd, args)
 	}
