@@ -138,6 +138,33 @@ func (e *Env) aclCheck(s *Session, cmd *Command, args [][]byte) string {
 	return acl.Refusal(r, cmd.acl)
 }
 
+// aclRecheck is EXEC's check of a queued command against the user's
+// permissions as they are now: a SETUSER since the command was queued,
+// or an AUTH earlier in the transaction, may have taken them away.
+// Redis's execCommand words the refusal by reason and logs it with
+// context multi.
+func (e *Env) aclRecheck(s *Session, cmd *Command, args [][]byte) string {
+	u := e.UserOf(s)
+	if u.Open() {
+		return ""
+	}
+	r, pos := e.aclDecide(u, cmd, args)
+	if r == acl.Allowed {
+		return ""
+	}
+	e.ACLDenied(s, u, r, cmd, args, pos, "multi")
+	reason := "no permission"
+	switch r {
+	case acl.DeniedCmd:
+		reason = "no permission to execute the command or subcommand"
+	case acl.DeniedKey:
+		reason = "no permission to touch the specified keys"
+	case acl.DeniedChannel:
+		reason = "no permission to access one of the channels used as arguments"
+	}
+	return "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: " + reason
+}
+
 func (e *Env) aclDecide(u *acl.User, cmd *Command, args [][]byte) (acl.Reason, int) {
 	if cmd.acl == nil {
 		ACLCatalog()
