@@ -302,6 +302,11 @@ func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 	b.Int("total_error_replies", st.TotalErrorReplies.Load())
 	b.KV("dump_payload_sanitizations", "0")
 	b.Int("client_output_buffer_limit_disconnections", st.OutputLimitCloses.Load()) // Redis 7.2's field
+	// Redis 7.2's fields: refusals by reason, as ACL LOG's reasons count them.
+	b.Int("acl_access_denied_auth", e.ACL.Denied.Auth)
+	b.Int("acl_access_denied_cmd", e.ACL.Denied.Cmd)
+	b.Int("acl_access_denied_key", e.ACL.Denied.Key)
+	b.Int("acl_access_denied_channel", e.ACL.Denied.Channel)
 	b.Int("panics_recovered", st.PanicsRecovered.Load())
 }
 

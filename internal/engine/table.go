@@ -94,6 +94,8 @@ type Command struct {
 	parent     *Command
 	acl        *acl.Command // the command in ACL rules (acl.go)
 	keyNeed    int          // the permissions its keys need (acl.go)
+	keyRoles   keyRoles     // how the needs differ by key position (acl.go)
+	chanArgs   chanArgs     // which arguments are channels (acl.go)
 }
 
 // KeywordSpec is a key spec that begins at a keyword searched from

@@ -160,7 +160,7 @@ func (p *Primary) run(l *link) {
 // link breaks or stops.
 func (p *Primary) session(l *link) error {
 	p.e.Log.Info(fmt.Sprintf("Connecting to MASTER %s:%d", l.host, l.port))
-	conn, err := net.DialTimeout("tcp", net.JoinHostPort(l.host, strconv.Itoa(l.port)), 5*time.Second)
+	conn, err := p.dial(net.JoinHostPort(l.host, strconv.Itoa(l.port)), 5*time.Second)
 	if err != nil {
 		return err
 	}
