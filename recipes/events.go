@@ -46,7 +46,7 @@ var eventLevels = []int64{1000, 60_000}
 // window that Count will be asked for). The native levels' series are
 // key:1000 and key:60000.
 func NewEvents(c redis.UniversalClient, key string, keep time.Duration, opts Options) *Events {
-	e := &Events{c: c, key: key, keep: keep, opts: opts}
+	e := &Events{c: c, key: oneSlot(key, c), keep: keep, opts: opts}
 	for _, l := range eventLevels {
 		if l < keep.Milliseconds() {
 			e.levels = append(e.levels, l)
