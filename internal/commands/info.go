@@ -303,6 +303,7 @@ func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 	b.KV("dump_payload_sanitizations", "0")
 	b.Int("client_output_buffer_limit_disconnections", st.OutputLimitCloses.Load()) // Redis 7.2's field
 	b.Int("panics_recovered", st.PanicsRecovered.Load())
+	engine.InfoDecisions(e, b)
 }
 
 func infoReplication(e *engine.Env, b *engine.InfoBuilder) {

@@ -144,6 +144,11 @@ func (m emitter) info(fields []infoField) {
 				}
 			}
 			latency[strings.TrimPrefix(f.key, "latency_percentiles_usec_")] = q
+		case strings.HasPrefix(f.key, "abacus_ratelimit_"):
+			cmd := strings.TrimPrefix(f.key, "abacus_ratelimit_")
+			st := subfields(f.val)
+			m.counter("abacus_ratelimit_allowed_total", "Requests a rate limiter allowed, per command (CL.THROTTLE, GCRA, RATELIMIT.SLIDING)", st["allowed"], []string{"cmd"}, cmd)
+			m.counter("abacus_ratelimit_denied_total", "Requests a rate limiter denied, per command (CL.THROTTLE, GCRA, RATELIMIT.SLIDING)", st["denied"], []string{"cmd"}, cmd)
 		case f.section == "Errorstats" && strings.HasPrefix(f.key, "errorstat_"):
 			m.counter("redis_errors_total", "Total number of errors per error type", subfields(f.val)["count"], []string{"err"}, strings.TrimPrefix(f.key, "errorstat_"))
 		case f.section == "Keyspace" && strings.HasPrefix(f.key, "db"):
