@@ -23,7 +23,8 @@ import (
 type collector struct {
 	b       *backend
 	cfg     *config.Config
-	scrapes atomic.Int64
+	scrapes *atomic.Int64
+	ctx     context.Context // the request's: its user, its cancellation
 }
 
 func (c *collector) Describe(chan<- *prometheus.Desc) {}
@@ -38,7 +39,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	// A scrape that outlives Prometheus's timeout is of no use; the gate
 	// wait is the only part that can be cut short.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
 	defer cancel()
 	replies, err := c.b.run(ctx, nil, cmds...)
 	m := emitter{ch: ch}
