@@ -70,10 +70,13 @@ func (e *Events) create(ctx context.Context) error {
 	return e.setup.do(func() error {
 		keep := e.keep.Milliseconds()
 		cmds, _ := e.c.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.Do(ctx, "TS.CREATE", e.key, "RETENTION", keep, "DUPLICATE_POLICY", "SUM")
+			// Small chunks: a range starts decoding at its first chunk's
+			// first sample, so a chunk's length bounds the samples a count
+			// decodes before its range begins.
+			p.Do(ctx, "TS.CREATE", e.key, "RETENTION", keep, "DUPLICATE_POLICY", "SUM", "CHUNK_SIZE", 512)
 			for i, l := range e.levels {
 				// A slice that began before the window may hold events in it.
-				p.Do(ctx, "TS.CREATE", e.levelKey(i+1), "RETENTION", keep+l, "DUPLICATE_POLICY", "SUM")
+				p.Do(ctx, "TS.CREATE", e.levelKey(i+1), "RETENTION", keep+l, "DUPLICATE_POLICY", "SUM", "CHUNK_SIZE", 256)
 			}
 			return nil
 		})
