@@ -15,6 +15,7 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -57,6 +58,28 @@ var cases = []benchCase{
 			}
 		}
 		return func(g, i int) error { _, err := ev.Count(ctx, time.Minute); return err }
+	}},
+	{"Events.Count (1 h, 100k events)", func(c redis.UniversalClient) op {
+		// The events are spread over the last hour by the recorders' clock.
+		var wg sync.WaitGroup
+		for g := 0; g < 50; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewSource(int64(g)))
+				rec := recipes.NewEvents(c, "ev:hour", time.Hour, recipes.Options{Now: func() time.Time {
+					return time.Now().Add(-time.Duration(rng.Int63n(int64(time.Hour - time.Minute))))
+				}})
+				for i := 0; i < 2000; i++ {
+					if err := rec.Record(ctx); err != nil {
+						harness.Fatal("%v", err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		ev := recipes.NewEvents(c, "ev:hour", time.Hour, recipes.Options{})
+		return func(g, i int) error { _, err := ev.Count(ctx, time.Hour); return err }
 	}},
 	{"Counter.Incr (7 precisions)", func(c redis.UniversalClient) op {
 		k := make([]*recipes.Counter, 1000)
