@@ -16,12 +16,13 @@ import (
 // series per level (one second, one minute, shorter than Keep) holding
 // the events per slice of that length; an event is one TS.MADD adding 1
 // to all of them. Count sums the raw samples only up to the first whole
-// second of the window, the seconds up to its first whole minute, and
-// minutes after that, in one round trip: the samples it walks are bounded
-// by the levels (under a second of raw samples, 60 seconds, and the
-// window's minutes), not by the events in the window, which a sum over the
-// raw series alone would walk (13 ns of server CPU each: at 1,000 events
-// in the window, a count cost three times ZCOUNT's). The slices
+// second of the window, the seconds up to its first whole minute (or to
+// now, for windows under two minutes), and minutes after that, in one
+// round trip: the samples it walks are bounded by the levels (under a
+// second of raw samples, 120 seconds, and the window's minutes), not by
+// the events in the window, which a sum over the raw series alone would
+// walk (13 ns of server CPU each: 3 ms per count over an hour of 100,000
+// events, against 14 µs this way). The slices
 // containing now are counted whole: an event timestamped after now (a
 // client clock ahead) counts in them, where the fallback leaves it out.
 // Series retention drops old samples and slices.
@@ -141,7 +142,11 @@ func (e *Events) Count(ctx context.Context, window time.Duration) (int64, error)
 	for ; level < len(e.levels); level++ {
 		l := e.levels[level]
 		next := (lo + l - 1) / l * l
-		if next > now {
+		// Each part is a command of its own, costing the server about as
+		// much as decoding 50 samples: a level climbs to the next only
+		// when that spares more samples than its command costs (raw
+		// samples always climb, however few they may be).
+		if next > now || level > 0 && now-next < 2*l {
 			break
 		}
 		if next > lo {
