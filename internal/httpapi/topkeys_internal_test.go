@@ -50,7 +50,7 @@ func TestAPITopKeys(t *testing.T) {
 	if len(r.ByMemory) != topKeep || r.ByMemory[0].Key != "big" || r.ByMemory[1].Key != "medium" || r.ByMemory[0].Value < 10_000 {
 		t.Fatalf("by memory: %+v", r.ByMemory[:3])
 	}
-	if r.LFU || len(r.ByAccess) != 0 || !strings.Contains(r.AccessUnknown, "noeviction") || r.KeysInDB != 303 || r.LastPassKeys != 303 {
+	if r.LFU || len(r.ByAccess) != 0 || !strings.Contains(r.AccessUnknown, "noeviction") || r.KeysInDB != 303 || r.LastPassKeys < 303 { // SCAN may return a key twice
 		t.Fatalf("under noeviction: %+v", r)
 	}
 
