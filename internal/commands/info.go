@@ -308,6 +308,7 @@ func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 	b.Int("acl_access_denied_key", e.ACL.Denied.Key)
 	b.Int("acl_access_denied_channel", e.ACL.Denied.Channel)
 	b.Int("panics_recovered", st.PanicsRecovered.Load())
+	engine.InfoDecisions(e, b)
 }
 
 func infoReplication(e *engine.Env, b *engine.InfoBuilder) {

@@ -151,6 +151,7 @@ type Stats struct {
 	// client-output-buffer-limit (INFO client_output_buffer_limit_disconnections).
 	OutputLimitCloses atomic.Int64
 	Info              InfoState // instantaneous_* samples, memory peak (info.go)
+	Decisions         Decisions // rate limiters' answers, scripts rolled back (decisions.go)
 }
 
 // CmdStat is one command's INFO commandstats line.

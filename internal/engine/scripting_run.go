@@ -194,6 +194,7 @@ func (e *Env) endScript(run *ScriptRun, failed bool) {
 	if failed {
 		e.KS.Rollback()
 		e.propScriptRollback()
+		e.Stats.Decisions.ScriptRollbacks.Add(1)
 	} else {
 		e.KS.Commit()
 	}
