@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -41,7 +42,8 @@ func TestLatencyPercentiles(t *testing.T) {
 		cmd := pb.GetLabel()[0].GetValue()
 		q := map[float64]float64{}
 		for _, x := range s.GetQuantile() {
-			q[x.GetQuantile()] = x.GetValue()
+			// Quantiles are fractions: p99.9 is 0.999.
+			q[math.Round(x.GetQuantile()*1e4)/1e2] = x.GetValue()
 		}
 		switch cmd {
 		case "set":
