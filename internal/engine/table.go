@@ -222,7 +222,9 @@ func (c *Command) Categories() []string {
 	if c.Flags&FlagWrite != 0 {
 		out = append(out, "@write")
 	}
-	if c.Flags&FlagReadonly != 0 {
+	if c.Flags&FlagReadonly != 0 && !strings.Contains(c.ACL, "@scripting") {
+		// Redis's setImplicitACLCategories leaves the read-only
+		// scripting commands (EVAL_RO, FCALL_RO...) out of @read.
 		out = append(out, "@read")
 	}
 	if c.Flags&FlagAdmin != 0 {
