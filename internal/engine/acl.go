@@ -175,6 +175,9 @@ func (e *Env) aclDecide(u *acl.User, cmd *Command, args [][]byte) (acl.Reason, i
 	var kb [8]acl.KeyRef
 	keys := kb[:0]
 	switch {
+	case cmd.chanArgs != chanNone:
+		// SPUBLISH's and SSUBSCRIBE's channels have key positions (for
+		// cluster slots) that Redis's key specs mark NOT_KEY.
 	case cmd.Keys != nil:
 		for i, p := range cmd.Keys(args) {
 			if p < len(args) {
@@ -259,24 +262,29 @@ func (e *Env) aclLog(s *Session, r acl.Reason, ctx, obj, user string) {
 type keyRoles uint8
 
 const (
-	rolesSame  keyRoles = iota // every key needs keyNeed
-	rolesSet                   // SET: written over (OW), read too with GET
-	rolesCopy                  // the first key read, the others written
-	rolesMove                  // the first key read and written, the others written
-	rolesStore                 // the first key written, the others read
+	rolesSame     keyRoles = iota // every key needs keyNeed
+	rolesSet                      // SET: written over (OW), read too with GET
+	rolesCopy                     // the first key read, the others written
+	rolesMove                     // the first key read and written, the others written
+	rolesStore                    // the first key written, the others read
+	rolesBitfield                 // read, and written when an operation sets
 )
 
 func keyRolesOf(name string) keyRoles {
 	switch name {
 	case "set":
 		return rolesSet
-	case "copy":
+	case "copy", "sort", "georadius", "georadiusbymember":
+		// SORT's and GEORADIUS's STORE destination, as their getkeys
+		// functions flag it (OW), after the key read.
 		return rolesCopy
 	case "rename", "renamenx", "smove", "lmove", "blmove", "rpoplpush", "brpoplpush":
 		return rolesMove
 	case "zunionstore", "zinterstore", "zdiffstore", "sunionstore", "sinterstore", "sdiffstore",
 		"zrangestore", "geosearchstore", "bitop":
 		return rolesStore
+	case "bitfield":
+		return rolesBitfield
 	}
 	return rolesSame
 }
@@ -309,8 +317,28 @@ func keyNeedAt(cmd *Command, args [][]byte, i, def int) int {
 			return w
 		}
 		return r
+	case rolesBitfield:
+		return bitfieldNeed(args)
 	}
 	return def
+}
+
+// bitfieldNeed is Redis's bitfieldGetKeys: the key is only read unless a
+// SET or INCRBY operation (or something that does not parse) follows.
+func bitfieldNeed(args [][]byte) int {
+	const r, rw = acl.NeedRead, acl.NeedRead | acl.NeedWrite
+	for i := 2; i < len(args); i++ {
+		rem := len(args) - i - 1
+		switch a := string(args[i]); {
+		case strings.EqualFold(a, "get") && rem >= 2:
+			i += 2
+		case strings.EqualFold(a, "overflow") && rem >= 1:
+			i++
+		default:
+			return rw // SET, INCRBY, or a syntax error: not read-only
+		}
+	}
+	return r
 }
 
 // chanArgs says which arguments of a pub/sub command are channels, as

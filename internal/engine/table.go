@@ -236,7 +236,8 @@ func (c *Command) Categories() []string {
 		out = append(out, "@write")
 	}
 	if c.Flags&FlagReadonly != 0 && !strings.Contains(c.ACL, "@scripting") {
-		// Redis: read-only scripts (EVAL_RO ...) are not @read.
+		// Redis's setImplicitACLCategories leaves the read-only
+		// scripting commands (EVAL_RO, FCALL_RO...) out of @read.
 		out = append(out, "@read")
 	}
 	if c.Flags&FlagAdmin != 0 {
