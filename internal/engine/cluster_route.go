@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -369,4 +370,88 @@ func cmdReadwrite(c *Ctx) {
 	}
 	c.S.cl.readOnly = false
 	c.W.OK()
+}
+
+// RedirectBlocked ends the waits of clients blocked on keys (BLPOP,
+// BZPOPMIN, XREAD...) that this node can no longer serve, as Redis's
+// clusterRedirectBlockedClientIfNeeded: with the cluster down, every such
+// wait ends with -CLUSTERDOWN (a write that would serve it may never come);
+// otherwise a wait whose first key's slot is unbound, or owned elsewhere
+// and not being imported here, ends with -CLUSTERDOWN Hash slot not served
+// or -MOVED (a READONLY client's read on its primary's slot stays). The
+// cluster layer calls it under the server lock when the slot map or the
+// cluster state changes; it returns how many waits it ended.
+func (e *Env) RedirectBlocked() int {
+	cv := e.cluster
+	if cv == nil {
+		return 0
+	}
+	var ended []*Waiter
+	for _, w := range e.blk.byID {
+		if w.done || len(w.nodes) == 0 {
+			continue // not waiting on keys (WAIT)
+		}
+		r := routing{code: redirDownState}
+		if cv.OK() {
+			slot := keyspace.HashSlotString(w.nodes[0].bk.key)
+			rt := cv.Route(slot)
+			switch {
+			case w.S.cl.readOnly && w.cmd.Flags&FlagWrite == 0 && rt.OfMyPrimary, rt.Self, rt.Importing:
+				continue
+			case !rt.Served:
+				r = routing{code: redirDownUnbound, slot: slot}
+			default:
+				r = routing{code: redirMoved, slot: slot, addr: rt.Addr}
+			}
+		}
+		msg := r.message()
+		e.CountError(msg)
+		w.out.Error(msg)
+		ended = append(ended, w)
+	}
+	for _, w := range ended {
+		e.endWait(w)
+	}
+	return len(ended)
+}
+
+// DropShardChannels unsubscribes every client from the shard channels of
+// slot, each getting its sunsubscribe message, as Redis does when a slot
+// leaves this node's shard (removeChannelsInSlot). The cluster layer calls
+// it under the server lock; it returns how many channels went.
+func (e *Env) DropShardChannels(slot int) int {
+	var chans []string
+	for ch := range e.ps.subs[SubShard] {
+		if keyspace.HashSlotString(ch) == slot {
+			chans = append(chans, ch)
+		}
+	}
+	slices.Sort(chans)
+	for _, ch := range chans {
+		subs := make([]*Session, 0, len(e.ps.subs[SubShard][ch]))
+		for s := range e.ps.subs[SubShard][ch] {
+			subs = append(subs, s)
+		}
+		for _, s := range subs {
+			e.Unsubscribe(s, SubShard, ch)
+			if s.Push != nil {
+				s.Push(appendUnsubscribed(nil, s.Proto == 3, ch, s.SubCount(SubShard)))
+			}
+		}
+	}
+	return len(chans)
+}
+
+// appendUnsubscribed is a sunsubscribe confirmation pushed to a client.
+func appendUnsubscribed(b []byte, resp3 bool, channel string, count int) []byte {
+	if resp3 {
+		b = append(b, ">3\r\n"...)
+	} else {
+		b = append(b, "*3\r\n"...)
+	}
+	b = appendBulk(b, SubVerb(SubShard, true))
+	b = appendBulk(b, channel)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(count), 10)
+	return append(b, '\r', '\n')
 }

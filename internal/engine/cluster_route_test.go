@@ -3,6 +3,7 @@ package engine_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
@@ -269,4 +270,48 @@ func TestClusterCommandsOff(t *testing.T) {
 		ASKING x
 		COMMAND INFO asking readonly readwrite restore-asking
 	`)
+}
+
+// TestClusterRedirectBlocked: a client blocked on a key whose slot moves
+// away is answered -MOVED; with the cluster down every key wait ends with
+// -CLUSTERDOWN; shard subscribers of a slot that leaves are unsubscribed.
+func TestClusterRedirectBlocked(t *testing.T) {
+	f := &fakeCluster{other: "127.0.0.1:7777"}
+	inst := startCluster(t, f)
+	env := inst.Srv.Env
+	b1, b2, sub := inst.Raw(t), inst.Raw(t), inst.Raw(t)
+	b1.Write(servertest.Encode("BLPOP", "bar", "0"))
+	b2.Write(servertest.Encode("BLPOP", "hello", "0"))
+	servertest.ExpectReply(t, sub.Do("SSUBSCRIBE", "bar", "{bar}x"), "*3\r\n$10\r\nssubscribe\r\n$3\r\nbar\r\n:1\r\n")
+	sub.Read()
+	servertest.ExpectReply(t, sub.Do("SSUBSCRIBE", "hello"), "*3\r\n$10\r\nssubscribe\r\n$5\r\nhello\r\n:3\r\n")
+	for {
+		inst.Srv.Lock()
+		n := env.BlockedClients()
+		inst.Srv.Unlock()
+		if n == 2 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var moved, dropped int
+	change(inst, func() {
+		f.over = map[int]engine.SlotRoute{5061: {Served: true, Addr: "127.0.0.1:7777"}}
+		moved = env.RedirectBlocked()
+		dropped = env.DropShardChannels(5061)
+	})
+	if moved != 1 || dropped != 2 {
+		t.Fatalf("RedirectBlocked = %d, DropShardChannels = %d, want 1 and 2", moved, dropped)
+	}
+	servertest.ExpectReply(t, b1.Read(), "-MOVED 5061 127.0.0.1:7777\r\n")
+	servertest.ExpectReply(t, sub.Read(), "*3\r\n$12\r\nsunsubscribe\r\n$3\r\nbar\r\n:2\r\n")
+	servertest.ExpectReply(t, sub.Read(), "*3\r\n$12\r\nsunsubscribe\r\n$6\r\n{bar}x\r\n:1\r\n")
+	change(inst, func() {
+		f.down = true
+		moved = env.RedirectBlocked()
+	})
+	servertest.ExpectReply(t, b2.Read(), "-CLUSTERDOWN The cluster is down\r\n")
+	if moved != 1 {
+		t.Fatalf("RedirectBlocked with the cluster down = %d, want 1", moved)
+	}
 }
