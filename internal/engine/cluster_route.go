@@ -9,6 +9,7 @@ import (
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
+	"github.com/abacusdb/abacus/internal/script"
 )
 
 // Routing in cluster mode: every command's keys decide whether this node
@@ -160,7 +161,10 @@ func (e *Env) routeQuery(s *Session, cmd *Command, args [][]byte, asking, readOn
 	if q.slot < 0 {
 		return routing{slot: -1} // no key at all: served here
 	}
-	flags := s.EffectiveFlags(cmd)
+	// Whether the command writes matters only on the paths below that ask.
+	write := func() bool {
+		return s.EffectiveFlags(cmd)&FlagWrite != 0 || e.scriptWrites(cmd, args)
+	}
 	if !cv.OK() {
 		switch {
 		case shard:
@@ -169,7 +173,7 @@ func (e *Env) routeQuery(s *Session, cmd *Command, args [][]byte, asking, readOn
 			}
 		case !e.clusterParam(&e.clp.allowReadsDown, "cluster-allow-reads-when-down", false):
 			return routing{code: redirDownState, slot: q.slot}
-		case flags&FlagWrite != 0:
+		case write():
 			return routing{code: redirDownROState, slot: q.slot}
 		}
 	}
@@ -190,7 +194,7 @@ func (e *Env) routeQuery(s *Session, cmd *Command, args [][]byte, asking, readOn
 		}
 		return routing{slot: q.slot}
 	}
-	if (readOnly || shard) && flags&FlagWrite == 0 && rt.OfMyPrimary {
+	if (readOnly || shard) && rt.OfMyPrimary && !write() {
 		return routing{slot: q.slot}
 	}
 	if !rt.Self {
@@ -454,4 +458,42 @@ func appendUnsubscribed(b []byte, resp3 bool, channel string, count int) []byte 
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(count), 10)
 	return append(b, '\r', '\n')
+}
+
+// scriptWrites reports whether EVAL, EVALSHA or FCALL (or their _RO forms)
+// is a write as Redis's getCommandFlags sees it: the script or function
+// declares flags (a shebang) without no-writes. A script without a
+// shebang, or one not found, has the command's own flags.
+func (e *Env) scriptWrites(cmd *Command, args [][]byte) bool {
+	var flags script.Flags
+	switch cmd.Name {
+	case "eval", "eval_ro":
+		body := args[1]
+		if !bytes.HasPrefix(body, []byte("#!")) {
+			return false
+		}
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			body = body[:i+1] // the shebang line is all ParseShebang reads
+		}
+		f, _, err := script.ParseShebang(string(body))
+		if err != nil {
+			return false
+		}
+		flags = f
+	case "evalsha", "evalsha_ro":
+		sc := e.Scripting().Lookup(args[1])
+		if sc == nil {
+			return false
+		}
+		flags = sc.Flags
+	case "fcall", "fcall_ro":
+		f := e.Scripting().Function(string(args[1]))
+		if f == nil {
+			return false
+		}
+		flags = f.Flags
+	default:
+		return false
+	}
+	return flags&(script.FlagEvalCompat|script.FlagNoWrites) == 0
 }

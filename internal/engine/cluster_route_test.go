@@ -250,6 +250,10 @@ func TestClusterRoutingReplica(t *testing.T) {
 		GET foo -> +QUEUED;
 		SET foo 1 -> -MOVED 12182 127.0.0.1:7777;
 		DISCARD -> +OK;
+		# A script is a write unless it has no shebang or says no-writes.
+		EVAL #!lua\nreturn_1 1 foo -> -MOVED 12182 127.0.0.1:7777;
+		EVAL #!lua_flags=no-writes\nreturn_1 1 foo -> :1;
+		EVAL return_1 1 foo -> :1;
 		READWRITE -> +OK;
 		GET foo -> -MOVED 12182 127.0.0.1:7777;
 		READONLY -> +OK;
