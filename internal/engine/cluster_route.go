@@ -286,7 +286,7 @@ func (e *Env) clusterParam(p **config.Param, name string, def bool) bool {
 			return def
 		}
 	}
-	return e.Cfg.Get(*p) == "yes"
+	return e.Cfg.Bool((*p).ID())
 }
 
 // redirectRefusal answers a command the cluster step refused: as any
@@ -343,6 +343,10 @@ func init() {
 		cmd("readwrite", FlagFast|FlagLoading|FlagStale, "Disables read queries for a connection to a cluster replica node", cmdReadwrite),
 	)
 }
+
+// ClusterReadOnly reports whether the client sent READONLY (CLIENT LIST's
+// flag r).
+func (s *Session) ClusterReadOnly() bool { return s.cl.readOnly }
 
 // ASKING: the next command may use a slot this node imports.
 func cmdAsking(c *Ctx) {

@@ -261,6 +261,11 @@ func TestClusterRoutingReplica(t *testing.T) {
 		GET foo -> -MOVED 12182 127.0.0.1:7777;
 		SSUBSCRIBE foo -> *3;$10;ssubscribe;$3;foo;:1;
 	`)
+	c = inst.Raw(t)
+	c.Do("READONLY")
+	if info := c.Do("CLIENT", "INFO"); !strings.Contains(info, " flags=r ") {
+		t.Errorf("CLIENT INFO after READONLY: %q", info)
+	}
 }
 
 // TestClusterCommandsOff compares ASKING, READONLY and READWRITE with
