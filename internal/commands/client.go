@@ -106,6 +106,9 @@ func clientLine(c *engine.Ctx, b []byte, s *engine.Session) []byte {
 	if s.CloseAfterReply || s.Killed.Load() {
 		b = append(b, 'c')
 	}
+	if s.ClusterReadOnly() {
+		b = append(b, 'r')
+	}
 	if s.NoEvict {
 		b = append(b, 'e')
 	}

@@ -77,6 +77,10 @@ func cmdSelect(c *engine.Ctx) {
 		c.Error(engine.ErrNotInt)
 		return
 	}
+	if id != 0 && c.Env.Cluster() != nil {
+		c.Error("ERR SELECT is not allowed in cluster mode")
+		return
+	}
 	if id < 0 || id >= int64(len(c.Env.KS.DBs)) {
 		c.Error(engine.ErrDBIndex)
 		return

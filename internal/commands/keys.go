@@ -442,6 +442,10 @@ func cmdFlush(c *engine.Ctx) {
 }
 
 func cmdMove(c *engine.Ctx) {
+	if c.Env.Cluster() != nil {
+		c.Error("ERR MOVE is not allowed in cluster mode")
+		return
+	}
 	dst, ok := dbArg(c, 2)
 	if !ok {
 		return
@@ -488,6 +492,10 @@ func cmdCopy(c *engine.Ctx) {
 			return
 		}
 	}
+	if c.Env.Cluster() != nil && (c.DB.ID != 0 || dst.ID != 0) {
+		c.Error("ERR Copying to another database is not allowed in cluster mode")
+		return
+	}
 	src, newKey := c.Key(1), c.Key(2)
 	if dst == c.DB && src == newKey {
 		c.Error(engine.ErrSameObject)
@@ -521,6 +529,10 @@ func cmdCopy(c *engine.Ctx) {
 }
 
 func cmdSwapdb(c *engine.Ctx) {
+	if c.Env.Cluster() != nil {
+		c.Error("ERR SWAPDB is not allowed in cluster mode")
+		return
+	}
 	a, ok := intArg(c, 1, "ERR invalid first DB index")
 	if !ok {
 		return

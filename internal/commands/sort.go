@@ -134,9 +134,17 @@ func parseSort(c *engine.Ctx, readonly bool) (o sortOptions, ok bool) {
 			o.by = args[j+1]
 			if bytes.IndexByte(ascii.CStr(o.by), '*') < 0 {
 				o.dontsort = true
+			} else if c.Env.Cluster() != nil {
+				// Its keys would be in any slot.
+				c.Error("ERR BY option of SORT denied in Cluster mode.")
+				return o, false
 			}
 			j++
 		case cEqualFold(a, "get") && left >= 1:
+			if c.Env.Cluster() != nil {
+				c.Error("ERR GET option of SORT denied in Cluster mode.")
+				return o, false
+			}
 			o.gets = append(o.gets, args[j+1])
 			j++
 		default:

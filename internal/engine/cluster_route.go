@@ -2,12 +2,14 @@ package engine
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/resp"
+	"github.com/abacusdb/abacus/internal/script"
 )
 
 // Routing in cluster mode: every command's keys decide whether this node
@@ -159,7 +161,10 @@ func (e *Env) routeQuery(s *Session, cmd *Command, args [][]byte, asking, readOn
 	if q.slot < 0 {
 		return routing{slot: -1} // no key at all: served here
 	}
-	flags := s.EffectiveFlags(cmd)
+	// Whether the command writes matters only on the paths below that ask.
+	write := func() bool {
+		return s.EffectiveFlags(cmd)&FlagWrite != 0 || e.scriptWrites(cmd, args)
+	}
 	if !cv.OK() {
 		switch {
 		case shard:
@@ -168,7 +173,7 @@ func (e *Env) routeQuery(s *Session, cmd *Command, args [][]byte, asking, readOn
 			}
 		case !e.clusterParam(&e.clp.allowReadsDown, "cluster-allow-reads-when-down", false):
 			return routing{code: redirDownState, slot: q.slot}
-		case flags&FlagWrite != 0:
+		case write():
 			return routing{code: redirDownROState, slot: q.slot}
 		}
 	}
@@ -189,7 +194,7 @@ func (e *Env) routeQuery(s *Session, cmd *Command, args [][]byte, asking, readOn
 		}
 		return routing{slot: q.slot}
 	}
-	if (readOnly || shard) && flags&FlagWrite == 0 && rt.OfMyPrimary {
+	if (readOnly || shard) && rt.OfMyPrimary && !write() {
 		return routing{slot: q.slot}
 	}
 	if !rt.Self {
@@ -281,7 +286,7 @@ func (e *Env) clusterParam(p **config.Param, name string, def bool) bool {
 			return def
 		}
 	}
-	return e.Cfg.Get(*p) == "yes"
+	return e.Cfg.Bool((*p).ID())
 }
 
 // redirectRefusal answers a command the cluster step refused: as any
@@ -339,6 +344,10 @@ func init() {
 	)
 }
 
+// ClusterReadOnly reports whether the client sent READONLY (CLIENT LIST's
+// flag r).
+func (s *Session) ClusterReadOnly() bool { return s.cl.readOnly }
+
 // ASKING: the next command may use a slot this node imports.
 func cmdAsking(c *Ctx) {
 	if c.Env.cluster == nil {
@@ -369,4 +378,126 @@ func cmdReadwrite(c *Ctx) {
 	}
 	c.S.cl.readOnly = false
 	c.W.OK()
+}
+
+// RedirectBlocked ends the waits of clients blocked on keys (BLPOP,
+// BZPOPMIN, XREAD...) that this node can no longer serve, as Redis's
+// clusterRedirectBlockedClientIfNeeded: with the cluster down, every such
+// wait ends with -CLUSTERDOWN (a write that would serve it may never come);
+// otherwise a wait whose first key's slot is unbound, or owned elsewhere
+// and not being imported here, ends with -CLUSTERDOWN Hash slot not served
+// or -MOVED (a READONLY client's read on its primary's slot stays). The
+// cluster layer calls it under the server lock when the slot map or the
+// cluster state changes; it returns how many waits it ended.
+func (e *Env) RedirectBlocked() int {
+	cv := e.cluster
+	if cv == nil {
+		return 0
+	}
+	var ended []*Waiter
+	for _, w := range e.blk.byID {
+		if w.done || len(w.nodes) == 0 {
+			continue // not waiting on keys (WAIT)
+		}
+		r := routing{code: redirDownState}
+		if cv.OK() {
+			slot := keyspace.HashSlotString(w.nodes[0].bk.key)
+			rt := cv.Route(slot)
+			switch {
+			case w.S.cl.readOnly && w.cmd.Flags&FlagWrite == 0 && rt.OfMyPrimary, rt.Self, rt.Importing:
+				continue
+			case !rt.Served:
+				r = routing{code: redirDownUnbound, slot: slot}
+			default:
+				r = routing{code: redirMoved, slot: slot, addr: rt.Addr}
+			}
+		}
+		msg := r.message()
+		e.CountError(msg)
+		w.out.Error(msg)
+		ended = append(ended, w)
+	}
+	for _, w := range ended {
+		e.endWait(w)
+	}
+	return len(ended)
+}
+
+// DropShardChannels unsubscribes every client from the shard channels of
+// slot, each getting its sunsubscribe message, as Redis does when a slot
+// leaves this node's shard (removeChannelsInSlot). The cluster layer calls
+// it under the server lock; it returns how many channels went.
+func (e *Env) DropShardChannels(slot int) int {
+	var chans []string
+	for ch := range e.ps.subs[SubShard] {
+		if keyspace.HashSlotString(ch) == slot {
+			chans = append(chans, ch)
+		}
+	}
+	slices.Sort(chans)
+	for _, ch := range chans {
+		subs := make([]*Session, 0, len(e.ps.subs[SubShard][ch]))
+		for s := range e.ps.subs[SubShard][ch] {
+			subs = append(subs, s)
+		}
+		for _, s := range subs {
+			e.Unsubscribe(s, SubShard, ch)
+			if s.Push != nil {
+				s.Push(appendUnsubscribed(nil, s.Proto == 3, ch, s.SubCount(SubShard)))
+			}
+		}
+	}
+	return len(chans)
+}
+
+// appendUnsubscribed is a sunsubscribe confirmation pushed to a client.
+func appendUnsubscribed(b []byte, resp3 bool, channel string, count int) []byte {
+	if resp3 {
+		b = append(b, ">3\r\n"...)
+	} else {
+		b = append(b, "*3\r\n"...)
+	}
+	b = appendBulk(b, SubVerb(SubShard, true))
+	b = appendBulk(b, channel)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(count), 10)
+	return append(b, '\r', '\n')
+}
+
+// scriptWrites reports whether EVAL, EVALSHA or FCALL (or their _RO forms)
+// is a write as Redis's getCommandFlags sees it: the script or function
+// declares flags (a shebang) without no-writes. A script without a
+// shebang, or one not found, has the command's own flags.
+func (e *Env) scriptWrites(cmd *Command, args [][]byte) bool {
+	var flags script.Flags
+	switch cmd.Name {
+	case "eval", "eval_ro":
+		body := args[1]
+		if !bytes.HasPrefix(body, []byte("#!")) {
+			return false
+		}
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			body = body[:i+1] // the shebang line is all ParseShebang reads
+		}
+		f, _, err := script.ParseShebang(string(body))
+		if err != nil {
+			return false
+		}
+		flags = f
+	case "evalsha", "evalsha_ro":
+		sc := e.Scripting().Lookup(args[1])
+		if sc == nil {
+			return false
+		}
+		flags = sc.Flags
+	case "fcall", "fcall_ro":
+		f := e.Scripting().Function(string(args[1]))
+		if f == nil {
+			return false
+		}
+		flags = f.Flags
+	default:
+		return false
+	}
+	return flags&(script.FlagEvalCompat|script.FlagNoWrites) == 0
 }

@@ -14,8 +14,9 @@ import (
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
-// The cost of cluster routing per command: Execute of GET, SET and a
-// three-key MGET (one hash tag) over 1000 keys, with cluster mode off and
+// The cost of cluster routing per command: Execute of GET, SET, SET and
+// DEL of a new key in turn (the slot index's upkeep) and a three-key MGET
+// (one hash tag) over 1000 keys, with cluster mode off and
 // on (this node owning every slot, so every command is served: what is
 // measured is the check, not a redirection).
 
@@ -69,6 +70,13 @@ func routeBenchCmds() map[string]func(i int) [][]byte {
 		"SET": func(i int) [][]byte {
 			return [][]byte{[]byte("SET"), []byte("{k" + strconv.Itoa(i) + "}"), []byte("v")}
 		},
+		// A key created and deleted in turn: the slot index's upkeep.
+		"SETDEL": func(i int) [][]byte {
+			if i%2 == 0 {
+				return [][]byte{[]byte("SET"), []byte("{n" + strconv.Itoa(i/2) + "}"), []byte("v")}
+			}
+			return [][]byte{[]byte("DEL"), []byte("{n" + strconv.Itoa(i/2) + "}")}
+		},
 		"MGET3": func(i int) [][]byte {
 			k := "{k" + strconv.Itoa(i) + "}"
 			return [][]byte{[]byte("MGET"), []byte(k), []byte(k + "a"), []byte(k + "b")}
@@ -77,7 +85,7 @@ func routeBenchCmds() map[string]func(i int) [][]byte {
 }
 
 func BenchmarkClusterRoute(b *testing.B) {
-	for _, name := range []string{"GET", "SET", "MGET3"} {
+	for _, name := range []string{"GET", "SET", "SETDEL", "MGET3"} {
 		cmd := routeBenchCmds()[name]
 		b.Run(name+"/off", func(b *testing.B) { benchRoute(b, false, cmd) })
 		b.Run(name+"/on", func(b *testing.B) { benchRoute(b, true, cmd) })

@@ -92,6 +92,21 @@ func TestClusterRoutingDiff(t *testing.T) {
 		GET bar
 		EXEC
 		DEL {bar}x
+		SELECT 1
+		SELECT -1
+		SELECT x
+		SELECT 0
+		MOVE bar 1
+		SWAPDB 0 1
+		COPY bar {bar}y DB 1
+		COPY bar {bar}y DB 0
+		COPY bar {bar}y DB 99
+		RPUSH bar 3 1 2
+		SORT bar BY w_*
+		SORT bar GET #
+		SORT bar BY nosort
+		SORT_RO bar GET #
+		DEL bar
 	`)
 	for _, s := range []string{
 		"return redis.call('get','foo')",

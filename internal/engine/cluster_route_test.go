@@ -3,6 +3,7 @@ package engine_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
@@ -249,6 +250,10 @@ func TestClusterRoutingReplica(t *testing.T) {
 		GET foo -> +QUEUED;
 		SET foo 1 -> -MOVED 12182 127.0.0.1:7777;
 		DISCARD -> +OK;
+		# A script is a write unless it has no shebang or says no-writes.
+		EVAL #!lua\nreturn_1 1 foo -> -MOVED 12182 127.0.0.1:7777;
+		EVAL #!lua_flags=no-writes\nreturn_1 1 foo -> :1;
+		EVAL return_1 1 foo -> :1;
 		READWRITE -> +OK;
 		GET foo -> -MOVED 12182 127.0.0.1:7777;
 		READONLY -> +OK;
@@ -256,6 +261,11 @@ func TestClusterRoutingReplica(t *testing.T) {
 		GET foo -> -MOVED 12182 127.0.0.1:7777;
 		SSUBSCRIBE foo -> *3;$10;ssubscribe;$3;foo;:1;
 	`)
+	c = inst.Raw(t)
+	c.Do("READONLY")
+	if info := c.Do("CLIENT", "INFO"); !strings.Contains(info, " flags=r ") {
+		t.Errorf("CLIENT INFO after READONLY: %q", info)
+	}
 }
 
 // TestClusterCommandsOff compares ASKING, READONLY and READWRITE with
@@ -269,4 +279,48 @@ func TestClusterCommandsOff(t *testing.T) {
 		ASKING x
 		COMMAND INFO asking readonly readwrite restore-asking
 	`)
+}
+
+// TestClusterRedirectBlocked: a client blocked on a key whose slot moves
+// away is answered -MOVED; with the cluster down every key wait ends with
+// -CLUSTERDOWN; shard subscribers of a slot that leaves are unsubscribed.
+func TestClusterRedirectBlocked(t *testing.T) {
+	f := &fakeCluster{other: "127.0.0.1:7777"}
+	inst := startCluster(t, f)
+	env := inst.Srv.Env
+	b1, b2, sub := inst.Raw(t), inst.Raw(t), inst.Raw(t)
+	b1.Write(servertest.Encode("BLPOP", "bar", "0"))
+	b2.Write(servertest.Encode("BLPOP", "hello", "0"))
+	servertest.ExpectReply(t, sub.Do("SSUBSCRIBE", "bar", "{bar}x"), "*3\r\n$10\r\nssubscribe\r\n$3\r\nbar\r\n:1\r\n")
+	sub.Read()
+	servertest.ExpectReply(t, sub.Do("SSUBSCRIBE", "hello"), "*3\r\n$10\r\nssubscribe\r\n$5\r\nhello\r\n:3\r\n")
+	for {
+		inst.Srv.Lock()
+		n := env.BlockedClients()
+		inst.Srv.Unlock()
+		if n == 2 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var moved, dropped int
+	change(inst, func() {
+		f.over = map[int]engine.SlotRoute{5061: {Served: true, Addr: "127.0.0.1:7777"}}
+		moved = env.RedirectBlocked()
+		dropped = env.DropShardChannels(5061)
+	})
+	if moved != 1 || dropped != 2 {
+		t.Fatalf("RedirectBlocked = %d, DropShardChannels = %d, want 1 and 2", moved, dropped)
+	}
+	servertest.ExpectReply(t, b1.Read(), "-MOVED 5061 127.0.0.1:7777\r\n")
+	servertest.ExpectReply(t, sub.Read(), "*3\r\n$12\r\nsunsubscribe\r\n$3\r\nbar\r\n:2\r\n")
+	servertest.ExpectReply(t, sub.Read(), "*3\r\n$12\r\nsunsubscribe\r\n$6\r\n{bar}x\r\n:1\r\n")
+	change(inst, func() {
+		f.down = true
+		moved = env.RedirectBlocked()
+	})
+	servertest.ExpectReply(t, b2.Read(), "-CLUSTERDOWN The cluster is down\r\n")
+	if moved != 1 {
+		t.Fatalf("RedirectBlocked with the cluster down = %d, want 1", moved)
+	}
 }

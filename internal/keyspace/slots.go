@@ -1,5 +1,10 @@
 package keyspace
 
+import (
+	"bytes"
+	"unsafe"
+)
+
 // Cluster hash slots: a key's slot (Redis's keyHashSlot) and, in cluster
 // mode only, an index of each database's keys by slot, which CLUSTER
 // COUNTKEYSINSLOT / GETKEYSINSLOT and the removal of a lost slot's keys
@@ -31,42 +36,46 @@ var crc16tab = func() (t [256]uint16) {
 	return t
 }()
 
-func crc16[K ~string | ~[]byte](b K) uint16 {
+// crc16tab2[a] is two steps of the table at once: the CRC of byte a
+// followed by a zero byte. Since the CRC is linear, two input bytes then
+// cost two independent lookups (crc16), instead of two dependent ones.
+var crc16tab2 = func() (t [256]uint16) {
+	for i := range t {
+		x := crc16tab[i]
+		t[i] = x<<8 ^ crc16tab[x>>8]
+	}
+	return t
+}()
+
+func crc16(b []byte) uint16 {
 	var c uint16
-	for i := 0; i < len(b); i++ {
-		c = c<<8 ^ crc16tab[byte(c>>8)^b[i]]
+	for ; len(b) >= 2; b = b[2:] {
+		c = crc16tab2[byte(c>>8)^b[0]] ^ crc16tab[byte(c)^b[1]]
+	}
+	if len(b) == 1 {
+		c = c<<8 ^ crc16tab[byte(c>>8)^b[0]]
 	}
 	return c
 }
 
-// keySlot is Redis's keyHashSlot: when the key holds a '{' followed later
-// by a '}' with at least one byte between them, only the bytes between the
+// HashSlot is the cluster hash slot (0..16383) of key, as Redis's
+// keyHashSlot computes it: when the key holds a '{' followed later by a
+// '}' with at least one byte between them, only the bytes between the
 // first '{' and the first '}' after it are hashed (a hash tag), so keys
 // sharing a tag share a slot; otherwise the whole key is hashed.
-func keySlot[K ~string | ~[]byte](key K) int {
-	for s := 0; s < len(key); s++ {
-		if key[s] != '{' {
-			continue
+func HashSlot(key []byte) int {
+	if s := bytes.IndexByte(key, '{'); s >= 0 {
+		if e := bytes.IndexByte(key[s+1:], '}'); e > 0 {
+			return int(crc16(key[s+1:s+1+e]) & (NumSlots - 1))
 		}
-		for e := s + 1; e < len(key); e++ {
-			if key[e] == '}' {
-				if e == s+1 {
-					break // "{}": hash the whole key
-				}
-				return int(crc16(key[s+1:e]) & (NumSlots - 1))
-			}
-		}
-		break
 	}
 	return int(crc16(key) & (NumSlots - 1))
 }
 
-// HashSlot is the cluster hash slot (0..16383) of key, as Redis's
-// keyHashSlot computes it, hash tags included.
-func HashSlot(key []byte) int { return keySlot(key) }
-
 // HashSlotString is HashSlot for a key held as a string.
-func HashSlotString(key string) int { return keySlot(key) }
+func HashSlotString(key string) int {
+	return HashSlot(unsafe.Slice(unsafe.StringData(key), len(key)))
+}
 
 // slotIndex lists a dict's objects by hash slot.
 type slotIndex struct {
@@ -87,7 +96,7 @@ type slotKeys struct {
 func newSlotIndex() *slotIndex { return new(slotIndex) }
 
 func (x *slotIndex) add(o *Object) {
-	s := keySlot(o.Key)
+	s := HashSlotString(o.Key)
 	sk := x.slots[s]
 	if sk == nil {
 		sk = &slotKeys{pos: map[*Object]int32{}}
@@ -99,7 +108,7 @@ func (x *slotIndex) add(o *Object) {
 
 // replace puts o, which stores the same key, in old's place.
 func (x *slotIndex) replace(old, o *Object) {
-	sk := x.slots[keySlot(o.Key)]
+	sk := x.slots[HashSlotString(o.Key)]
 	i, ok := sk.pos[old]
 	if !ok {
 		x.add(o)
@@ -111,7 +120,7 @@ func (x *slotIndex) replace(old, o *Object) {
 }
 
 func (x *slotIndex) remove(o *Object) {
-	sk := x.slots[keySlot(o.Key)]
+	sk := x.slots[HashSlotString(o.Key)]
 	if sk == nil {
 		return
 	}

@@ -35,6 +35,30 @@ func TestHashSlot(t *testing.T) {
 	}
 }
 
+// TestCRC16 checks the two-bytes-a-step CRC against the plain one.
+func TestCRC16(t *testing.T) {
+	plain := func(b []byte) uint16 {
+		var c uint16
+		for _, x := range b {
+			c = c<<8 ^ crc16tab[byte(c>>8)^x]
+		}
+		return c
+	}
+	if got := crc16([]byte("123456789")); got != 0x31c3 {
+		t.Fatalf("crc16(123456789) = %#x, want 0x31c3", got)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := range 200 {
+		b := make([]byte, n%40)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		if crc16(b) != plain(b) {
+			t.Fatalf("crc16(%x) = %#x, want %#x", b, crc16(b), plain(b))
+		}
+	}
+}
+
 // checkSlots compares every database's slot index with its keys.
 func checkSlots(t *testing.T, ks *Keyspace, what string) {
 	t.Helper()
