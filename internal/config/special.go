@@ -170,13 +170,6 @@ func checkReplicaOf(v string) error {
 	return nil
 }
 
-func checkClusterEnabled(v string) error {
-	if v == "yes" {
-		return verr("Abacus does not support cluster mode: cluster-enabled must be 'no'")
-	}
-	return nil
-}
-
 func canonReplicaOf(_ string, args []string) (string, error) {
 	if len(args) == 1 && args[0] == "" {
 		return "", nil
