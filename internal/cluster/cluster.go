@@ -116,12 +116,12 @@ type Cluster struct {
 	importing     [NumSlots]*Node
 
 	// Elections, as a replica.
-	authTime, authEpoch   int64
-	authCount             int
-	authSent              bool
-	authRank              int
-	cantFailoverReason    int
-	lastCantFailoverLog   int64
+	authTime, authEpoch int64
+	authCount           int
+	authSent            bool
+	authRank            int
+	cantFailoverReason  int
+	lastCantFailoverLog int64
 	// Manual failover: mfEnd > 0 while one runs; mfReplica on the
 	// primary; mfPrimaryOffset (-1: not yet known) and mfCanStart on the
 	// replica.
@@ -130,11 +130,11 @@ type Cluster struct {
 	mfPrimaryOffset int64
 	mfCanStart      bool
 
-	todoSave    bool
-	pingsSent   uint64
-	statsSent   [msgTypeCount]int64
-	statsRecv   [msgTypeCount]int64
-	pfailNodes  int
+	todoSave           bool
+	pingsSent          uint64
+	statsSent          [msgTypeCount]int64
+	statsRecv          [msgTypeCount]int64
+	pfailNodes         int
 	amongMinoritySince int64
 	firstStateCheck    int64
 	stateChangedAt     int64
