@@ -296,6 +296,7 @@ type Keyspace struct {
 	wj        watchJournal // WATCH changes an undone script takes back (watch.go)
 	undo      undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
 	snap      *snapshot    // the open point-in-time snapshot (snapshot.go)
+	slotsOn   bool         // cluster mode: tables index their keys by slot (slots.go)
 
 	// Added is called when a command's write creates a key that did not
 	// exist (keyspace notifications' new event). It may be nil.
