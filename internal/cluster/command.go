@@ -387,7 +387,11 @@ func cmdGetKeysInSlot(c *engine.Ctx, cl *Cluster) {
 		c.Error("ERR Invalid slot or number of keys")
 		return
 	}
-	c.W.StringArray(cl.getKeysInSlot(int(slot), int(min(count, 1<<40))))
+	keys := cl.getKeysInSlot(int(slot), int(min(count, 1<<40)))
+	c.W.Array(len(keys))
+	for _, k := range keys {
+		c.W.Bulk(k)
+	}
 }
 
 // checkSlots validates slots to add or delete (checkSlotAssignmentsOrReply).
