@@ -175,11 +175,15 @@ func writeKeys(t *testing.T, cc *redis.ClusterClient, prefix string, n int) {
 		}
 	}
 	err := cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-		got, err := m.Do(ctx, "WAIT", 1, 10000).Int()
-		if err != nil || got != 1 {
-			return fmt.Errorf("WAIT 1 on %s: %d %v", m.Options().Addr, got, err)
+		for tries := 0; ; tries++ {
+			got, err := m.Do(ctx, "WAIT", 1, 1000).Int()
+			if err == nil && got == 1 {
+				return nil
+			}
+			if tries == 30 {
+				return fmt.Errorf("WAIT 1 on %s: %d %v", m.Options().Addr, got, err)
+			}
 		}
-		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -309,9 +313,11 @@ func TestClusterMixedWithRedisServer(t *testing.T) {
 	}
 	for _, m := range []*clusterNode{r1, a1} {
 		c := m.client()
-		if got, err := c.Do(ctx, "WAIT", 1, 10000).Int(); err != nil || got != 1 {
-			t.Fatalf("WAIT on %s: %d %v", m.addr(), got, err)
-		}
+		// The replica may still be syncing: WAIT until it acknowledges.
+		eventuallyTrue(t, 30*time.Second, "WAIT 1 on "+m.addr(), func() bool {
+			got, err := c.Do(ctx, "WAIT", 1, 1000).Int()
+			return err == nil && got == 1
+		})
 		c.Close()
 	}
 
