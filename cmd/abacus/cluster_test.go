@@ -9,6 +9,7 @@ import (
 	bin "encoding/binary"
 	"fmt"
 	"io"
+	"math/rand"
 	"net"
 	"os/exec"
 	"strconv"
@@ -38,9 +39,22 @@ func (n *clusterNode) addr() string { return fmt.Sprintf("127.0.0.1:%d", n.port)
 
 const testNodeTimeout = "2000"
 
+// busPort picks a free port below the kernel's ephemeral range (32768 and
+// up), where freePort's come from, so that a bus port not yet bound cannot
+// also be handed out as a later node's port.
+func busPort(t *testing.T) int {
+	for {
+		p := 20000 + rand.Intn(12000)
+		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+			l.Close()
+			return p
+		}
+	}
+}
+
 func startClusterNode(t *testing.T, redisServer bool) *clusterNode {
 	t.Helper()
-	n := &clusterNode{t: t, redis: redisServer, dir: t.TempDir(), port: freePort(t), cport: freePort(t)}
+	n := &clusterNode{t: t, redis: redisServer, dir: t.TempDir(), port: freePort(t), cport: busPort(t)}
 	n.start()
 	return n
 }

@@ -796,7 +796,7 @@ func (cl *Cluster) reset(hard bool) {
 }
 
 func cmdSaveConfig(c *engine.Ctx, cl *Cluster) {
-	if err := cl.saveConfig(); err != nil {
+	if err := cl.saveConfigSync(); err != nil {
 		c.Errorf("ERR error saving the cluster node config: %s", config.ErrnoText(err))
 		return
 	}

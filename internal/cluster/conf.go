@@ -108,17 +108,34 @@ func (c *Cluster) nodesText(skip uint16) string {
 	return b.String()
 }
 
-func (c *Cluster) saveConfig() error {
+func (c *Cluster) saveConfig() error { return c.writeConfig(false) }
+
+// saveConfigSync is saveConfig made durable before it returns: a vote
+// or a won election must survive a crash (Redis's FSYNC_CONFIG).
+func (c *Cluster) saveConfigSync() error { return c.writeConfig(true) }
+
+// writeConfig replaces nodes.conf by renaming a complete new file over
+// it, so a crash leaves the old file or the new one, never a mix.
+func (c *Cluster) writeConfig(durable bool) error {
 	c.todoSave = false
 	text := c.nodesText(flagHandshake) +
 		fmt.Sprintf("vars currentEpoch %d lastVoteEpoch %d\n", c.currentEpoch, c.lastVoteEpoch)
 	tmp := c.confPath + ".tmp"
+	if !durable {
+		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+			return err
+		}
+		return os.Rename(tmp, c.confPath)
+	}
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
 	_, err = f.WriteString(text)
-	return atomicfile.Commit(f, tmp, c.confPath, err)
+	if err = atomicfile.Commit(f, tmp, c.confPath, err); err != nil {
+		return err
+	}
+	return atomicfile.SyncDir(c.confPath)
 }
 
 // loadConfig reads nodes.conf; false when there is none (a new node).

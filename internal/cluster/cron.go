@@ -21,9 +21,8 @@ func New(e *engine.Env, lock sync.Locker, repl Replication) (*Cluster, error) {
 		mfPrimaryOffset: -1, done: make(chan struct{})}
 	c.confPath = e.Cfg.Str(config.ClusterConfigFile)
 	if !filepath.IsAbs(c.confPath) {
-		// dir is the working directory already (config's canonDir
-		// chdirs), as Redis resolves it.
-		c.confPath = filepath.Clean(c.confPath)
+		// Relative to dir, as Redis (which chdirs there) resolves it.
+		c.confPath = filepath.Join(e.Cfg.Str(config.Dir), c.confPath)
 	}
 	lock.Lock()
 	loaded, err := c.loadConfig()

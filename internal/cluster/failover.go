@@ -100,7 +100,7 @@ func (c *Cluster) handleReplicaFailover() {
 		}
 		c.broadcast(encodeHeader(h, hdrLen))
 		c.authSent = true
-		c.todoSave = true
+		c.saveConfigSync()
 	}
 	if c.authCount >= c.quorum() {
 		c.e.Log.Warn("Failover election won: I'm the new master.")
@@ -148,7 +148,7 @@ func (c *Cluster) replaceMyMaster() {
 	}
 	c.updateState()
 	c.todoSave = true
-	c.saveConfig()
+	c.saveConfigSync()
 	c.broadcastPong(false)
 	c.resetManualFailover()
 }
@@ -186,7 +186,7 @@ func (c *Cluster) sendFailoverAuthIfNeeded(n *Node, m *message) {
 	c.lastVoteEpoch = c.currentEpoch
 	master.votedTime = now
 	c.todoSave = true
-	c.saveConfig()
+	c.saveConfigSync()
 	c.e.Log.Warn(fmt.Sprintf("Failover auth granted to %s for epoch %d", n.name, c.currentEpoch))
 	if n.link != nil {
 		n.link.send(encodeHeader(c.header(msgAuthAck), hdrLen))

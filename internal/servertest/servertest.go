@@ -21,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/abacusdb/abacus/internal/clock"
+	_ "github.com/abacusdb/abacus/internal/cluster" // CLUSTER, as redis-server has it in standalone mode too
 	_ "github.com/abacusdb/abacus/internal/commands"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
