@@ -58,8 +58,7 @@ func init() {
 			"set-config-epoch":      sub(3, adm, cmdSetConfigEpoch, "Sets the configuration epoch for a new node."),
 			"count-failure-reports": sub(3, adm, cmdCountFailureReports, "Returns the number of active failure reports active for a node."),
 			"links":                 sub(2, st, cmdLinks, "Returns a list of all TCP links to and from peer nodes."),
-			"help": {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, Handler: cmdHelp,
-				Summary: "Returns helpful text about the different subcommands.", Since: "5.0.0", Complexity: "O(1)"},
+			"help":                  sub(2, engine.FlagLoading|engine.FlagStale, cmdHelp, "Returns helpful text about the different subcommands."),
 		}})
 }
 
@@ -119,7 +118,17 @@ var helpLines = []string{
 	"    Output format is an array where each array element is a map containing attributes of a link",
 }
 
-func cmdHelp(c *engine.Ctx) { c.ReplyHelp("CLUSTER", helpLines...) }
+// cmdHelp is CLUSTER HELP; its last line says "Prints", not the
+// "Print" of the other commands' help (cluster.c has its own).
+func cmdHelp(c *engine.Ctx, _ *Cluster) {
+	c.W.Array(len(helpLines) + 3)
+	c.W.Simple("CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range helpLines {
+		c.W.Simple(l)
+	}
+	c.W.Simple("HELP")
+	c.W.Simple("    Prints this help.")
+}
 
 func (c *Cluster) sortedNodes() []*Node {
 	out := make([]*Node, 0, len(c.nodes))

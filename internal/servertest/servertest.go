@@ -34,6 +34,7 @@ import (
 type Instance struct {
 	Srv  *conn.Server
 	Dur  *durability.Durability // the AOF and snapshots, wired as main wires them
+	Repl *replication.Primary   // replication, wired as main wires it
 	Addr string
 	// Clock is set when the instance was started with a manual clock.
 	Clock *clock.Manual
@@ -94,7 +95,7 @@ func Start(t testing.TB, opts ...Option) *Instance {
 	}
 	go srv.Serve(ln)
 	t.Cleanup(srv.Close)
-	return &Instance{Srv: srv, Dur: dur, Addr: ln.Addr().String(), Clock: so.clock, Logs: logs}
+	return &Instance{Srv: srv, Dur: dur, Repl: repl, Addr: ln.Addr().String(), Clock: so.clock, Logs: logs}
 }
 
 // LogBuffer collects a server's log lines; safe for concurrent use.
