@@ -248,6 +248,40 @@ func primaryAndReplica(t *testing.T, nodes []*clusterNode, want func(p, r *clust
 	return nil, nil
 }
 
+// pyWorkload runs redis-py's RedisCluster against the cluster: strings,
+// counters, hashes, a list, a pipeline across slots, then reads back.
+const pyWorkload = `
+import sys
+from redis.cluster import RedisCluster
+host, port = sys.argv[1].rsplit(":", 1)
+rc = RedisCluster(host=host, port=int(port))
+for i in range(200):
+    rc.set("py:%d" % i, i)
+    rc.incr("py:counter")
+    rc.hset("py:h:%d" % (i % 10), "f%d" % i, i)
+rc.rpush("py:list", *range(50))
+p = rc.pipeline()
+for i in range(100):
+    p.get("py:%d" % i)
+vals = p.execute()
+assert vals == [str(i).encode() for i in range(100)], vals
+assert int(rc.get("py:counter")) == 200
+assert rc.hlen("py:h:3") == 20
+assert rc.llen("py:list") == 50
+nodes = rc.cluster_nodes()
+assert len(nodes) >= 3, nodes
+print("ok")
+`
+
+func runPyCluster(t *testing.T, addr string) {
+	t.Helper()
+	py := testenv.PythonRedis(t)
+	out, err := exec.Command(py, "-c", pyWorkload, addr).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ok") {
+		t.Fatalf("redis-py RedisCluster: %v\n%s", err, out)
+	}
+}
+
 func TestClusterAllAbacusCreateAndFailover(t *testing.T) {
 	testenv.Need(t, "redis-cli")
 	var nodes []*clusterNode
@@ -264,6 +298,7 @@ func TestClusterAllAbacusCreateAndFailover(t *testing.T) {
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs(nodes)})
 	defer cc.Close()
 	writeKeys(t, cc, "before", 200)
+	runPyCluster(t, nodes[0].addr())
 
 	p, r := primaryAndReplica(t, nodes, func(p, r *clusterNode) bool { return true })
 	p.kill9()
@@ -314,6 +349,7 @@ func TestClusterMixedWithRedisServer(t *testing.T) {
 	waitClusterOK(t, nodes...)
 	checkClean(t, r2)
 
+	runPyCluster(t, r2.addr())
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs(nodes)})
 	defer cc.Close()
 	ctx := context.Background()
