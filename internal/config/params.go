@@ -312,7 +312,7 @@ var table = []*Param{
 	ClusterAnnouncePort:             intP("cluster-announce-port", "0", 0, 65535),
 	ClusterAnnounceBusPort:          intP("cluster-announce-bus-port", "0", 0, 65535),
 	ClusterAnnounceTLSPort:          intP("cluster-announce-tls-port", "0", 0, 65535),
-	ClusterAnnounceHostname:         strP("cluster-announce-hostname", ""),
+	ClusterAnnounceHostname:         strP("cluster-announce-hostname", "").validate(checkHostname),
 	ClusterRequireFullCoverage:      boolP("cluster-require-full-coverage", "yes"),
 	ClusterAllowReadsWhenDown:       boolP("cluster-allow-reads-when-down", "no"),
 	ClusterAllowPubsubshardWhenDown: boolP("cluster-allow-pubsubshard-when-down", "yes"),
@@ -321,7 +321,7 @@ var table = []*Param{
 	ClusterAllowReplicaMigration:    boolP("cluster-allow-replica-migration", "yes"),
 	ClusterReplicaNoFailover:        boolP("cluster-replica-no-failover", "no").alias("cluster-slave-no-failover"),
 	ClusterPreferredEndpointType:    enumP("cluster-preferred-endpoint-type", "ip", "ip", "hostname", "unknown-endpoint"),
-	ClusterLinkSendbufLimit:         memP("cluster-link-sendbuf-limit", "0", 0, maxInt64),
+	ClusterLinkSendbufLimit:         memP("cluster-link-sendbuf-limit", "0", 0, maxInt64).unsigned(),
 	TLSPort:                         intP("tls-port", "0", 0, 65535).immutable(),
 
 	MaxMemorySamples:          intP("maxmemory-samples", "5", 1, maxInt32),
