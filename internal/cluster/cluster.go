@@ -34,6 +34,7 @@ type Replication interface {
 	Offset() int64
 	LinkUp() bool
 	LastIO() int64
+	HoldPings(until int64)
 }
 
 // Node is one node of the cluster as this node sees it.

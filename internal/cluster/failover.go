@@ -198,6 +198,7 @@ func (c *Cluster) sendFailoverAuthIfNeeded(n *Node, m *message) {
 func (c *Cluster) resetManualFailover() {
 	if c.mfEnd != 0 && c.mfReplica != nil {
 		c.e.Host.Unpause()
+		c.repl.HoldPings(0)
 	}
 	c.mfEnd = 0
 	c.mfCanStart = false

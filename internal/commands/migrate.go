@@ -23,7 +23,7 @@ import (
 
 func init() {
 	engine.Register(
-		&engine.Command{Name: "migrate", Arity: -6, Flags: engine.FlagWrite | engine.FlagMovableKeys, Keys: migrateKeys,
+		&engine.Command{Name: "migrate", Specs: keySpecs["migrate"], Arity: -6, Flags: engine.FlagWrite | engine.FlagMovableKeys, First: 3, Last: 3, Step: 1, Keys: migrateKeys,
 			KeyFlags: "RW access delete", Tips: "nondeterministic_output",
 			ACL: "@keyspace @dangerous", Group: "generic",
 			Summary:    "Atomically transfers a key from one Redis instance to another.",
@@ -40,17 +40,30 @@ const (
 
 // migrateKeys: the key argument, or the keys after KEYS when it is empty.
 func migrateKeys(args [][]byte) []int {
-	if len(args) > 3 && len(args[3]) > 0 {
-		return []int{3}
-	}
+	// Redis's migrateGetKeys: the options are walked (AUTH and AUTH2 take
+	// arguments that may read "keys"); with KEYS the keys follow it and
+	// the key argument must be empty (else none: the command's own
+	// error follows), without it the key argument is the key.
 	for j := 6; j < len(args); j++ {
-		if strings.EqualFold(string(args[j]), "keys") {
+		a := string(args[j])
+		switch {
+		case strings.EqualFold(a, "keys"):
+			if len(args[3]) > 0 {
+				return nil
+			}
 			out := make([]int, 0, len(args)-j-1)
 			for k := j + 1; k < len(args); k++ {
 				out = append(out, k)
 			}
 			return out
+		case strings.EqualFold(a, "auth"):
+			j++
+		case strings.EqualFold(a, "auth2"):
+			j += 2
 		}
+	}
+	if len(args) > 3 {
+		return []int{3}
 	}
 	return nil
 }

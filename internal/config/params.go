@@ -189,6 +189,7 @@ const (
 	HTTPRequirePass
 	HTTPExportSeries
 	HTTPExportSeriesMax
+	HTTPMetricsPublic
 	numParams
 )
 
@@ -389,6 +390,7 @@ var table = []*Param{
 	HTTPRequirePass:     strP("http-requirepass", "").sensitive(),
 	HTTPExportSeries:    strP("http-export-series", ""),
 	HTTPExportSeriesMax: intP("http-export-series-max", "10000", 0, 1000000),
+	HTTPMetricsPublic:   boolP("http-metrics-public", "no"),
 }
 
 var byName = map[string]*Param{}

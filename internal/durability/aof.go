@@ -27,7 +27,7 @@ import (
 // server lock except the writing of a new base file.
 
 func init() {
-	engine.Register(&engine.Command{Name: "bgrewriteaof", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript, ACL: "@admin @slow @dangerous", Group: "server",
+	engine.Register(&engine.Command{Name: "bgrewriteaof", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoAsyncLoading, ACL: "@admin @slow @dangerous", Group: "server",
 		Summary: "Asynchronously rewrites the append-only file to disk.", Since: "1.0.0", Complexity: "O(1)",
 		Handler: cmdBgrewriteaof})
 }

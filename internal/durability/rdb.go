@@ -24,10 +24,10 @@ import (
 
 func init() {
 	engine.Register(
-		&engine.Command{Name: "save", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti, ACL: "@admin @slow @dangerous", Group: "server",
+		&engine.Command{Name: "save", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti | engine.FlagNoAsyncLoading, ACL: "@admin @slow @dangerous", Group: "server",
 			Summary: "Synchronously saves the database(s) to disk.", Since: "1.0.0", Complexity: "O(N) where N is the total number of keys in all databases",
 			Handler: cmdSave},
-		&engine.Command{Name: "bgsave", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript, ACL: "@admin @slow @dangerous", Group: "server",
+		&engine.Command{Name: "bgsave", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoAsyncLoading, ACL: "@admin @slow @dangerous", Group: "server",
 			Summary: "Asynchronously saves the database(s) to disk.", Since: "1.0.0", Complexity: "O(1)",
 			Handler: cmdBgsave},
 		&engine.Command{Name: "lastsave", Arity: 1, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagFast, ACL: "@admin @dangerous", Group: "server",

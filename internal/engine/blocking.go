@@ -295,10 +295,12 @@ func (e *Env) serveWaiter(w *Waiter, key string) {
 	// The call was counted when the command first ran; its time and
 	// outcome are known now.
 	st := e.cmdStat(w.cmd.Name)
-	st.Usec += time.Since(start).Microseconds()
+	dur := time.Since(start)
+	st.Usec += dur.Microseconds()
 	if failed {
 		st.Failed++
 	}
+	e.trackLatency(st, dur)
 	e.endWait(w)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/hdr"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/resp"
@@ -106,6 +107,7 @@ type Env struct {
 	// cluster routes commands by hash slot in cluster mode (cluster.go);
 	// nil when cluster-enabled is no.
 	cluster ClusterView
+	clp     clusterParams // parameters routing reads (cluster_route.go)
 }
 
 // SetReadOnlyReplica turns the replica's write refusal on or off.
@@ -149,11 +151,13 @@ type Stats struct {
 	// client-output-buffer-limit (INFO client_output_buffer_limit_disconnections).
 	OutputLimitCloses atomic.Int64
 	Info              InfoState // instantaneous_* samples, memory peak (info.go)
+	Decisions         Decisions // rate limiters' answers, scripts rolled back (decisions.go)
 }
 
 // CmdStat is one command's INFO commandstats line.
 type CmdStat struct {
 	Calls, Usec, Rejected, Failed int64
+	hist                          *hdr.Histogram // latency tracking (latency.go)
 }
 
 // NewEnv makes an Env over a keyspace and configuration.
@@ -239,6 +243,8 @@ type Session struct {
 	track *sessionTracking
 	// closed is set when the connection is gone (Disconnected).
 	closed bool
+	// cl is the client's cluster state: READONLY, ASKING (cluster_route.go).
+	cl clusterSession
 }
 
 // ReplyMode is CLIENT REPLY's setting.
@@ -295,8 +301,16 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if found == nil && e.crossProtocol(s, args[0]) {
 		return
 	}
-	cmd, known, msg := e.check(s, found, args)
+	if e.cluster != nil {
+		s.cl.next(s.tx.multi)
+	}
+	cmd, known, msg := e.check(s, found, args, true)
 	if msg != "" {
+		if s.cl.refused {
+			s.cl.refused = false
+			e.redirectRefusal(s, w, known, args, msg)
+			return
+		}
 		e.reject(s, w, known, args, msg)
 		return
 	}
@@ -325,8 +339,9 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 // server or not: the name (found by the caller), the subcommand, the
 // arity and authentication. On failure msg is the error and known is the
 // command to count the rejection against (nil for an unknown command or
-// subcommand, as Redis's commandstats do).
-func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Command, msg string) {
+// subcommand, as Redis's commandstats do). locked: the server lock is
+// held, so cluster routing (which reads the cluster layer) runs too.
+func (e *Env) check(s *Session, found *Command, args [][]byte, locked bool) (cmd, known *Command, msg string) {
 	if found == nil {
 		return nil, nil, unknownCommand(args)
 	}
@@ -342,6 +357,11 @@ func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Comm
 	}
 	if msg := e.aclCheck(s, cmd, args); msg != "" {
 		return nil, cmd, msg
+	}
+	if locked && e.cluster != nil {
+		if msg := e.clusterStep(s, cmd, args); msg != "" {
+			return nil, cmd, msg
+		}
 	}
 	if cmd.Flags&FlagWrite != 0 && e.readOnlyReplica.Load() && !strings.Contains(s.Flags, "M") {
 		return nil, cmd, ErrReadOnlyReplica
@@ -421,6 +441,9 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	if failed {
 		st.Failed++
 	}
+	if !s.Blocked {
+		e.trackLatency(st, dur)
+	}
 	if e.trk.hooked && cmd.Flags&FlagReadonly != 0 {
 		// A script's commands run as the "lua" client: what they read is
 		// its caller's.
@@ -435,7 +458,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		}
 	}
 	e.slowlogPush(cmd, s, args, dur)
-	e.latencySample("command", dur)
+	e.latencySample(commandLatencyEvent(cmd), dur)
 	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
 		e.FeedMonitors(s, cmd, args)
 	}

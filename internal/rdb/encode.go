@@ -24,7 +24,24 @@ type EncodeOptions struct {
 	// ListNodeBytes caps the size of the listpack nodes a list is cut
 	// into (0: 8 KiB, Redis's default list-max-listpack-size -2).
 	ListNodeBytes int
+	// KeyMeta is the eviction metadata a file records before each key,
+	// as Redis 7.0 does per maxmemory-policy: IDLE (the LRU idle seconds)
+	// under volatile-lru and allkeys-lru, FREQ (the LFU counter, decayed
+	// by LFUDecayTime as of Now) under the LFU policies, none otherwise.
+	// DUMP payloads never carry it.
+	KeyMeta      KeyMeta
+	LFUDecayTime int
 }
+
+// KeyMeta selects the eviction metadata written before each key of a file.
+type KeyMeta uint8
+
+// The kinds of key metadata.
+const (
+	MetaNone KeyMeta = iota
+	MetaIdle
+	MetaFreq
+)
 
 // AppendValue appends o's value in the RDB encoding chosen for it and
 // returns the type code written before it. The encodings are those Redis

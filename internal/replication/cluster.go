@@ -36,3 +36,8 @@ func (p *Primary) LastIO() int64 {
 	}
 	return p.link.lastIO
 }
+
+// HoldPings keeps the stream's PINGs back until the given unix ms (0
+// ends it): during a cluster manual failover the offset this primary
+// reported must stay its last, as Redis sends no PING then.
+func (p *Primary) HoldPings(until int64) { p.noPingUntil = until }

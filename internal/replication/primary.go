@@ -48,6 +48,9 @@ type Primary struct {
 	off2    int64
 	// link is the connection to our primary while we are a replica.
 	link *link
+	// noPingUntil (unix ms) holds the stream's PINGs back while a
+	// cluster manual failover waits for a replica to reach our offset.
+	noPingUntil int64
 
 	replicas []*replica
 	waits    []*waitReq // clients blocked in WAIT
@@ -88,7 +91,7 @@ func (p *Primary) Close() {
 }
 
 func init() {
-	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti
+	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti | engine.FlagNoAsyncLoading
 	engine.Register(
 		&engine.Command{Name: "psync", Arity: -3, Flags: f, Group: "server",
 			Summary: "An internal command used in replication", Since: "2.8.0", Complexity: "", Handler: cmdPsync},
@@ -96,7 +99,7 @@ func init() {
 			Summary: "An internal command used in replication", Since: "1.0.0", Complexity: "", Handler: cmdSync},
 		&engine.Command{Name: "replconf", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagAllowBusy, Group: "server",
 			Summary: "An internal command for configuring the replication stream", Since: "3.0.0", Complexity: "O(1)", Handler: cmdReplconf},
-		&engine.Command{Name: "wait", Arity: 3, Flags: engine.FlagNoScript, ACL: "@slow @connection", Group: "generic",
+		&engine.Command{Name: "wait", Arity: 3, Flags: engine.FlagNoScript, Tips: "request_policy:all_shards response_policy:agg_min", ACL: "@slow @connection", Group: "generic",
 			Summary: "Blocks until the asynchronous replication of all preceding write commands sent by the connection are completed.", Since: "3.0.0",
 			Complexity: "O(1)", Handler: cmdWait},
 		&engine.Command{Name: "role", Arity: 1, Flags: engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagFast, ACL: "@admin @dangerous", Group: "server",
@@ -195,7 +198,7 @@ func (p *Primary) cron() {
 		n++
 		p.lock.Lock()
 		period := max(p.e.Cfg.Int(config.ReplPingReplicaPeriod), 1)
-		if len(p.replicas) > 0 && n%period == 0 {
+		if len(p.replicas) > 0 && n%period == 0 && p.e.Clock.NowMs() >= p.noPingUntil {
 			p.send(resp.AppendCommand(nil, []byte("PING")))
 		}
 		p.lock.Unlock()

@@ -48,7 +48,7 @@ type link struct {
 var errStopped = errors.New("replication link stopped")
 
 func init() {
-	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagStale
+	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagStale | engine.FlagNoAsyncLoading
 	for _, name := range []string{"replicaof", "slaveof"} {
 		engine.Register(&engine.Command{Name: name, Arity: 3, Flags: f, Group: "server",
 			Summary: "Configures a server as replica of another, or promotes it to a primary.", Since: "5.0.0",
@@ -160,7 +160,7 @@ func (p *Primary) run(l *link) {
 // link breaks or stops.
 func (p *Primary) session(l *link) error {
 	p.e.Log.Info(fmt.Sprintf("Connecting to MASTER %s:%d", l.host, l.port))
-	conn, err := net.DialTimeout("tcp", net.JoinHostPort(l.host, strconv.Itoa(l.port)), 5*time.Second)
+	conn, err := p.dial(net.JoinHostPort(l.host, strconv.Itoa(l.port)), 5*time.Second)
 	if err != nil {
 		return err
 	}
