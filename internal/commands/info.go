@@ -40,7 +40,9 @@ var infoSections = []struct {
 	{"commandstats", "Commandstats", false, engine.InfoCommandStats},
 	{"errorstats", "Errorstats", true, engine.InfoErrorStats},
 	{"latencystats", "Latencystats", false, engine.InfoLatencyStats},
-	{"cluster", "Cluster", true, func(_ *engine.Env, b *engine.InfoBuilder) { b.KV("cluster_enabled", "0") }},
+	{"cluster", "Cluster", true, func(e *engine.Env, b *engine.InfoBuilder) {
+		b.KV("cluster_enabled", map[bool]string{true: "1", false: "0"}[e.Cluster() != nil])
+	}},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 }
 

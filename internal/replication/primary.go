@@ -48,6 +48,9 @@ type Primary struct {
 	off2    int64
 	// link is the connection to our primary while we are a replica.
 	link *link
+	// noPingUntil (unix ms) holds the stream's PINGs back while a
+	// cluster manual failover waits for a replica to reach our offset.
+	noPingUntil int64
 
 	replicas []*replica
 	waits    []*waitReq // clients blocked in WAIT
@@ -195,7 +198,7 @@ func (p *Primary) cron() {
 		n++
 		p.lock.Lock()
 		period := max(p.e.Cfg.Int(config.ReplPingReplicaPeriod), 1)
-		if len(p.replicas) > 0 && n%period == 0 {
+		if len(p.replicas) > 0 && n%period == 0 && p.e.Clock.NowMs() >= p.noPingUntil {
 			p.send(resp.AppendCommand(nil, []byte("PING")))
 		}
 		p.lock.Unlock()
