@@ -4,7 +4,6 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"syscall"
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/clock"
@@ -42,26 +41,11 @@ func benchRoute(b *testing.B, cluster bool, cmd func(i int) [][]byte) {
 	}
 	w.Reset()
 	b.ReportAllocs()
-	b.ResetTimer()
-	cpu := processCPU()
+	defer reportCPU(b)() // acl_bench_test.go
 	for i := 0; i < b.N; i++ {
 		env.Execute(s, cmds[i%1000], &w)
 		w.Reset()
 	}
-	reportCPU(b, cpu)
-}
-
-// processCPU is the process's CPU time (user + system) in ns: on a
-// loaded machine it moves less with other processes than wall time does.
-func processCPU() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
-// reportCPU adds the CPU time per operation since start as cpu-ns/op.
-func reportCPU(b *testing.B, start int64) {
-	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 }
 
 func routeBenchCmds() map[string]func(i int) [][]byte {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/servertest"
 )
@@ -14,8 +15,20 @@ import (
 // primary's AOF (Redis propagates it to replicas only).
 func TestPublishReachesReplicas(t *testing.T) {
 	dir := t.TempDir()
-	inst := servertest.Start(t, servertest.WithConfig("dir", dir, "appendonly", "yes"))
+	inst := servertest.Start(t, servertest.WithConfig("dir", dir))
 	pc := inst.Raw(t)
+	// The AOF turned on at run time, as the in-process server loads no
+	// files at start; its first base is written by a rewrite.
+	pc.Do("CONFIG", "SET", "appendonly", "yes")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		info := pc.Do("INFO", "persistence")
+		if servertest.InfoField(info, "aof_enabled") == "1" && servertest.InfoField(info, "aof_rewrite_in_progress") == "0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the AOF did not start: %s", info)
+		}
+	}
 	host, port, _ := strings.Cut(inst.Addr, ":")
 
 	r := servertest.PrivateRedis(t, "--replicaof", host, port)
