@@ -224,6 +224,11 @@ func (c *Cluster) delSlot(j int) bool {
 	if n == nil {
 		return false
 	}
+	if n == c.myself || c.myself.master == n {
+		// The slot leaves this node's shard: its shard channels' subscribers
+		// are unsubscribed (Redis's removeChannelsInSlot).
+		c.e.DropShardChannels(j)
+	}
 	if n.slots.has(j) {
 		n.slots.clear(j)
 		n.numSlots--

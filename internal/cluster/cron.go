@@ -188,6 +188,10 @@ func (c *Cluster) cron(iter int) {
 	}
 	_ = update // the state is recomputed every run, as Redis's cron does
 	c.updateState()
+	// Blocked clients whose keys this node no longer serves, or every one
+	// while the cluster is down, get their redirection (Redis checks them
+	// in its clients cron).
+	c.e.RedirectBlocked()
 	c.saveConfigIfNeeded()
 }
 
