@@ -101,6 +101,9 @@ type Env struct {
 	// readOnlyReplica: the server replicates a primary and clients other
 	// than the primary's link may not write (replica-read-only).
 	readOnlyReplica atomic.Bool
+	// replicaExpiry: the server replicates a primary, so expired keys go
+	// only by the primary's DEL (expiryFor).
+	replicaExpiry atomic.Bool
 	// mem is the maxmemory state: measure, eviction pool (evict.go).
 	mem memState
 	// cluster routes commands by hash slot in cluster mode (cluster.go);
@@ -110,6 +113,22 @@ type Env struct {
 
 // SetReadOnlyReplica turns the replica's write refusal on or off.
 func (e *Env) SetReadOnlyReplica(on bool) { e.readOnlyReplica.Store(on) }
+
+// SetReplicaExpiry turns a replica's expiry on or off: while on, a
+// lookup by the primary's link sees an expired key as live and one by
+// any other client sees it as absent, and nobody deletes it.
+func (e *Env) SetReplicaExpiry(on bool) { e.replicaExpiry.Store(on) }
+
+// expiryFor is what s's lookups do with expired keys.
+func (e *Env) expiryFor(s *Session) keyspace.ExpiryMode {
+	switch {
+	case !e.replicaExpiry.Load():
+		return keyspace.ExpireDelete
+	case strings.Contains(s.Flags, "M"):
+		return keyspace.ExpireNever
+	}
+	return keyspace.ExpireHide
+}
 
 // ErrReadOnlyReplica is a write refused by a read-only replica.
 const ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
@@ -386,6 +405,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		if !nested {
 			now = e.nowAt(mono)
 			e.KS.Now = now
+			e.KS.Expiry = e.expiryFor(s)
 			e.setAccess(s, cmd)
 		}
 	}

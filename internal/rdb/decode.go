@@ -21,6 +21,9 @@ type Options struct {
 	ZSet     zset.Limits
 	ListFill int   // list-max-listpack-size
 	Now      int64 // unix ms; fields whose TTL is due are dropped
+	// KeepExpired loads keys whose TTL has passed, as a replica does: they
+	// go by its primary's DEL.
+	KeepExpired bool
 }
 
 // DefaultOptions are Redis's default thresholds.

@@ -97,6 +97,7 @@ func (p *Primary) follow(host string, port int) {
 	p.e.SetPropTap(nil) // the stream is now the primary's, proxied
 	p.e.SetReadOnlyReplica(p.e.Cfg.Bool(config.ReplicaReadOnly))
 	p.e.SetActiveExpire(false) // keys expire by the primary's DEL
+	p.e.SetReplicaExpiry(true)
 	// Every replica of ours resyncs: our history is about to change.
 	for _, r := range p.replicas {
 		r.s.Killed.Store(true)
@@ -125,6 +126,7 @@ func (p *Primary) promote() {
 	p.e.Stats.Info.NewReplID()
 	p.e.SetReadOnlyReplica(false)
 	p.e.SetActiveExpire(true)
+	p.e.SetReplicaExpiry(false)
 	p.ensureBacklog()
 	p.e.SetPropTap(p)
 	p.seldb = -1
@@ -323,7 +325,9 @@ func (p *Primary) loadSnapshot(l *link, payload []byte, replid string, off int64
 	ks := keyspace.New(len(e.KS.DBs))
 	ks.Now = e.Clock.NowMs()
 	var codes []string
-	if _, err := rdb.LoadKeyspace(ks, payload, e.RestoreOptions(ks.Now), func(code []byte) error {
+	opt := e.RestoreOptions(ks.Now)
+	opt.KeepExpired = true
+	if _, err := rdb.LoadKeyspace(ks, payload, opt, func(code []byte) error {
 		codes = append(codes, string(code))
 		return nil
 	}); err != nil {
