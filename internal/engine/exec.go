@@ -130,6 +130,14 @@ func (e *Env) expiryFor(s *Session) keyspace.ExpiryMode {
 	return keyspace.ExpireHide
 }
 
+// PastDeadline reports whether an expiry time a command sets has already
+// passed, so that the key goes at once instead of getting it. Never on a
+// replica: it stores the TTL and the key waits for its primary's DEL
+// (Redis's checkAlreadyExpired).
+func (c *Ctx) PastDeadline(at int64) bool {
+	return at <= c.Now && c.Env.KS.Expiry == keyspace.ExpireDelete
+}
+
 // ErrReadOnlyReplica is a write refused by a read-only replica.
 const ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
 
