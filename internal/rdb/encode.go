@@ -24,6 +24,10 @@ type EncodeOptions struct {
 	// ListNodeBytes caps the size of the listpack nodes a list is cut
 	// into (0: 8 KiB, Redis's default list-max-listpack-size -2).
 	ListNodeBytes int
+	// NoFieldTTL writes hashes without their fields' TTLs, in the
+	// encodings Redis 7.0 reads (a payload for a redis-server replica:
+	// the fields go there by the HDEL their expiry propagates).
+	NoFieldTTL bool
 }
 
 // AppendValue appends o's value in the RDB encoding chosen for it and
@@ -188,6 +192,9 @@ func appendHash(dst []byte, h *hash.Hash, opt EncodeOptions) ([]byte, byte) {
 	var fs []hashField
 	minExp := int64(0)
 	h.RangeWithExpiry(opt.Now, func(f, v []byte, at int64) bool {
+		if opt.NoFieldTTL {
+			at = 0
+		}
 		if at != 0 && (minExp == 0 || at < minExp) {
 			minExp = at
 		}

@@ -217,7 +217,7 @@ func (p *Primary) session(l *link) error {
 	if _, err := ask("REPLCONF", "listening-port", strconv.FormatInt(myPort, 10)); err != nil {
 		return err
 	}
-	if _, err := ask("REPLCONF", "capa", "eof", "capa", "psync2"); err != nil {
+	if _, err := ask("REPLCONF", "capa", "eof", "capa", "psync2", "capa", "abacus"); err != nil {
 		return err
 	}
 	p.e.Log.Info(fmt.Sprintf("Trying a partial resynchronization (request %s:%d).", replid, next))
@@ -364,6 +364,11 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 		p.lock.Unlock()
 		conn.SetWriteDeadline(time.Now().Add(timeout))
 		_, err := conn.Write(resp.AppendCommand(nil, []byte("REPLCONF"), []byte("ACK"), strconv.AppendInt(nil, off, 10)))
+		return err
+	}
+	// The first ACK at once: a primary that sent a diskless payload
+	// starts the stream when it comes.
+	if err := ack(); err != nil {
 		return err
 	}
 	stopAck := make(chan struct{})
