@@ -196,6 +196,9 @@ var shutdownFlagNames = []string{"default", "save", "nosave", "now", "force"}
 // in a fixed order, "default" when none.
 func canonShutdownFlags(_ string, args []string) (string, error) {
 	var set [5]bool
+	if len(args) == 0 { // Redis's enum parser takes no empty value
+		return "", verr("argument(s) must be one of the following: %s", strings.Join(shutdownFlagNames, ", "))
+	}
 	for _, a := range args {
 		found := false
 		for i, n := range shutdownFlagNames {
