@@ -107,6 +107,8 @@ const (
 	ReplicaLazyFlush
 	ReplicaAnnounced
 	ReplicaIgnoreDiskWriteErrors
+	ReplicaAnnounceIP
+	ReplicaAnnouncePort
 	ClusterEnabled
 	TLSPort
 
@@ -285,6 +287,8 @@ var table = []*Param{
 	ReplicaLazyFlush:             boolP("replica-lazy-flush", "no").alias("slave-lazy-flush"),
 	ReplicaAnnounced:             boolP("replica-announced", "yes"),
 	ReplicaIgnoreDiskWriteErrors: boolP("replica-ignore-disk-write-errors", "no"),
+	ReplicaAnnounceIP:            strP("replica-announce-ip", "").alias("slave-announce-ip"),
+	ReplicaAnnouncePort:          intP("replica-announce-port", "0", 0, 65535).alias("slave-announce-port"),
 	ClusterEnabled:               boolP("cluster-enabled", "no").immutable().validate(checkClusterEnabled),
 	TLSPort:                      intP("tls-port", "0", 0, 65535).immutable(),
 

@@ -104,6 +104,13 @@ type Env struct {
 	// replicaExpiry: the server replicates a primary, so expired keys go
 	// only by the primary's DEL (expiryFor).
 	replicaExpiry atomic.Bool
+	// replRefusal, when set, refuses commands for the replication state
+	// (SetReplRefusal).
+	replRefusal func(s *Session, cmd *Command) string
+	// link is a replica's session for its primary's connection and what
+	// closes that connection (SetPrimaryLink).
+	link     *Session
+	linkKill func()
 	// mem is the maxmemory state: measure, eviction pool (evict.go).
 	mem memState
 	// cluster routes commands by hash slot in cluster mode (cluster.go);
@@ -113,6 +120,33 @@ type Env struct {
 
 // SetReadOnlyReplica turns the replica's write refusal on or off.
 func (e *Env) SetReadOnlyReplica(on bool) { e.readOnlyReplica.Store(on) }
+
+// SetReplRefusal installs the replication side's refusal of a command
+// (min-replicas-to-write, replica-serve-stale-data): it returns the error
+// text or "". It is called under the lock for every top-level command and
+// every command queued in MULTI, after the MISCONF check, as Redis's
+// processCommand orders them.
+func (e *Env) SetReplRefusal(f func(s *Session, cmd *Command) string) { e.replRefusal = f }
+
+// SetPrimaryLink records a replica's session for its primary's
+// connection (nil: none), which is not one of the Host's clients: CLIENT
+// LIST shows it and CLIENT KILL (TYPE master) closes it with kill, as
+// Redis lists its master client. Call it under the lock.
+func (e *Env) SetPrimaryLink(s *Session, kill func()) { e.link, e.linkKill = s, kill }
+
+// PrimaryLink is the session SetPrimaryLink recorded, or nil.
+func (e *Env) PrimaryLink() *Session { return e.link }
+
+// KillSession closes a client's connection: the Host's, or the primary's
+// link.
+func (e *Env) KillSession(s *Session) {
+	if s == e.link && e.linkKill != nil {
+		s.Killed.Store(true)
+		e.linkKill()
+		return
+	}
+	e.Host.Kill(s)
+}
 
 // SetReplicaExpiry turns a replica's expiry on or off: while on, a
 // lookup by the primary's link sees an expired key as live and one by
@@ -338,6 +372,12 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	}
 	if cmd.Flags&FlagWrite != 0 || cmd.Name == "ping" {
 		if msg := e.Persistence().Refusal(); msg != "" { // MISCONF
+			e.reject(s, w, cmd, args, msg)
+			return
+		}
+	}
+	if e.replRefusal != nil {
+		if msg := e.replRefusal(s, cmd); msg != "" { // NOREPLICAS, MASTERDOWN
 			e.reject(s, w, cmd, args, msg)
 			return
 		}

@@ -262,7 +262,7 @@ func (w *jobWriter) Write(b []byte) (int, error) {
 			}
 			if alive == 0 {
 				p.lock.Unlock()
-				return 0, errNoReplicas
+				return 0, errNoneLeft
 			}
 			if !full {
 				for _, r := range w.job.replicas {
@@ -281,4 +281,4 @@ func (w *jobWriter) Write(b []byte) (int, error) {
 	return total, nil
 }
 
-var errNoReplicas = fmt.Errorf("no replica left to send the snapshot to")
+var errNoneLeft = fmt.Errorf("no replica left to send the snapshot to")

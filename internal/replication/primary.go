@@ -57,6 +57,9 @@ type Primary struct {
 	waiting   []*replica
 	waitSince time.Time
 	syncer    bool
+	// alone is since when (unix ms) the primary has had no replica; 0
+	// while it has one (repl-backlog-ttl).
+	alone int64
 }
 
 type replica struct {
@@ -88,6 +91,7 @@ func New(e *engine.Env, lock sync.Locker) *Primary {
 	p.lock = lock
 	p.done = make(chan struct{})
 	e.SetReplInfo(p.info)
+	e.SetReplRefusal(p.refusal)
 	go p.cron()
 	return p
 }
@@ -212,6 +216,7 @@ func (p *Primary) cron() {
 		if len(p.replicas) > 0 && n%period == 0 {
 			p.send(resp.AppendCommand(nil, []byte("PING")))
 		}
+		p.housekeeping()
 		p.lock.Unlock()
 	}
 }
@@ -396,6 +401,9 @@ func (p *Primary) info(b *engine.InfoBuilder) {
 		b.KV("role", "master")
 	}
 	b.Int("connected_slaves", int64(len(live)))
+	if e.Cfg.Int(config.MinReplicasToWrite) > 0 && e.Cfg.Int(config.MinReplicasMaxLag) > 0 {
+		b.Int("min_slaves_good_slaves", int64(p.goodReplicas()))
+	}
 	for i, r := range live {
 		state := "wait_bgsave"
 		switch {

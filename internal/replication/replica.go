@@ -47,6 +47,10 @@ type link struct {
 
 var errStopped = errors.New("replication link stopped")
 
+// linkIDs numbers the primary links' sessions, above any connection's
+// client id (CLIENT LIST, CLIENT KILL ID); under the lock.
+var linkIDs int64
+
 func init() {
 	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagStale
 	for _, name := range []string{"replicaof", "slaveof"} {
@@ -174,6 +178,10 @@ func (p *Primary) session(l *link) error {
 	}
 	l.conn, l.state = conn, "connecting"
 	myPort := p.e.Cfg.Int(config.Port)
+	if ap := p.e.Cfg.Int(config.ReplicaAnnouncePort); ap != 0 {
+		myPort = ap
+	}
+	myIP := p.e.Cfg.Str(config.ReplicaAnnounceIP)
 	// Our own history, when we have one, may be the new primary's too
 	// (it was our replica, or a sibling): ask to continue it.
 	replid, next := p.e.Stats.Info.ReplID(), p.offset+1
@@ -216,6 +224,11 @@ func (p *Primary) session(l *link) error {
 	}
 	if _, err := ask("REPLCONF", "listening-port", strconv.FormatInt(myPort, 10)); err != nil {
 		return err
+	}
+	if myIP != "" {
+		if _, err := ask("REPLCONF", "ip-address", myIP); err != nil {
+			return err
+		}
 	}
 	if _, err := ask("REPLCONF", "capa", "eof", "capa", "psync2", "capa", "abacus"); err != nil {
 		return err
@@ -355,8 +368,18 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 	}
 	l.state, l.syncing = "connected", false
 	l.lastIO = p.e.Clock.NowMs()
-	sess := &engine.Session{Addr: conn.RemoteAddr().String(), Authed: true, User: "default", Proto: 2, Flags: "M"}
+	linkIDs++
+	sess := &engine.Session{ID: 1<<62 + linkIDs, Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
+		Authed: true, User: "default", Proto: 2, Flags: "M", Created: p.e.Clock.NowMs()}
 	l.sess = sess
+	p.e.SetPrimaryLink(sess, func() { conn.Close() })
+	defer func() {
+		p.lock.Lock()
+		if p.e.PrimaryLink() == sess {
+			p.e.SetPrimaryLink(nil, nil)
+		}
+		p.lock.Unlock()
+	}()
 	p.lock.Unlock()
 	ack := func() error {
 		p.lock.Lock()
