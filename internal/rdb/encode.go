@@ -25,8 +25,7 @@ type EncodeOptions struct {
 	// into (0: 8 KiB, Redis's default list-max-listpack-size -2).
 	ListNodeBytes int
 	// NoFieldTTL writes hashes without their fields' TTLs, in the
-	// encodings Redis 7.0 reads (a payload for a redis-server replica:
-	// the fields go there by the HDEL their expiry propagates).
+	// encodings Redis 7.0 reads (a payload for a redis-server replica).
 	NoFieldTTL bool
 }
 
