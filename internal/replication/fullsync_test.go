@@ -31,7 +31,7 @@ func TestFullSyncUnderWrites(t *testing.T) {
 			inst := servertest.Start(t, servertest.WithConfig("repl-diskless-sync", diskless,
 				"repl-diskless-sync-delay", "0", "dir", t.TempDir(), "enable-debug-command", "yes"))
 			pc := inst.Raw(t)
-			pc.Do("DEBUG", "POPULATE", "100000", "key", "32")
+			pc.Do("DEBUG", "POPULATE", "30000", "key", "32")
 			loadTypes(t, pc)
 			var stop atomic.Bool
 			var wg sync.WaitGroup
@@ -40,7 +40,7 @@ func TestFullSyncUnderWrites(t *testing.T) {
 				defer wg.Done()
 				c := inst.Raw(t)
 				for i := 0; !stop.Load(); i++ {
-					c.Do("SET", "key:"+strconv.Itoa(i%100000), "w"+strconv.Itoa(i))
+					c.Do("SET", "key:"+strconv.Itoa(i%30000), "w"+strconv.Itoa(i))
 					c.Do("INCR", "writes")
 				}
 			}()

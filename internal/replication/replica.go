@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/ascii"
@@ -48,8 +49,8 @@ type link struct {
 var errStopped = errors.New("replication link stopped")
 
 // linkIDs numbers the primary links' sessions, above any connection's
-// client id (CLIENT LIST, CLIENT KILL ID); under the lock.
-var linkIDs int64
+// client id (CLIENT LIST, CLIENT KILL ID).
+var linkIDs atomic.Int64
 
 func init() {
 	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagStale
@@ -368,8 +369,7 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 	}
 	l.state, l.syncing = "connected", false
 	l.lastIO = p.e.Clock.NowMs()
-	linkIDs++
-	sess := &engine.Session{ID: 1<<62 + linkIDs, Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
+	sess := &engine.Session{ID: 1<<62 + linkIDs.Add(1), Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
 		Authed: true, User: "default", Proto: 2, Flags: "M", Created: p.e.Clock.NowMs()}
 	l.sess = sess
 	p.e.SetPrimaryLink(sess, func() { conn.Close() })
