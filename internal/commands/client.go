@@ -196,6 +196,9 @@ func sessionsByID(c *engine.Ctx) []*engine.Session {
 		return []*engine.Session{c.S}
 	}
 	all := c.Env.Host.Clients()
+	if l := c.Env.PrimaryLink(); l != nil && !l.Killed.Load() {
+		all = append(all, l)
+	}
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }
@@ -341,7 +344,7 @@ func cmdClientKill(c *engine.Ctx) {
 		if s == c.S {
 			self = true // closed once the reply is written
 		} else {
-			c.Env.Host.Kill(s)
+			c.Env.KillSession(s)
 		}
 	}
 	if oldForm {

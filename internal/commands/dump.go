@@ -139,7 +139,7 @@ func cmdRestore(c *engine.Ctx) {
 			ttl += c.Now
 		}
 	}
-	if expiredFields || ttl > 0 && ttl <= c.Now {
+	if expiredFields || ttl > 0 && c.PastDeadline(ttl) {
 		// Already expired: nothing is stored, the old value is gone.
 		if deleted {
 			c.Dirty(1)

@@ -388,7 +388,7 @@ func cmdGetex(c *engine.Ctx) {
 	replyString(c, o)
 	// GETEX is never propagated as received.
 	switch {
-	case flags&(setEXAT|setPXAT) != 0 && at <= c.Now:
+	case flags&(setEXAT|setPXAT) != 0 && c.PastDeadline(at):
 		// An absolute time already past deletes the key.
 		c.DB.Delete(key)
 		c.Dirty(1)

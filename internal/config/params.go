@@ -107,6 +107,8 @@ const (
 	ReplicaLazyFlush
 	ReplicaAnnounced
 	ReplicaIgnoreDiskWriteErrors
+	ReplicaAnnounceIP
+	ReplicaAnnouncePort
 	ClusterEnabled
 	ClusterConfigFile
 	ClusterNodeTimeout
@@ -323,6 +325,8 @@ var table = []*Param{
 	ClusterReplicaNoFailover:        boolP("cluster-replica-no-failover", "no").alias("cluster-slave-no-failover"),
 	ClusterPreferredEndpointType:    enumP("cluster-preferred-endpoint-type", "ip", "ip", "hostname", "unknown-endpoint"),
 	ClusterLinkSendbufLimit:         memP("cluster-link-sendbuf-limit", "0", 0, maxInt64).unsigned(),
+	ReplicaAnnounceIP:               strP("replica-announce-ip", "").alias("slave-announce-ip"),
+	ReplicaAnnouncePort:             intP("replica-announce-port", "0", 0, 65535).alias("slave-announce-port"),
 	TLSPort:                         intP("tls-port", "0", 0, 65535).immutable(),
 
 	MaxMemorySamples:          intP("maxmemory-samples", "5", 1, maxInt32),

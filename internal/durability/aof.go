@@ -379,7 +379,7 @@ func cmdBgrewriteaof(c *engine.Ctx) {
 	switch {
 	case st.rewriting:
 		c.Error("ERR Background append only file rewriting already in progress")
-	case d.ps().bg != nil:
+	case d.ps().bg != nil || d.e.KS.SnapshotOpen():
 		st.scheduled = true
 		c.W.Simple("Background append only file rewriting scheduled")
 	default:
@@ -544,7 +544,7 @@ func (d *Durability) aofCron() {
 	case !on && st.a != nil:
 		d.stopAOF()
 		return
-	case st.a == nil || st.rewriting || d.ps().bg != nil:
+	case st.a == nil || st.rewriting || d.ps().bg != nil || d.e.KS.SnapshotOpen():
 		return
 	}
 	if st.scheduled {

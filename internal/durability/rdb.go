@@ -166,7 +166,11 @@ func cmdBgsave(c *engine.Ctx) {
 		// One snapshot at a time, as Redis runs one child.
 		p.scheduled = true
 		c.W.Simple("Background saving scheduled")
-	case d.aofs().rewriting:
+	case (d.aofs().rewriting || d.e.KS.SnapshotOpen()) && schedule:
+		// A replica's full sync holds the keyspace's one snapshot.
+		p.scheduled = true
+		c.W.Simple("Background saving scheduled")
+	case d.aofs().rewriting || d.e.KS.SnapshotOpen():
 		c.Error("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 	case c.Nested():
 		// Inside EXEC, as Redis's server.in_exec: the save starts later.
@@ -257,8 +261,8 @@ func (d *Durability) PersistCron() {
 	d.lock.Lock()
 	defer d.lock.Unlock()
 	p := d.ps()
-	if p.bg != nil || d.aofs().rewriting {
-		return // one snapshot at a time
+	if p.bg != nil || d.aofs().rewriting || d.e.KS.SnapshotOpen() {
+		return // one snapshot at a time (a replica's full sync holds one too)
 	}
 	if p.scheduled {
 		d.startBgsave()
@@ -407,7 +411,7 @@ func boolInt(b bool) int64 {
 // BGSave starts a background save as BGSAVE does (tests, tools); call it
 // under the lock. It fails when one is already running.
 func (d *Durability) BGSave() error {
-	if d.ps().bg != nil {
+	if d.ps().bg != nil || d.e.KS.SnapshotOpen() {
 		return errors.New("Background save already in progress")
 	}
 	return d.startBgsave()

@@ -276,6 +276,7 @@ func (e *Env) serveWaiter(w *Waiter, key string) {
 	start := time.Now()
 	now := e.nowMs(start)
 	e.KS.Now = now
+	e.KS.Expiry = e.expiryFor(w.S)
 	ctx := e.getCtx()
 	*ctx = Ctx{Args: w.args, Cmd: w.cmd, W: &w.out, S: w.S, Env: e, DB: e.KS.DBs[w.db], Now: now}
 	b.serving, b.servingKey, b.reblock = w, key, false

@@ -102,6 +102,16 @@ type Env struct {
 	// readOnlyReplica: the server replicates a primary and clients other
 	// than the primary's link may not write (replica-read-only).
 	readOnlyReplica atomic.Bool
+	// replicaExpiry: the server replicates a primary, so expired keys go
+	// only by the primary's DEL (expiryFor).
+	replicaExpiry atomic.Bool
+	// replRefusal, when set, refuses commands for the replication state
+	// (SetReplRefusal).
+	replRefusal func(s *Session, cmd *Command) string
+	// link is a replica's session for its primary's connection and what
+	// closes that connection (SetPrimaryLink).
+	link     *Session
+	linkKill func()
 	// mem is the maxmemory state: measure, eviction pool (evict.go).
 	mem memState
 	// cluster routes commands by hash slot in cluster mode (cluster.go);
@@ -112,6 +122,57 @@ type Env struct {
 
 // SetReadOnlyReplica turns the replica's write refusal on or off.
 func (e *Env) SetReadOnlyReplica(on bool) { e.readOnlyReplica.Store(on) }
+
+// SetReplRefusal installs the replication side's refusal of a command
+// (min-replicas-to-write, replica-serve-stale-data): it returns the error
+// text or "". It is called under the lock for every top-level command and
+// every command queued in MULTI, after the MISCONF check, as Redis's
+// processCommand orders them.
+func (e *Env) SetReplRefusal(f func(s *Session, cmd *Command) string) { e.replRefusal = f }
+
+// SetPrimaryLink records a replica's session for its primary's
+// connection (nil: none), which is not one of the Host's clients: CLIENT
+// LIST shows it and CLIENT KILL (TYPE master) closes it with kill, as
+// Redis lists its master client. Call it under the lock.
+func (e *Env) SetPrimaryLink(s *Session, kill func()) { e.link, e.linkKill = s, kill }
+
+// PrimaryLink is the session SetPrimaryLink recorded, or nil.
+func (e *Env) PrimaryLink() *Session { return e.link }
+
+// KillSession closes a client's connection: the Host's, or the primary's
+// link.
+func (e *Env) KillSession(s *Session) {
+	if s == e.link && e.linkKill != nil {
+		s.Killed.Store(true)
+		e.linkKill()
+		return
+	}
+	e.Host.Kill(s)
+}
+
+// SetReplicaExpiry turns a replica's expiry on or off: while on, a
+// lookup by the primary's link sees an expired key as live and one by
+// any other client sees it as absent, and nobody deletes it.
+func (e *Env) SetReplicaExpiry(on bool) { e.replicaExpiry.Store(on) }
+
+// expiryFor is what s's lookups do with expired keys.
+func (e *Env) expiryFor(s *Session) keyspace.ExpiryMode {
+	switch {
+	case !e.replicaExpiry.Load():
+		return keyspace.ExpireDelete
+	case strings.Contains(s.Flags, "M"):
+		return keyspace.ExpireNever
+	}
+	return keyspace.ExpireHide
+}
+
+// PastDeadline reports whether an expiry time a command sets has already
+// passed, so that the key goes at once instead of getting it. Never on a
+// replica: it stores the TTL and the key waits for its primary's DEL
+// (Redis's checkAlreadyExpired).
+func (c *Ctx) PastDeadline(at int64) bool {
+	return at <= c.Now && c.Env.KS.Expiry == keyspace.ExpireDelete
+}
 
 // ErrReadOnlyReplica is a write refused by a read-only replica.
 const ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
@@ -329,6 +390,12 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 			return
 		}
 	}
+	if e.replRefusal != nil {
+		if msg := e.replRefusal(s, cmd); msg != "" { // NOREPLICAS, MASTERDOWN
+			e.reject(s, w, cmd, args, msg)
+			return
+		}
+	}
 	if s.tx.multi && e.queue(s, cmd, args, w) {
 		return
 	}
@@ -406,6 +473,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		if !nested {
 			now = e.nowAt(mono)
 			e.KS.Now = now
+			e.KS.Expiry = e.expiryFor(s)
 			e.setAccess(s, cmd)
 		}
 	}

@@ -8,7 +8,6 @@
 package persist
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -32,6 +31,9 @@ type Options struct {
 	// SliceKeys is how many keys a background save writes per hold of the
 	// lock (0: DefaultSliceKeys).
 	SliceKeys int
+	// Skip, when set, leaves out the keys it returns true for (what a
+	// redis-server replica cannot hold); called under the lock.
+	Skip func(o *keyspace.Object) bool
 }
 
 // DefaultSliceKeys bounds the work done per hold of the server lock by a
@@ -98,6 +100,9 @@ func StartBackground(ks *keyspace.Keyspace, lock sync.Locker, opt Options) *Back
 		opt.SliceKeys = DefaultSliceKeys
 	}
 	b := &Background{ks: ks, lock: lock, opt: opt, ver: rdb.FileVersion(ks)}
+	if opt.Encode.NoFieldTTL {
+		b.ver = rdb.Version
+	}
 	ks.BeginSnapshot(opt.Encode.Now)
 	return b
 }
@@ -113,9 +118,9 @@ func (b *Background) Cancel() {
 	}
 }
 
-// Run writes the snapshot to a temporary file a slice at a time, encoding
-// under the lock and writing to the file outside it, then renames the
-// file over the target. It ends the snapshot whatever happens.
+// Run writes the snapshot to a temporary file a slice at a time (Stream),
+// then renames the file over the target. It ends the snapshot whatever
+// happens.
 func (b *Background) Run() error {
 	tmp := tempPath(b.opt.Path)
 	f, err := os.Create(tmp)
@@ -125,74 +130,13 @@ func (b *Background) Run() error {
 		b.lock.Unlock()
 		return err
 	}
-	var buf bytes.Buffer
-	w := rdb.NewWriter(&buf, b.ver, b.opt.Encode)
-	for i := 0; i+1 < len(b.opt.Aux); i += 2 {
-		w.Aux(b.opt.Aux[i], b.opt.Aux[i+1])
-	}
-	for _, code := range b.opt.Functions {
-		w.Function(code)
-	}
-	b.lock.Lock()
-	if b.canceled {
-		b.lock.Unlock()
-		f.Close()
-		os.Remove(tmp)
-		return ErrCanceled
-	}
-	sizes := b.ks.SnapshotSizes()
-	b.lock.Unlock()
-	cur := -1
-	var werr error
-	for {
-		b.lock.Lock()
-		held := time.Now()
-		if b.canceled {
-			b.lock.Unlock()
-			werr = ErrCanceled
-			break
-		}
-		more := b.ks.NextSnapshotSlice(b.opt.SliceKeys, func(db int, o *keyspace.Object) {
-			if db != cur {
-				cur = db
-				w.SelectDB(db, sizes[db], 0)
-			}
-			if h, ok := o.Val().(keyspace.FieldExpirer); ok && h.Len(b.opt.Encode.Now) == 0 {
-				return
-			}
-			w.Key(o)
-			b.Keys++
-		})
-		if !more {
-			b.ks.EndSnapshot()
-			b.canceled = true // the snapshot is over; Cancel does nothing now
-		}
-		b.Slices++
-		b.MaxHold = max(b.MaxHold, time.Since(held))
-		b.lock.Unlock()
-		if _, err := f.Write(buf.Bytes()); err != nil {
-			werr = err
-		}
-		buf.Reset()
-		if !more || werr != nil {
-			break
-		}
-	}
+	werr := b.Stream(f)
 	if werr != nil {
-		b.lock.Lock()
-		b.Cancel()
-		b.lock.Unlock()
 		f.Close()
 		os.Remove(tmp)
 		return werr
 	}
-	werr = w.Close()
-	if werr == nil {
-		_, werr = f.Write(buf.Bytes())
-	}
-	if werr == nil {
-		werr = f.Sync()
-	}
+	werr = f.Sync()
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}

@@ -24,6 +24,9 @@ type Options struct {
 	// LFU: the maxmemory-policy is an LFU one, so a file's FREQ gives a
 	// loaded key its access metadata; otherwise its IDLE does.
 	LFU bool
+	// KeepExpired loads keys whose TTL has passed, as a replica does: they
+	// go by its primary's DEL.
+	KeepExpired bool
 }
 
 // DefaultOptions are Redis's default thresholds.

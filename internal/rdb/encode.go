@@ -31,6 +31,9 @@ type EncodeOptions struct {
 	// DUMP payloads never carry it.
 	KeyMeta      KeyMeta
 	LFUDecayTime int
+	// NoFieldTTL writes hashes without their fields' TTLs, in the
+	// encodings Redis 7.0 reads (a payload for a redis-server replica).
+	NoFieldTTL bool
 }
 
 // KeyMeta selects the eviction metadata written before each key of a file.
@@ -205,6 +208,9 @@ func appendHash(dst []byte, h *hash.Hash, opt EncodeOptions) ([]byte, byte) {
 	var fs []hashField
 	minExp := int64(0)
 	h.RangeWithExpiry(opt.Now, func(f, v []byte, at int64) bool {
+		if opt.NoFieldTTL {
+			at = 0
+		}
 		if at != 0 && (minExp == 0 || at < minExp) {
 			minExp = at
 		}

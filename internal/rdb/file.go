@@ -320,7 +320,7 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 				}
 				return nil, r.eofError(err)
 			}
-			if expire != 0 && expire <= l.Opt.Now {
+			if expire != 0 && expire <= l.Opt.Now && !l.Opt.KeepExpired {
 				l.skip(info, db, o.Type)
 				expire, hasIdle, hasFreq = 0, false, false
 				continue
