@@ -33,7 +33,9 @@ var gcStat struct {
 }
 
 func init() {
-	gcStat.s = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	gcStat.s = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
 	readGCStat()
 	armGCWatch()
 }
@@ -64,7 +66,42 @@ func readGCStat() {
 	if v := gcStat.s[1].Value; v.Kind() == metrics.KindUint64 {
 		gcStat.cycles.Store(v.Uint64())
 	}
+	u := func(i int) int64 {
+		if v := gcStat.s[i].Value; v.Kind() == metrics.KindUint64 {
+			return int64(v.Uint64())
+		}
+		return 0
+	}
+	// What the runtime holds besides objects and free pages: the unused
+	// parts of spans in use, stacks, metadata.
+	overhead := u(2) - u(3) - u(4) - u(5)
+	if m := tunedFor.Load(); m > 0 && overhead > 0 {
+		want := tunedLimit(m, overhead)
+		if cur := debug.SetMemoryLimit(-1); want > cur+1<<20 || want < cur-1<<20 {
+			debug.SetMemoryLimit(want)
+		}
+	}
 }
+
+// tunedFor is the maxmemory the runtime's memory limit follows (0: none,
+// or GOMEMLIMIT rules): after each collection readGCStat raises the limit
+// when memLimit would leave the collector too little room.
+var tunedFor atomic.Int64
+
+// tunedLimit is the memory limit for maxmem given the runtime's overhead
+// besides objects and free pages: memLimit, or more when that leaves less
+// than gcRoom(maxmem) between the heap eviction keeps (maxmem) and the
+// heap the collector may let grow to. Below that room the collector runs
+// back to back (each cycle marks the whole heap, for a few hundred kB of
+// garbage): a small maxmemory, where the runtime's fixed costs weigh most,
+// or a heap fragmented by churn.
+func tunedLimit(maxmem, overhead int64) int64 {
+	return max(memLimit(maxmem), maxmem+overhead+gcRoom(maxmem))
+}
+
+// gcRoom is the least garbage the collector is let accumulate between
+// cycles at the limit: 1/32 of maxmemory plus 2 MB.
+func gcRoom(maxmem int64) int64 { return maxmem/32 + 2<<20 }
 
 // memState is the engine's maxmemory state, used under the server lock.
 type memState struct {
@@ -142,9 +179,11 @@ func (e *Env) syncMemLimit(maxmem int64) {
 		return // GOMEMLIMIT rules
 	}
 	if maxmem == 0 {
+		tunedFor.Store(0)
 		debug.SetMemoryLimit(e.mem.envLimit)
 		return
 	}
+	tunedFor.Store(maxmem)
 	debug.SetMemoryLimit(memLimit(maxmem))
 }
 
@@ -368,11 +407,9 @@ func (e *Env) evictionCandidate(p Policy) (*keyspace.DB, string) {
 				continue
 			}
 			total += n
-			for range samples {
-				if o := db.Sample(volatile); o != nil {
-					pool.insert(evCandidate{key: o.Key, db: db.ID, idle: e.evictionScore(p, o)})
-				}
-			}
+			db.SampleSome(volatile, samples, func(o *keyspace.Object) {
+				pool.insert(evCandidate{key: o.Key, db: db.ID, idle: e.evictionScore(p, o)})
+			})
 		}
 		if total == 0 {
 			return nil, ""
