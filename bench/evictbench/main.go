@@ -7,6 +7,7 @@
 //
 //	go run ./bench/evictbench
 //	go run ./bench/evictbench -keys 1000000 -requests 3000000
+//	go run ./bench/evictbench -churn 5m     # only the churn: RSS against maxmemory over time
 //
 // Only loopback addresses are used.
 package main
@@ -32,9 +33,16 @@ func main() {
 	batch := flag.Int("batch", 100, "requests in flight (pipelined GETs, then the SETs of the misses)")
 	rounds := flag.Int("rounds", 2, "A B rounds of the SET-at-the-limit test")
 	bin := flag.String("abacus", "", "abacus binary (built from ./cmd/abacus when empty)")
+	churnFor := flag.Duration("churn", 0, "run only the churn workload, this long (churn.go)")
+	churnMem := flag.Int64("churn-maxmemory", 256<<20, "the churn's maxmemory in bytes")
+	churnEvery := flag.Duration("churn-every", 15*time.Second, "how often the churn samples RSS")
 	flag.Parse()
 	b, cleanup := harness.BuildAbacus(*bin)
 	defer cleanup()
+	if *churnFor > 0 {
+		churn(b, *churnMem, *churnFor, *churnEvery)
+		return
+	}
 
 	// The data set's size as redis-server holds it: a key of ~10 bytes
 	// and a 100-byte value take ~180 bytes of used_memory there.
