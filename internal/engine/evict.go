@@ -89,14 +89,19 @@ func readGCStat() {
 var tunedFor atomic.Int64
 
 // tunedLimit is the memory limit for maxmem given the runtime's overhead
-// besides objects and free pages: memLimit, or more when that leaves less
-// than gcRoom(maxmem) between the heap eviction keeps (maxmem) and the
-// heap the collector may let grow to. Below that room the collector runs
-// back to back (each cycle marks the whole heap, for a few hundred kB of
-// garbage): a small maxmemory, where the runtime's fixed costs weigh most,
-// or a heap fragmented by churn.
+// besides objects and free pages: memLimit, or, where memLimit is its
+// floor (a maxmemory so small that the runtime's fixed costs put 1.15x
+// out of reach anyway), more when that floor leaves less than
+// gcRoom(maxmem) between the heap eviction keeps (maxmem) and the heap
+// the collector may let grow to. Below that room the collector runs back
+// to back, each cycle marking the whole heap for a few hundred kB of
+// garbage. Above the floor the RSS bound rules: the limit stays.
 func tunedLimit(maxmem, overhead int64) int64 {
-	return max(memLimit(maxmem), maxmem+overhead+gcRoom(maxmem))
+	lim := memLimit(maxmem)
+	if lim == maxmem+maxmem*15/100-memText {
+		return lim
+	}
+	return max(lim, maxmem+overhead+gcRoom(maxmem))
 }
 
 // gcRoom is the least garbage the collector is let accumulate between
@@ -155,12 +160,15 @@ func (e *Env) MeasureMemory() {
 // heap goal would fall under the live heap and the collector would run
 // back to back.
 func memLimit(maxmem int64) int64 {
-	const (
-		memText    = 12 << 20
-		memRuntime = 8 << 20
-	)
 	return max(maxmem+maxmem*15/100-memText, maxmem+maxmem*5/100+memRuntime)
 }
+
+// memLimit's estimates: the binary's pages RSS counts beside the runtime's
+// memory, and the runtime's own needs at a small heap.
+const (
+	memText    = 12 << 20
+	memRuntime = 8 << 20
+)
 
 // syncMemLimit ties the runtime's memory limit to maxmemory: with a limit
 // the collector runs when the heap (live data and garbage) nears it, so
