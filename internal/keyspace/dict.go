@@ -278,8 +278,9 @@ func (d *dict) Random(r *rand.Rand) *Object {
 // Some calls fn for up to n stored objects from consecutive buckets of
 // the table, from a random one on (Redis's dictGetSomeKeys, which
 // eviction samples with): the table's slots are read in sequence instead
-// of n cache misses at random places. It looks at most 10n buckets, and
-// each at most once (so no object twice); while the table is being
+// of n cache misses at random places. It looks at 10n buckets at most,
+// or on a sparse table as many as it takes to find one object, and at
+// each bucket once (so no object twice); while the table is being
 // rehashed it gives one object picked at random instead.
 func (d *dict) Some(r *rand.Rand, n int, fn func(*Object)) {
 	if d.Len() == 0 || n <= 0 {
@@ -303,7 +304,7 @@ func (d *dict) Some(r *rand.Rand, n int, fn func(*Object)) {
 			first = first.next
 		}
 	}
-	for steps := min(10*n, len(t)); got < n && steps > 0; steps-- {
+	for steps := 0; got < n && steps < len(t) && (steps < 10*n || got == 0); steps++ {
 		o := t[i]
 		if first != nil {
 			o, first = first, nil
