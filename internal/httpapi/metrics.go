@@ -139,8 +139,10 @@ func (m emitter) info(fields []infoField) {
 		case f.section == "Latencystats" && strings.HasPrefix(f.key, "latency_percentiles_usec_"):
 			q := map[float64]float64{}
 			for p, v := range subfields(f.val) {
+				// A summary's quantiles are fractions (OpenMetrics refuses
+				// 50.0): p99.9 is the quantile 0.999.
 				if pf, err := strconv.ParseFloat(strings.TrimPrefix(p, "p"), 64); err == nil {
-					q[pf] = v
+					q[pf/100] = v
 				}
 			}
 			latency[strings.TrimPrefix(f.key, "latency_percentiles_usec_")] = q
