@@ -415,9 +415,11 @@ func (e *Env) evictionCandidate(p Policy) (*keyspace.DB, string) {
 				continue
 			}
 			total += n
-			db.SampleSome(volatile, samples, func(o *keyspace.Object) {
-				pool.insert(evCandidate{key: o.Key, db: db.ID, idle: e.evictionScore(p, o)})
-			})
+			for range samples {
+				if o := db.Sample(volatile); o != nil {
+					pool.insert(evCandidate{key: o.Key, db: db.ID, idle: e.evictionScore(p, o)})
+				}
+			}
 		}
 		if total == 0 {
 			return nil, ""

@@ -275,50 +275,6 @@ func (d *dict) Random(r *rand.Rand) *Object {
 	return o
 }
 
-// Some calls fn for up to n stored objects from consecutive buckets of
-// the table, from a random one on (Redis's dictGetSomeKeys, which
-// eviction samples with): the table's slots are read in sequence instead
-// of n cache misses at random places. It looks at 10n buckets at most,
-// or on a sparse table as many as it takes to find one object, and at
-// each bucket once (so no object twice); while the table is being
-// rehashed it gives one object picked at random instead.
-func (d *dict) Some(r *rand.Rand, n int, fn func(*Object)) {
-	if d.Len() == 0 || n <= 0 {
-		return
-	}
-	if d.rehashing() {
-		fn(d.Random(r))
-		return
-	}
-	t := d.t[0]
-	i, got := r.IntN(len(t)), 0
-	// The first bucket's chain is entered at a random place, so that an
-	// object deep in a long chain can be sampled too.
-	first := t[i]
-	if first != nil && first.next != nil {
-		k := 0
-		for o := first; o != nil; o = o.next {
-			k++
-		}
-		for k = r.IntN(k); k > 0; k-- {
-			first = first.next
-		}
-	}
-	for steps := 0; got < n && steps < len(t) && (steps < 10*n || got == 0); steps++ {
-		o := t[i]
-		if first != nil {
-			o, first = first, nil
-		}
-		for ; o != nil && got < n; o = o.next {
-			fn(o)
-			got++
-		}
-		if i++; i == len(t) {
-			i = 0
-		}
-	}
-}
-
 // Scan calls fn for the objects of the buckets at cursor and returns the
 // next cursor (0 when the scan is complete). Redis's dictScan algorithm: the
 // cursor's bits are incremented from the high end, so a scan that started on
