@@ -108,8 +108,16 @@ type client struct {
 	// inPending is set while the client is in its loop's pending list.
 	inPending bool
 	// yield is set when a loop client's batch stops so that the loop
-	// serves other clients before the rest of it (runBatch).
-	yield bool
+	// serves other clients before the rest of it (runBatch); unrun then
+	// says the input holds commands still to run, and nothing more is
+	// read before they have. roundOut counts the bytes of replies built
+	// since the loop began serving the client (runBatch yields past
+	// loopMaxReplies). inHeavy and heavySkips: the client is in the
+	// loop's heavy list, passed over heavySkips rounds (serveHeavy).
+	yield, unrun bool
+	roundOut     int
+	inHeavy      bool
+	heavySkips   int
 }
 
 // Who may write to a client's socket (client.wown). Only the client's
@@ -566,10 +574,11 @@ func (c *client) runBatch() (ran int, reparse, stop bool) {
 			if ran == len(c.ends) {
 				return ran, false, false
 			}
-			if c.inLoop && c.queued() {
+			if c.inLoop && (c.queued() || c.roundOut >= loopMaxReplies) {
 				// Its replies wait in its queue for a socket that is
-				// slow to take them: the loop serves the others before
-				// it goes on (eventLoop.serve kicks it).
+				// slow to take them, or it has had its share of the
+				// round: the loop serves the others before it goes on
+				// (eventLoop.serve kicks it).
 				c.yield = true
 				return ran, false, false
 			}
@@ -682,13 +691,17 @@ func (c *client) stage() (direct bool) {
 		return true
 	}
 	q := c.out.Load() // wown is wQueue: out is set
-	if len(c.w.Buf) >= replyFlushAt {
+	if cap(c.w.Buf) > keepReplyBuf {
 		q.addOwned(c, c.w.Buf)
 		c.w.Buf = nil
-	} else {
-		q.add(c, c.w.Buf)
-		c.resetOut()
+		return false
 	}
+	// Copied, and the buffer kept for the next replies: a client whose
+	// replies queue up (it does not read) would otherwise grow a fresh
+	// buffer for every large reply, and the allocations would make the
+	// collector run every few replies.
+	q.add(c, c.w.Buf)
+	c.w.Reset()
 	return false
 }
 
@@ -834,6 +847,10 @@ func (c *client) dropUnsent() {
 		c.w.Buf, c.wpendLen = c.w.Buf[:0], 0
 	}
 }
+
+// keepReplyBuf is the largest reply buffer a queued client keeps between
+// batches (stage).
+const keepReplyBuf = 4 << 20
 
 func (c *client) resetOut() {
 	if cap(c.w.Buf) > 1<<20 {

@@ -65,6 +65,11 @@ type eventLoop struct {
 	// writers woken after the round (out.go).
 	pending []*client
 	wakes   wakeList
+	// heavy are the clients whose unread output passed backlogAt: they
+	// are served after the round's other clients, within heavyBudget
+	// (serveHeavy). heavyPhase is set while serveHeavy serves them.
+	heavy      []*client
+	heavyPhase bool
 	// asked is the AOF position the loop asked durability to wake it for
 	// (syncWake): 0 once it did, so that the loop asks again.
 	asked  atomic.Int64
@@ -188,7 +193,7 @@ func (l *eventLoop) run() {
 		l.admit()
 		// Clients held for the AOF's fsync are woken by its end, not by
 		// polling: no spin while they wait (syncWake).
-		n := l.wait(events, len(l.kick) == 0, len(l.pending) == 0)
+		n := l.wait(events, len(l.kick) == 0 && len(l.heavy) == 0, len(l.pending) == 0)
 		for i := 0; i < n; i++ {
 			fd := int(events[i].Fd)
 			if fd == l.evfd {
@@ -212,6 +217,7 @@ func (l *eventLoop) run() {
 				}
 			}
 		}
+		l.serveHeavy()
 		l.flushAll(false)
 	}
 }
@@ -408,19 +414,31 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		l.handoffTo(c, false)
 		return
 	}
-	n, err := c.loopRead()
-	if n > 0 {
-		s.Env.Stats.NetInputBytes.Add(int64(n))
-		c.sess.LastIO.Store(s.Env.NowMs())
-	} else if err == errAgain {
-		if !kicked || !c.reader.Buffered() {
-			return
-		}
-	} else {
-		l.flush(c)
-		l.drop(c)
+	if !l.heavyPhase && (c.inHeavy || c.backlogged()) {
+		l.addHeavy(c)
 		return
 	}
+	if c.unrun {
+		// Commands read before are still to run: no more is read until
+		// they have, so that a client whose replies are not taken does
+		// not pile up input too (the kernel's buffer holds it back).
+		c.unrun = false
+	} else {
+		n, err := c.loopRead()
+		if n > 0 {
+			s.Env.Stats.NetInputBytes.Add(int64(n))
+			c.sess.LastIO.Store(s.Env.NowMs())
+		} else if err == errAgain {
+			if !kicked || !c.reader.Buffered() {
+				return
+			}
+		} else {
+			l.flush(c)
+			l.drop(c)
+			return
+		}
+	}
+	c.roundOut = 0
 	l.cur = c
 	l.mu.Unlock()
 	var quit bool
@@ -449,7 +467,12 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		// The rest of its input waits for the loop's next round.
 		c.yield = false
 		if c.handoff == handoffNone && !quit {
-			l.kickLocked(c)
+			c.unrun = true
+			if c.backlogged() {
+				l.addHeavy(c)
+			} else {
+				l.kickLocked(c)
+			}
 		}
 	}
 	switch {
@@ -458,6 +481,89 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 	case quit:
 		l.drop(c)
 	}
+}
+
+// Clients whose output is not being read. A client that pipelines
+// commands with large replies and does not read them (a slow reader, or an
+// attack) would make every round build its replies, and all such clients'
+// queues would grow at once. Instead, once its unread output passes
+// backlogAt, a client is served only after the round's other clients,
+// and the rounds build at most heavyBudget bytes of replies for all such
+// clients together (at least one batch): the others' latency stays that
+// of a round plus one batch, and memory grows one queue at a time, the
+// largest first, as Redis fills one client's buffer per event until its
+// limit closes it. A client passed over heavyAge rounds in a row goes
+// first, so that none waits for ever behind a larger one that keeps
+// draining and refilling (a few rounds would let every queue grow at
+// once again).
+const (
+	backlogAt   = replyFlushAt
+	heavyBudget = 1 << 20
+	heavyAge    = 256
+)
+
+// backlogged reports whether c's unread output passed backlogAt.
+func (c *client) backlogged() bool {
+	q := c.out.Load()
+	return q != nil && q.size() >= backlogAt
+}
+
+// addHeavy puts c in the list served after the round's other clients.
+func (l *eventLoop) addHeavy(c *client) {
+	if !c.inHeavy {
+		c.inHeavy = true
+		c.heavySkips = 0
+		l.heavy = append(l.heavy, c)
+	}
+}
+
+// serveHeavy serves the backlogged clients within heavyBudget, the
+// longest-waiting (past heavyAge rounds) and then the largest first.
+func (l *eventLoop) serveHeavy() {
+	if len(l.heavy) == 0 {
+		return
+	}
+	list := l.heavy[:0]
+	for _, c := range l.heavy {
+		if c.inLoop {
+			list = append(list, c)
+		} else {
+			c.inHeavy = false
+		}
+	}
+	clear(l.heavy[len(list):])
+	l.heavy = list
+	spent := int64(0)
+	l.heavyPhase = true
+	defer func() { l.heavyPhase = false }()
+	for spent < heavyBudget && len(l.heavy) > 0 {
+		best, bestSize := -1, int64(-1)
+		for i, c := range l.heavy {
+			size := c.unsent()
+			if c.heavySkips >= heavyAge {
+				size = 1 << 62
+			}
+			if size > bestSize {
+				best, bestSize = i, size
+			}
+		}
+		c := l.heavy[best]
+		l.heavy = append(l.heavy[:best], l.heavy[best+1:]...)
+		c.inHeavy = false
+		l.serve(c, true)
+		spent += max(int64(c.roundOut), 1)
+	}
+	for _, c := range l.heavy {
+		c.heavySkips++
+	}
+}
+
+// unsent is the client's queued output.
+func (c *client) unsent() int64 {
+	if q := c.out.Load(); q != nil {
+		return q.size()
+	}
+	return 0
 }
 
 // drop closes a loop client.

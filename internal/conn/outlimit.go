@@ -35,6 +35,9 @@ const (
 	// and not written before its batch stops to write them: Redis writes
 	// at most NET_MAX_WRITES_PER_EVENT (64 KB) per client per event.
 	replyFlushAt = 64 << 10
+	// loopMaxReplies is how many bytes of replies a loop client may have
+	// built in one turn before the loop serves the others (runBatch).
+	loopMaxReplies = 1 << 20
 	// replyBufBytes is Redis's static reply buffer (PROTO_REPLY_CHUNK_BYTES),
 	// which the limits do not count.
 	replyBufBytes = 16 << 10
@@ -161,7 +164,11 @@ func (c *client) outputGrew() bool {
 		c.w.Buf, c.wpendLen = nil, 0
 		return true
 	}
-	return len(c.w.Buf) >= replyFlushAt
+	if len(c.w.Buf) >= replyFlushAt {
+		c.roundOut += len(c.w.Buf)
+		return true
+	}
+	return false
 }
 
 // overLimit reports whether unread bytes of output put c over its limits,
