@@ -70,6 +70,11 @@ type eventLoop struct {
 	// (serveHeavy). heavyPhase is set while serveHeavy serves them.
 	heavy      []*client
 	heavyPhase bool
+	// othersRan says the round ran commands of clients not in heavy;
+	// heavyNext is when heavy clients may be served again while others
+	// are being served (serveHeavy).
+	othersRan bool
+	heavyNext time.Time
 	// asked is the AOF position the loop asked durability to wake it for
 	// (syncWake): 0 once it did, so that the loop asks again.
 	asked  atomic.Int64
@@ -191,6 +196,7 @@ func (l *eventLoop) run() {
 			return
 		}
 		l.admit()
+		l.othersRan = false
 		// Clients held for the AOF's fsync are woken by its end, not by
 		// polling: no spin while they wait (syncWake).
 		n := l.wait(events, len(l.kick) == 0 && len(l.heavy) == 0, len(l.pending) == 0)
@@ -439,6 +445,9 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		}
 	}
 	c.roundOut = 0
+	if !l.heavyPhase {
+		l.othersRan = true
+	}
 	l.cur = c
 	l.mu.Unlock()
 	var quit bool
@@ -492,7 +501,9 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 // clients together (at least one batch): the others' latency stays that
 // of a round plus one batch, and memory grows one queue at a time, the
 // largest first, as Redis fills one client's buffer per event until its
-// limit closes it. A client passed over heavyAge rounds in a row goes
+// limit closes it. While other clients are being served, the heavy ones
+// get at most 1/heavyShare of the loop's time: a round that serves them
+// is followed by rounds that do not, for heavyShare-1 times as long. A client passed over heavyAge rounds in a row goes
 // first, so that none waits for ever behind a larger one that keeps
 // draining and refilling (a few rounds would let every queue grow at
 // once again).
@@ -500,6 +511,7 @@ const (
 	backlogAt   = replyFlushAt
 	heavyBudget = 1 << 20
 	heavyAge    = 256
+	heavyShare  = 4
 )
 
 // backlogged reports whether c's unread output passed backlogAt.
@@ -533,6 +545,11 @@ func (l *eventLoop) serveHeavy() {
 	}
 	clear(l.heavy[len(list):])
 	l.heavy = list
+	start := time.Now()
+	if l.othersRan && start.Before(l.heavyNext) {
+		return
+	}
+	defer func() { l.heavyNext = start.Add(time.Since(start) * heavyShare) }()
 	spent := int64(0)
 	l.heavyPhase = true
 	defer func() { l.heavyPhase = false }()
