@@ -186,6 +186,7 @@ func (s *Server) accept(conn net.Conn) {
 	sess.Authed = !s.Env.AuthRequired()
 	c := &client{srv: s, sess: sess, w: resp.Writer{Proto: 2}, fd: -1}
 	sess.Push = c.push
+	c.w.Over = c.overAppend
 	tc, isTCP := conn.(*net.TCPConn)
 	if isTCP {
 		if ka := s.Cfg.Int(config.TCPKeepalive); ka > 0 {
@@ -603,6 +604,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s.mu.Lock()
 	defer func() {
 		s.current = nil
+		c.w.Limit, c.w.Dropped = 0, false
 		aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // the batch's AOF bytes (the effect stream on disk)
 		direct := c.stage()
 		s.mu.Unlock()
@@ -612,6 +614,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s.current = c
 	c.w.Proto = c.sess.Proto
 	c.checkAt = c.outputCheckAt(s.outputLimits())
+	c.w.Limit = c.appendLimit(s.outputLimits())
 	authed, maxBulk := c.sess.Authed, c.reader.MaxBulk
 	start := 0
 	if i > 0 {
@@ -634,6 +637,11 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 		}
 		mark := len(c.w.Buf)
 		s.Env.Execute(c.sess, args, &c.w)
+		if c.w.Dropped {
+			// The reply put the client over its limit as it was built.
+			c.dropForLimit()
+			return i + 1, false, true, false
+		}
 		if c.sess.Blocked && c.park() {
 			return i + 1, false, false, false // the reply comes when the wait ends
 		}

@@ -575,14 +575,6 @@ func (l *eventLoop) serveHeavy() {
 	}
 }
 
-// unsent is the client's queued output.
-func (c *client) unsent() int64 {
-	if q := c.out.Load(); q != nil {
-		return q.size()
-	}
-	return 0
-}
-
 // drop closes a loop client.
 func (l *eventLoop) drop(c *client) {
 	l.remove(c)

@@ -158,10 +158,7 @@ func (c *client) outputGrew() bool {
 	c.outShown = true
 	if c.overLimit(unread) {
 		c.closeForLimit(unread)
-		// Nothing more is sent: the replies are dropped (a deferred
-		// write then ends with nothing to write).
-		ReleaseMemory(int64(cap(c.w.Buf)))
-		c.w.Buf, c.wpendLen = nil, 0
+		c.dropReplies()
 		return true
 	}
 	if len(c.w.Buf) >= replyFlushAt {
@@ -169,6 +166,65 @@ func (c *client) outputGrew() bool {
 		return true
 	}
 	return false
+}
+
+// unsent is the client's queued output.
+func (c *client) unsent() int64 {
+	if q := c.out.Load(); q != nil {
+		return q.size()
+	}
+	return 0
+}
+
+// dropReplies discards the replies not sent to a client closed for its
+// limits: nothing more is sent (a deferred write then ends with nothing
+// to write).
+func (c *client) dropReplies() {
+	ReleaseMemory(int64(cap(c.w.Buf)))
+	c.w.Buf, c.wpendLen = nil, 0
+}
+
+// appendLimit is the length of the reply buffer past which a reply being
+// built is checked against c's limits (resp.Writer.Limit; 0: none
+// applies): the smallest limit, less what is queued.
+func (c *client) appendLimit(l *outLimits) int {
+	lim, unauth := c.limitFor(l)
+	var at int64
+	for _, v := range []int64{lim.hard, lim.soft} {
+		if v > 0 && (at == 0 || v < at) {
+			at = v
+		}
+	}
+	if unauth && (at == 0 || unauthLimit < at) {
+		at = unauthLimit
+	}
+	if at == 0 {
+		return 0
+	}
+	return int(max(at+replyBufBytes-c.unsent(), 1))
+}
+
+// overAppend is the reply buffer's check as a reply grows past
+// appendLimit (resp.Writer.Over): whether n bytes of replies, with what
+// is queued, put c over its limits (Redis checks on each append). If
+// not, the next check is set where the limit would be reached.
+func (c *client) overAppend(n int) bool {
+	unread := int64(n) + c.unsent()
+	if c.overLimit(unread) {
+		return true
+	}
+	// Over a soft limit not yet for long enough: look again after one
+	// more replyFlushAt, as the time passes.
+	c.w.Limit = n + max(c.appendLimit(c.srv.outputLimits())-n, replyFlushAt)
+	return false
+}
+
+// dropForLimit closes c, whose reply being built put it over its limits.
+func (c *client) dropForLimit() {
+	unread := int64(len(c.w.Buf)) + c.unsent()
+	c.setOutBuf(unread)
+	c.closeForLimit(unread)
+	c.dropReplies()
 }
 
 // overLimit reports whether unread bytes of output put c over its limits,

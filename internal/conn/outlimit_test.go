@@ -362,3 +362,17 @@ func setLimit(t *testing.T, admin *servertest.Conn, v string) func() {
 	}
 	return func() { admin.Do("CONFIG", "SET", "client-output-buffer-limit", "normal 0 0 0") }
 }
+
+// The limit is checked as a reply is built, not once it is: a reply
+// larger than the hard limit is dropped when it passes the limit, so the
+// most output the client ever had is the limit plus one element, not the
+// reply (1 MB here).
+func TestOutputLimitCheckedWhileBuilding(t *testing.T) {
+	bothModes(t, func(t *testing.T, inst *servertest.Instance) {
+		singleReplyOverLimit(t, inst.Addr)
+		peak := inst.Srv.RecentMaxOutputBuffer()
+		if peak < 512<<10 || peak > 512<<10+16<<10+1024 {
+			t.Errorf("largest output %d bytes, want the 512 KB limit plus Redis's 16 KB buffer and at most one element", peak)
+		}
+	})
+}
