@@ -115,9 +115,11 @@ type client struct {
 	// loopMaxReplies). inHeavy and heavySkips: the client is in the
 	// loop's heavy list, passed over heavySkips rounds (serveHeavy).
 	yield, unrun bool
-	roundOut     int
-	inHeavy      bool
-	heavySkips   int
+	// readMore says input was read while a write waited (writeReading).
+	readMore   bool
+	roundOut   int
+	inHeavy    bool
+	heavySkips int
 }
 
 // Who may write to a client's socket (client.wown). Only the client's
@@ -334,7 +336,7 @@ func (c *client) writeRest() {
 	}
 	c.handoff = handoffNone
 	if len(c.wrest) > 0 {
-		n, err := c.outWrite(c.wrest)
+		n, err := c.writeReading(c.wrest)
 		c.srv.Env.Stats.NetOutputBytes.Add(int64(n))
 		if err != nil {
 			c.sess.Killed.Store(true)
@@ -393,6 +395,11 @@ func (c *client) serve() {
 		ready = false
 		if c.consume() {
 			return
+		}
+		if c.readMore {
+			// Input arrived while a write waited (writeReading).
+			c.readMore = false
+			ready = true
 		}
 	}
 }
@@ -780,7 +787,7 @@ func (c *client) socketFull(rest []byte) (int, error) {
 	}
 	c.setOutBuf(int64(len(rest)))
 	c.outShown = true
-	n, err := c.raw.write(rest) // only raw writes report errAgain
+	n, err := c.writeReading(rest) // only raw writes report errAgain
 	c.endDirect()
 	if c.outShown {
 		c.sess.OutBuf.Store(0)

@@ -847,6 +847,13 @@ func fdWrite(fd int, p []byte) (int, error) {
 // fdWriteWait writes all of p, waiting (poll) while the socket is full,
 // until killed says stop or the deadline (unix ns, 0 for none) passes.
 func fdWriteWait(fd int, p []byte, killed func() bool, deadline func() int64) (int, error) {
+	return fdWriteReading(fd, p, killed, deadline, nil)
+}
+
+// fdWriteReading is fdWriteWait that, with read set, calls it whenever
+// the socket is readable while it waits to write; read returning false
+// ends the write (net.ErrClosed).
+func fdWriteReading(fd int, p []byte, killed func() bool, deadline func() int64, read func() bool) (int, error) {
 	done := 0
 	for {
 		n, err := fdWrite(fd, p[done:])
@@ -861,8 +868,63 @@ func fdWriteWait(fd int, p []byte, killed func() bool, deadline func() int64) (i
 			return done, os.ErrDeadlineExceeded
 		}
 		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		if read != nil {
+			pfd[0].Events |= unix.POLLIN
+		}
 		unix.Poll(pfd, 100)
+		if read != nil && pfd[0].Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLERR) != 0 && !read() {
+			return done, net.ErrClosed
+		}
 	}
+}
+
+// writeReading writes all of p for a client whose socket is full and
+// that is not served on while it is (no output limit applies to it),
+// reading its input meanwhile, as Redis goes on reading a client whatever
+// its output: a client that writes its whole pipeline before it reads a
+// reply would otherwise wait for the server to read while the server
+// waits for it to read. The input waits in the client's query buffer
+// (bounded by client-query-buffer-limit), not as replies; c.readMore
+// says some arrived.
+func (c *client) writeReading(p []byte) (int, error) {
+	s := c.srv
+	killed := func() bool { return c.sess.Killed.Load() || s.closing.Load() }
+	if c.fd >= 0 {
+		return fdWriteReading(c.fd, p, killed, c.wdl.Load, func() bool { return c.readAside(c.fd) })
+	}
+	if c.raw == nil {
+		return c.conn.Write(p)
+	}
+	var n int
+	var err error
+	noDeadline := func() int64 { return 0 }
+	if cerr := c.raw.rc.Control(func(fd uintptr) {
+		n, err = fdWriteReading(int(fd), p, killed, noDeadline, func() bool { return c.readAside(int(fd)) })
+	}); cerr != nil {
+		return n, cerr
+	}
+	return n, err
+}
+
+// readAside reads what arrived for c into its input while a write waits
+// (writeReading); false: the connection ended, or the input passed
+// client-query-buffer-limit (the client is closed, as Redis closes it).
+func (c *client) readAside(fd int) bool {
+	s := c.srv
+	n, err := fdRead(fd, c.reader.ReadBuf(loopMaxRead))
+	c.reader.Filled(n)
+	if n > 0 {
+		s.Env.Stats.NetInputBytes.Add(int64(n))
+		c.sess.LastIO.Store(s.Env.NowMs())
+		c.readMore = true
+		c.noteInput(c.reader.QueryBuf())
+		if int64(c.reader.QueryBuf()) > s.Cfg.Int(config.ClientQueryBufferLimit) {
+			s.Log.Warn(fmt.Sprintf("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)", c.info(), resp.AppendRepr(nil, c.reader.QueryHead(64))))
+			c.sess.Killed.Store(true)
+			return false
+		}
+	}
+	return err == nil || err == errAgain
 }
 
 func fdShutdown(fd int) { unix.Shutdown(fd, unix.SHUT_RDWR) }
