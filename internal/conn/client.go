@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -115,11 +116,15 @@ type client struct {
 	// loopMaxReplies). inHeavy and heavySkips: the client is in the
 	// loop's heavy list, passed over heavySkips rounds (serveHeavy).
 	yield, unrun bool
+	roundOut     int
+	inHeavy      bool
+	heavySkips   int
 	// readMore says input was read while a write waited (writeReading).
-	readMore   bool
-	roundOut   int
-	inHeavy    bool
-	heavySkips int
+	readMore bool
+	// unlocked is set while the owner adds output to the queue without
+	// the server lock (queueRest, the busy path): a limit's log line then
+	// shows only the fields it can read without it (closeForLimit).
+	unlocked atomic.Bool
 }
 
 // Who may write to a client's socket (client.wown). Only the client's
@@ -450,10 +455,18 @@ func (c *client) noteInput(qbuf int) {
 	}
 }
 
-// info describes the client in log lines, as Redis's client info string
-// begins.
+// info is the client's CLIENT LIST line without its newline, which
+// Redis's log lines about a client show (catClientInfoString). It reads
+// the session under the server lock, which the caller does not hold.
 func (c *client) info() string {
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s", c.sess.ID, c.sess.Addr, c.sess.LAddr, c.sess.FD, c.sess.Name)
+	c.srv.mu.Lock()
+	defer c.srv.mu.Unlock()
+	return c.infoLocked()
+}
+
+// infoLocked is info for a caller that holds the server lock.
+func (c *client) infoLocked() string {
+	return strings.TrimSuffix(engine.ClientInfo(c.srv.Env, c.sess), "\n")
 }
 
 // process parses and runs every complete command in the input, writes
@@ -802,7 +815,9 @@ func (c *client) socketFull(rest []byte) (int, error) {
 // in wQueue, and the queue's writer starts.
 func (c *client) queueRest(rest []byte) {
 	q := c.queue()
+	c.unlocked.Store(true)
 	q.prepend(c, rest)
+	c.unlocked.Store(false)
 	for {
 		if c.wown.CompareAndSwap(wDirect, wQueue) || c.wown.CompareAndSwap(wQueueWaits, wQueue) {
 			go c.writeLoop(q)

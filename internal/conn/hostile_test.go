@@ -119,3 +119,37 @@ func TestUnixClientOverLimit(t *testing.T) {
 		t.Errorf("no log line for the closed client")
 	}
 }
+
+// The line logged for a client closed at its output limit is its CLIENT
+// LIST line, as Redis logs it (catClientInfoString): the same fields in
+// the same order as CLIENT LIST shows, omem being what put it over.
+func TestOutputLimitLogLine(t *testing.T) {
+	inst := servertest.Start(t)
+	hardLimitAttack(t, inst.Addr)
+	admin := inst.Raw(t)
+	keys := func(line string) []string {
+		var k []string
+		for _, f := range strings.Fields(line) {
+			name, _, _ := strings.Cut(f, "=")
+			k = append(k, name)
+		}
+		return k
+	}
+	info := admin.Do("CLIENT", "INFO") // a bulk string in RESP2
+	want := strings.Join(keys(info[strings.Index(info, "\n")+1:]), " ")
+	var logged string
+	for _, l := range strings.Split(inst.Logs.String(), "\n") {
+		if _, rest, ok := strings.Cut(l, "Client id="); ok && strings.Contains(l, "scheduled to be closed ASAP") {
+			logged = "id=" + strings.TrimSuffix(strings.TrimSuffix(rest, `"`), " scheduled to be closed ASAP for overcoming of output buffer limits.")
+		}
+	}
+	if got := strings.Join(keys(logged), " "); got != want {
+		t.Fatalf("logged fields:\n%s\nCLIENT INFO's:\n%s", got, want)
+	}
+	t.Logf("logged: %s", logged)
+	for _, f := range strings.Fields(logged) {
+		if v, ok := strings.CutPrefix(f, "omem="); ok && len(v) < 8 {
+			t.Errorf("omem=%s: want the output over the 64 MB limit", v)
+		}
+	}
+}

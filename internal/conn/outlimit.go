@@ -256,7 +256,8 @@ func (c *client) overLimit(unread int64) bool {
 	return false
 }
 
-// closeForLimit closes c for overcoming its output buffer limit: what it
+// closeForLimit closes c for overcoming its output buffer limit (with the
+// server lock held, unless c.unlocked says otherwise): what it
 // has not been sent is dropped and the connection is shut down at once;
 // its owner then tears it down (Redis's freeClientAsync). It reports
 // false when c was already being closed.
@@ -266,7 +267,11 @@ func (c *client) closeForLimit(unread int64) bool {
 	}
 	s := c.srv
 	s.Env.Stats.OutputLimitCloses.Add(1)
-	s.Log.Warn(fmt.Sprintf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.describe(unread)))
+	info := c.describe(unread)
+	if !c.unlocked.Load() {
+		info = c.infoLocked()
+	}
+	s.Log.Warn(fmt.Sprintf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", info))
 	if q := c.out.Load(); q != nil {
 		q.fail()
 	}
@@ -276,7 +281,7 @@ func (c *client) closeForLimit(unread int64) bool {
 }
 
 // describe is the part of the CLIENT LIST line the connection knows, for
-// log lines.
+// log lines made without the server lock.
 func (c *client) describe(omem int64) string {
 	s := c.sess
 	now := c.srv.Env.Clock.NowMs()
