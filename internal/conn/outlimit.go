@@ -16,8 +16,10 @@ import (
 // the replies built and not yet written, and its pushed-output queue.
 // Redis keeps the first 16 KB of it in a static buffer that the limits do
 // not count (replyBufBytes) and checks the rest each time replies are
-// appended; so does Abacus, after each command (runLocked) and each time
-// bytes join the queue (outQueue.add). A client over its class's hard
+// appended; so does Abacus, as a reply grows past the limit (each bulk
+// string, resp.Writer.Limit: a reply larger than the limit is dropped
+// when it passes it, not built whole), after each command (runLocked)
+// and each time bytes join the queue (outQueue.add). A client over its class's hard
 // limit, or over its soft limit for longer than soft-seconds, is closed at
 // once without being sent what is left, and Redis's line is logged.
 //
@@ -28,7 +30,12 @@ import (
 // served as in Redis, its output queued, until the limit closes it; a
 // client without a limit stops being served until it reads (the loop
 // hands it to its goroutine, which waits for the socket), so its memory
-// is bounded by its socket rather than by its pipeline.
+// is bounded by its socket rather than by its pipeline; its input is read
+// meanwhile (writeReading), so that a client that writes all its
+// pipeline before it reads does not wait for the server while the server
+// waits for it. A client whose unread output passed backlogAt is served
+// after the loop's other clients, within a budget (loop_linux.go,
+// serveHeavy).
 
 const (
 	// replyFlushAt is how many bytes of replies a client may have built
