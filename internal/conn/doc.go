@@ -13,6 +13,10 @@
 //     in batches under the server lock, and leaves the replies staged;
 //     after the round of events it writes every staged reply (flushAll),
 //     as Redis does in beforeSleep.
+//     Clients whose unread output passed backlogAt (eventLoop.heavy)
+//     are served after the round's others, within a budget of reply
+//     bytes and of the loop's time (serveHeavy), the largest queue
+//     first, so that clients that do not read cannot stall the others.
 //   - A client goroutine (client.serve) serves a client the loop cannot:
 //     unix sockets, io-event-loop no, systems without epoll, and a loop
 //     client that must wait ("handoff": a blocking command parked it,
@@ -46,7 +50,7 @@
 // goroutine locked.
 //
 //  1. eventLoop.mu: the loop's epoll set and clients (byFD, cur, kick,
-//     pending) and the loop-side state of each client in it (see
+//     pending, heavy) and the loop-side state of each client in it (see
 //     Ownership). The loop goroutine holds it except while it runs a
 //     client's batch; the busy watcher holds it while it serves. Under
 //     it: the server lock (a dropped client's close takes it, except
@@ -132,7 +136,9 @@
 //     the socket full (socketFull), a client with an output limit moves
 //     the rest to the head of its queue and straight to wQueue; for
 //     another, a loop's rest (client.wrest) is written by the goroutine
-//     the handoff starts (writeRest), a goroutine's by itself, waiting.
+//     the handoff starts (writeRest), a goroutine's by itself, waiting
+//     and reading the client's input meanwhile (writeReading: the owner
+//     fills its own reader).
 //     Whoever finishes ends the write (endDirect: back to wIdle).
 //   - wQueueWaits: a push created the queue while a write was in flight.
 //     endDirect (or queueRest) then moves to wQueue and starts the
