@@ -339,7 +339,7 @@ var table = []*Param{
 	LazyfreeLazyUserDel:       boolP("lazyfree-lazy-user-del", "no"),
 	LazyfreeLazyUserFlush:     boolP("lazyfree-lazy-user-flush", "no"),
 	ActiveRehashing:           boolP("activerehashing", "yes"),
-	ActiveDefrag:              boolP("activedefrag", "no"),
+	ActiveDefrag:              boolP("activedefrag", "no").validate(checkActiveDefrag),
 	LFULogFactor:              intP("lfu-log-factor", "10", 0, maxInt32),
 	LFUDecayTime:              intP("lfu-decay-time", "1", 0, maxInt32),
 	JemallocBgThread:          boolP("jemalloc-bg-thread", "yes"),

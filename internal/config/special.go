@@ -409,3 +409,13 @@ func checkHostname(v string) error {
 	}
 	return nil
 }
+
+// checkActiveDefrag refuses to turn active defragmentation on, as a
+// redis-server built without Redis's own jemalloc does (Debian's): Abacus
+// has no defragmenter; Go's collector compacts nothing either.
+func checkActiveDefrag(v string) error {
+	if v == "yes" {
+		return verr("Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified Jemalloc like the one shipped by default with the Redis source distribution")
+	}
+	return nil
+}
