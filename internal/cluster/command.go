@@ -515,13 +515,8 @@ func cmdSetSlot(c *engine.Ctx, cl *Cluster) {
 			c.Errorf("ERR I'm not the owner of hash slot %d", slot)
 			return
 		}
-		n := cl.lookup(string(c.Args[4]))
+		n := masterArg(c, cl, 4)
 		if n == nil {
-			c.Errorf("ERR I don't know about node %s", c.Args[4])
-			return
-		}
-		if n.isSlave() {
-			c.Error("ERR Target node is not a master")
 			return
 		}
 		cl.migrating[slot] = n
@@ -530,13 +525,8 @@ func cmdSetSlot(c *engine.Ctx, cl *Cluster) {
 			c.Errorf("ERR I'm already the owner of hash slot %d", slot)
 			return
 		}
-		n := cl.lookup(string(c.Args[4]))
+		n := masterArg(c, cl, 4)
 		if n == nil {
-			c.Errorf("ERR I don't know about node %s", c.Args[4])
-			return
-		}
-		if n.isSlave() {
-			c.Error("ERR Target node is not a master")
 			return
 		}
 		cl.importing[slot] = n
@@ -877,4 +867,19 @@ func cmdLinks(c *engine.Ctx, cl *Cluster) {
 		c.W.BulkString("send-buffer-used")
 		c.W.Int(0)
 	}
+}
+
+// masterArg is the known primary node named by argument i, or nil after
+// answering Redis's error for an unknown node or a replica.
+func masterArg(c *engine.Ctx, cl *Cluster, i int) *Node {
+	n := cl.lookup(string(c.Args[i]))
+	switch {
+	case n == nil:
+		c.Errorf("ERR I don't know about node %s", c.Args[i])
+		return nil
+	case n.isSlave():
+		c.Error("ERR Target node is not a master")
+		return nil
+	}
+	return n
 }

@@ -239,31 +239,24 @@ func (c *Cluster) loadConfig() (bool, error) {
 			if strings.HasPrefix(s, "[") {
 				// [slot->-id] migrating, [slot-<-id] importing.
 				s = strings.Trim(s, "[]")
-				if i := strings.Index(s, "->-"); i > 0 {
-					j, err := strconv.Atoi(s[:i])
-					if err != nil || j < 0 || j >= NumSlots {
-						return fmtErr(line)
-					}
-					t := c.lookup(s[i+3:])
-					if t == nil {
-						t = c.newNode(s[i+3:], 0)
-						c.addNode(t)
-					}
-					c.migrating[j] = t
-				} else if i := strings.Index(s, "-<-"); i > 0 {
-					j, err := strconv.Atoi(s[:i])
-					if err != nil || j < 0 || j >= NumSlots {
-						return fmtErr(line)
-					}
-					t := c.lookup(s[i+3:])
-					if t == nil {
-						t = c.newNode(s[i+3:], 0)
-						c.addNode(t)
-					}
-					c.importing[j] = t
-				} else {
+				table, sep := &c.migrating, "->-"
+				if !strings.Contains(s, sep) {
+					table, sep = &c.importing, "-<-"
+				}
+				i := strings.Index(s, sep)
+				if i <= 0 {
 					return fmtErr(line)
 				}
+				j, err := strconv.Atoi(s[:i])
+				if err != nil || j < 0 || j >= NumSlots {
+					return fmtErr(line)
+				}
+				t := c.lookup(s[i+3:])
+				if t == nil {
+					t = c.newNode(s[i+3:], 0)
+					c.addNode(t)
+				}
+				table[j] = t
 				continue
 			}
 			lo, hi, ok := strings.Cut(s, "-")
