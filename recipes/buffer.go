@@ -100,6 +100,7 @@ func NewBuffer(ctx context.Context, shards []redis.UniversalClient, name string,
 	if opts.LockTTL <= 0 {
 		opts.LockTTL = 30 * time.Second
 	}
+	name = oneSlot(name, shards...)
 	b := &Buffer{shards: shards, ring: newRing(len(shards)), prefix: name + ":", db: db, d: d, opts: opts}
 	for _, s := range shards {
 		b.locks = append(b.locks, NewLock(s, name+":flushlock", opts.LockTTL, opts.Options))

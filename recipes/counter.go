@@ -52,7 +52,7 @@ type Counter struct {
 // NewCounter returns the counter named key. Its keys are key:<step in ms>,
 // one per precision.
 func NewCounter(c redis.UniversalClient, key string, precs []Precision, opts Options) *Counter {
-	return &Counter{c: c, key: key, precs: precs, opts: opts}
+	return &Counter{c: c, key: oneSlot(key, c), precs: precs, opts: opts}
 }
 
 // Mode reports the path in use, detecting it if needed.

@@ -22,8 +22,10 @@
 // # Events in windows
 //
 // Events counts events in windows that slide with the clock. Native: a
-// time series with a retention and ON_DUPLICATE SUM; fallback: a sorted
-// set of unique members trimmed on every write.
+// time series with a retention and duplicates summed, and per-second and
+// per-minute series beside it, so that a count reads a bounded number of
+// samples however many events the window holds; fallback: a sorted set of
+// unique members trimmed on every write.
 //
 //	logins.Record(ctx)
 //	lastMinute, _ := logins.Count(ctx, time.Minute)
@@ -113,11 +115,20 @@
 //	req.Add(ctx, map[string]string{"service": "api", "region": "eu"}, 3)
 //	byService, _ := req.Query(ctx, time.Minute, from, to, nil, "service")
 //
-// # Limits
+// # Clusters
 //
-// Shards are lists of single-node clients: the recipes that name keys
-// they compute (Buffer's flush script, Rollups' fallback, Sorter's
-// temporary key) are not written for a cluster client, and no cluster
-// mode is tested. Examples that run against a local server are in
-// examples/pageviews and examples/flush-to-sql.
+// Every type takes a redis.UniversalClient, so a *redis.ClusterClient
+// works too. A recipe's own keys derive from its name by suffixes and
+// must share a slot: a name with a hash tag ("{views}") keeps them
+// together, and on a cluster client a name without one is tagged whole
+// ("lock:report" becomes "{lock:report}"). Keys that a call names itself
+// must share a tag: SlidingWindow.Allow's keys ("{u1}:user",
+// "{u1}:ip"), Sorter's set and columns. A Buffer lives in its name's slot
+// (spread several over a cluster, or give NewBuffer several clients);
+// Rollups spreads its series over the cluster by their labels and queries
+// every primary. TestRecipesOnCluster runs every type on a three-node
+// redis-server cluster and compares the answers with a single server's.
+//
+// Examples that run against a local server are in examples/pageviews and
+// examples/flush-to-sql.
 package recipes

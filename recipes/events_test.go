@@ -25,22 +25,27 @@ func TestEvents(t *testing.T) {
 				e.advance(time.Duration(rng.Intn(20)) * time.Minute)
 			}
 			must(t, ev.Record(ctx))
-			now := e.opts.Now().UnixMilli()
-			times = append(times, now)
+			times = append(times, e.opts.Now().UnixMilli())
 			if i%25 != 0 {
 				continue
 			}
-			for _, w := range windows {
-				var want int64
-				for _, x := range times {
-					if x > now-w.Milliseconds() {
-						want++
+			// Counted at the event and at a later moment, so that window
+			// edges fall anywhere within the native levels' slices.
+			for _, later := range []time.Duration{0, time.Duration(rng.Intn(90_000)) * time.Millisecond} {
+				e.advance(later)
+				now := e.opts.Now().UnixMilli()
+				for _, w := range windows {
+					var want int64
+					for _, x := range times {
+						if x > now-w.Milliseconds() {
+							want++
+						}
 					}
-				}
-				got, err := ev.Count(ctx, w)
-				must(t, err)
-				if got != want {
-					t.Fatalf("event %d: last %v: got %d, want %d", i, w, got, want)
+					got, err := ev.Count(ctx, w)
+					must(t, err)
+					if got != want {
+						t.Fatalf("event %d: last %v: got %d, want %d", i, w, got, want)
+					}
 				}
 			}
 		}

@@ -46,7 +46,7 @@ type Lock struct {
 
 // NewLock returns the lock named key (its token counter is key:fence).
 func NewLock(c redis.UniversalClient, key string, ttl time.Duration, opts Options) *Lock {
-	return &Lock{c: c, key: key, ttl: ttl, opts: opts}
+	return &Lock{c: c, key: oneSlot(key, c), ttl: ttl, opts: opts}
 }
 
 // Mode reports the path in use, detecting it if needed.

@@ -41,9 +41,11 @@ type Rollup struct {
 // into each rollup on a write, expiring Keep after the bucket ends; a
 // query reads the range's buckets on every shard and sums in the client.
 //
-// The shards are a list of single-node clients. A cluster client is not
-// supported (Abacus has no cluster mode yet, and TS.MRANGE through one
-// would ask a single node): shard by the list.
+// The shards are a list of clients; one may be a cluster client, which
+// spreads the keys over the cluster's nodes by itself: a series' keys
+// share a slot (its labels in the id's braces are their hash tag), the
+// fallback's hashes are one key per command, and the native query runs
+// TS.MRANGE on every primary of the cluster.
 type Rollups struct {
 	shards  []redis.UniversalClient
 	ring    *ring
@@ -190,7 +192,17 @@ func (r *Rollups) Query(ctx context.Context, step time.Duration, from, to time.T
 		if err != nil {
 			return nil, err
 		}
-		if m == Native {
+		if cc, ok := c.(*redis.ClusterClient); ok && m == Native {
+			// TS.MRANGE reads the node it runs on: ask every primary.
+			var mu sync.Mutex
+			err = cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+				return r.queryNative(ctx, node, st, from.UnixMilli(), to.UnixMilli(), filter, groupBy, func(g string, ms int64, v float64) {
+					mu.Lock()
+					add(g, ms, v)
+					mu.Unlock()
+				})
+			})
+		} else if m == Native {
 			err = r.queryNative(ctx, c, st, from.UnixMilli(), to.UnixMilli(), filter, groupBy, add)
 		} else {
 			err = r.queryFallback(ctx, c, st, from.UnixMilli(), to.UnixMilli(), filter, groupBy, add)

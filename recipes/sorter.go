@@ -26,7 +26,8 @@ type Sorter struct {
 	temp string
 }
 
-// NewSorter returns a sorter whose temporary keys are temp:<random>.
+// NewSorter returns a sorter whose temporary keys are temp:<random>,
+// prefixed by the sorted set's hash tag when it has one.
 func NewSorter(c redis.UniversalClient, temp string) *Sorter { return &Sorter{c: c, temp: temp} }
 
 // Sort returns the ids of set (a set or sorted set; a sorted set's own
@@ -34,6 +35,13 @@ func NewSorter(c redis.UniversalClient, temp string) *Sorter { return &Sorter{c:
 // count of them (count < 0: all), highest first when desc.
 func (s *Sorter) Sort(ctx context.Context, set string, columns []Column, offset, count int64, desc bool) ([]string, error) {
 	tmp := s.temp + ":" + randomID()
+	// The temporary key goes in the slot of the set (on a cluster, the set
+	// and the columns share a hash tag).
+	if tag, ok := hashTag(set); ok {
+		if own, ok := hashTag(tmp); !ok || own != tag {
+			tmp = "{" + tag + "}:" + tmp
+		}
+	}
 	keys := []string{set}
 	weights := []float64{0}
 	for _, c := range columns {

@@ -34,7 +34,7 @@ type Timebox struct {
 // NewTimebox returns the box named key (the fallback also uses
 // key:seen) whose members stay for stay after their last activity.
 func NewTimebox(c redis.UniversalClient, key string, stay time.Duration, opts Options) *Timebox {
-	return &Timebox{c: c, key: key, stay: stay, opts: opts}
+	return &Timebox{c: c, key: oneSlot(key, c), stay: stay, opts: opts}
 }
 
 // Mode reports the path in use, detecting it if needed.

@@ -7,6 +7,7 @@
 //
 //	go run ./bench/evictbench
 //	go run ./bench/evictbench -keys 1000000 -requests 3000000
+//	go run ./bench/evictbench -churn 5m     # only the churn: RSS against maxmemory over time
 //
 // Only loopback addresses are used.
 package main
@@ -32,16 +33,33 @@ func main() {
 	batch := flag.Int("batch", 100, "requests in flight (pipelined GETs, then the SETs of the misses)")
 	rounds := flag.Int("rounds", 2, "A B rounds of the SET-at-the-limit test")
 	bin := flag.String("abacus", "", "abacus binary (built from ./cmd/abacus when empty)")
+	cache := flag.Bool("cache", true, "run the cache hit-ratio part (false: only SET at the limit)")
+	churnFor := flag.Duration("churn", 0, "run only the churn workload, this long (churn.go)")
+	churnMem := flag.Int64("churn-maxmemory", 256<<20, "the churn's maxmemory in bytes")
+	churnEvery := flag.Duration("churn-every", 15*time.Second, "how often the churn samples RSS")
 	flag.Parse()
 	b, cleanup := harness.BuildAbacus(*bin)
 	defer cleanup()
+	if *churnFor > 0 {
+		churn(b, *churnMem, *churnFor, *churnEvery)
+		return
+	}
 
+	if *cache {
+		cacheHitRatios(b, *keys, *requests, *batch)
+	}
+	setAtLimit(b, *rounds)
+}
+
+// cacheHitRatios runs the read-through cache under allkeys-lru and
+// allkeys-lfu on both servers and prints the hit ratios.
+func cacheHitRatios(b string, keys, requests, batch int) {
 	// The data set's size as redis-server holds it: a key of ~10 bytes
 	// and a 100-byte value take ~180 bytes of used_memory there.
-	maxmem := int64(*keys) * 180 / 10
+	maxmem := int64(keys) * 180 / 10
 	harness.Header(fmt.Sprintf("Zipf 0.99 over %d keys, 100-byte values, maxmemory %d bytes (10%% of the data set), maxmemory-samples 5, %d requests per run (%d in flight), hit ratio of the last two thirds.",
-		*keys, maxmem, *requests, *batch))
-	z := newZipf(*keys, 0.99)
+		keys, maxmem, requests, batch))
+	z := newZipf(keys, 0.99)
 	fmt.Println("| policy | server | hit ratio | evicted keys | used_memory | RSS | CPU s |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, policy := range []string{"allkeys-lru", "allkeys-lfu"} {
@@ -53,7 +71,7 @@ func main() {
 			s := harness.Start(name, bin, "--maxmemory", strconv.FormatInt(maxmem, 10),
 				"--maxmemory-policy", policy, "--maxmemory-samples", "5")
 			cpu0 := s.CPUTicks()
-			hit := cacheRun(s, z, *requests, *batch)
+			hit := cacheRun(s, z, requests, batch)
 			c := dial(s)
 			fmt.Printf("| %s | %s | %.4f | %s | %s | %.1f MB | %.1f |\n", policy, name, hit,
 				c.info("stats", "evicted_keys"), c.info("memory", "used_memory_human"), float64(s.RSS())/(1<<20),
@@ -62,11 +80,13 @@ func main() {
 			s.Stop()
 		}
 	}
+}
 
-	// SET at the limit: a small maxmemory full of keys, then SETs of new
-	// keys, each of which evicts.
+// setAtLimit runs SETs of new keys against a small maxmemory full of
+// keys, each of which evicts, on both servers in turn.
+func setAtLimit(b string, rounds int) {
 	fmt.Println()
-	fmt.Println("SET at the limit (maxmemory 32 MB full, allkeys-lru, 100-byte values, random keys of 10M, 50 clients):")
+	fmt.Println("SET at the limit (maxmemory 32 MB full, allkeys-lru, redis-benchmark's 3-byte values, random keys of 10M, 50 clients):")
 	fmt.Println()
 	fmt.Println("| pipeline | abacus req/s | redis req/s | ratio | abacus CPU µs/req | redis CPU µs/req |")
 	fmt.Println("|---|---|---|---|---|---|")
@@ -79,7 +99,7 @@ func main() {
 		rps := map[string][]float64{}
 		cpu := map[string][]float64{}
 		n := 200000 * pipe / max(pipe/4, 1)
-		for range *rounds {
+		for range rounds {
 			for _, s := range servers {
 				t0 := s.CPUTicks()
 				rps[s.Name] = append(rps[s.Name], s.Bench("set", pipe, n, 50, 10000000))

@@ -3,8 +3,9 @@
 //
 //   - scraping: redis-benchmark SET at pipeline 16 (50 clients) on Abacus
 //     while /metrics, exporting 10,000 time series (http-export-series),
-//     is scraped every second, against the same load unscraped, rounds
-//     A B A B (the order alternating), medians; throughput, server CPU per
+//     is scraped every second and every 5 seconds (-every), against the
+//     same load unscraped, rounds rotating the order, medians; throughput,
+//     server CPU per
 //     request (/proc/PID/stat, the scrapes' CPU included), scrape time and
 //     size; redis-server's throughput on the same load for reference;
 //
@@ -13,7 +14,7 @@
 //     asks for a 24 h window), latency over the data port and through
 //     /api/series.
 //
-//     go run ./bench/httpbench [-rounds 5] [-n 3000000] [-series 10000]
+//     go run ./bench/httpbench [-rounds 5] [-n 3000000] [-series 10000] [-every 1s,5s] [-more=false]
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,6 +105,8 @@ func main() {
 	nseries := flag.Int("series", 10000, "time series exported on /metrics")
 	queries := flag.Int("queries", 41, "TS.MRANGE queries timed")
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
+	every := flag.String("every", "1s,5s", "scrape periods, comma-separated, each run beside an unscraped one")
+	more := flag.Bool("more", true, "also the idle scrape's cost and the 24-hour dashboard query")
 	flag.Parse()
 
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
@@ -122,41 +126,67 @@ func main() {
 	}
 	c.Flush()
 
-	harness.Header(fmt.Sprintf("SET -P 16, %d clients, %d requests per run, %d rounds (the order alternating), medians; /metrics exports %d series.",
+	var periods []time.Duration
+	for _, f := range strings.Split(*every, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(f))
+		if err != nil || d <= 0 {
+			harness.Fatal("-every: %q", f)
+		}
+		periods = append(periods, d)
+	}
+	harness.Header(fmt.Sprintf("SET -P 16, %d clients, %d requests per run, %d rounds (the order rotating), medians; /metrics exports %d series.",
 		*clients, *n, *rounds, *nseries))
-	var rpsOff, rpsOn, cpuOff, cpuOn, rpsRedis []float64
+	// Mode 0 is unscraped; mode i scrapes every periods[i-1].
+	modes := len(periods) + 1
+	rps, cpu := make([][]float64, modes), make([][]float64, modes)
+	var rpsRedis, cpuRedis []float64
 	var scrapes []time.Duration
 	size := 0
-	run := func(scraped bool) {
+	run := func(mode int) {
 		var s *scraper
-		if scraped {
-			s = scrape(base+"/metrics", time.Second)
+		if mode > 0 {
+			s = scrape(base+"/metrics", periods[mode-1])
 		}
 		t0 := ab.CPUTicks()
-		rps := ab.Bench("set", 16, *n, *clients, 100000)
-		cpu := float64(ab.CPUTicks()-t0) * 1e4 / float64(*n) // µs per request
-		if scraped {
+		r := ab.Bench("set", 16, *n, *clients, 100000)
+		c := float64(ab.CPUTicks()-t0) * 1e4 / float64(*n) // µs per request
+		if s != nil {
 			s.end()
 			scrapes = append(scrapes, s.times...)
 			size = s.bytes
-			rpsOn, cpuOn = append(rpsOn, rps), append(cpuOn, cpu)
-		} else {
-			rpsOff, cpuOff = append(rpsOff, rps), append(cpuOff, cpu)
 		}
+		rps[mode], cpu[mode] = append(rps[mode], r), append(cpu[mode], c)
 	}
 	for r := range *rounds {
-		run(r%2 == 1)
-		run(r%2 == 0)
+		for i := range modes {
+			run((r + i) % modes)
+		}
+		t0 := rd.CPUTicks()
 		rpsRedis = append(rpsRedis, rd.Bench("set", 16, *n, *clients, 100000))
-		fmt.Printf("round %d: abacus %.0f unscraped, %.0f scraped; redis %.0f\n", r+1, rpsOff[r], rpsOn[r], rpsRedis[r])
+		cpuRedis = append(cpuRedis, float64(rd.CPUTicks()-t0)*1e4/float64(*n))
+		fmt.Printf("round %d: abacus", r+1)
+		for m := range modes {
+			fmt.Printf(" %.0f", rps[m][r])
+		}
+		fmt.Printf(" (unscraped, then every %v); redis %.0f\n", periods, rpsRedis[r])
 	}
 	fmt.Println()
-	fmt.Println("| SET -P 16 | abacus, not scraped | abacus, /metrics every 1 s | ratio | redis-server |")
-	fmt.Println("| --- | --- | --- | --- | --- |")
-	fmt.Printf("| requests/s | %.0f | %.0f | %.3f | %.0f |\n", harness.Median(rpsOff), harness.Median(rpsOn), harness.Median(rpsOn)/harness.Median(rpsOff), harness.Median(rpsRedis))
-	fmt.Printf("| server CPU µs/request | %.3f | %.3f | %.3f | |\n", harness.Median(cpuOff), harness.Median(cpuOn), harness.Median(cpuOn)/harness.Median(cpuOff))
+	fmt.Println("| SET -P 16 | requests/s | ratio to unscraped | server CPU µs/request | CPU ratio to unscraped |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: |")
+	for m := range modes {
+		name := "abacus, not scraped"
+		if m > 0 {
+			name = fmt.Sprintf("abacus, /metrics every %v", periods[m-1])
+		}
+		fmt.Printf("| %s | %.0f | %.3f | %.3f | %.3f |\n", name, harness.Median(rps[m]), harness.Median(rps[m])/harness.Median(rps[0]),
+			harness.Median(cpu[m]), harness.Median(cpu[m])/harness.Median(cpu[0]))
+	}
+	fmt.Printf("| redis-server 7, not scraped | %.0f | | %.3f | |\n", harness.Median(rpsRedis), harness.Median(cpuRedis))
 	fmt.Printf("\nScrapes during the load: %d, median %.1f ms, p90 %.1f ms, max %.1f ms; %d bytes each.\n",
 		len(scrapes), ms(medianDur(scrapes)), ms(quantile(scrapes, 0.9)), ms(quantile(scrapes, 1)), size)
+	if !*more {
+		return
+	}
 	// An idle server scraped back to back: the scrape's own CPU, and what
 	// a client of the data port waits meanwhile (PING round trips, against
 	// the same loop unscraped).

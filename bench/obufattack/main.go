@@ -12,12 +12,8 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"net"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,7 +41,7 @@ func main() {
 		}
 		s := harness.Start(name, prog, "--client-output-buffer-limit", *limit)
 		defer s.Stop()
-		load(s)
+		s.LoadBigList("big")
 		list = append(list, s)
 	}
 	harness.Header(fmt.Sprintf("GET -P 1 -c 50 -n %d; %d attackers pipelining LRANGE of 1 MB, unread; client-output-buffer-limit %q.", *n, *attackers, *limit))
@@ -59,7 +55,7 @@ func main() {
 				rw = &row{}
 				rows[s.Name] = rw
 			}
-			rw.quiet = append(rw.quiet, latency(s, *n))
+			rw.quiet = append(rw.quiet, figures(s.GetLatency(*n, 50)))
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
 			var cycles atomic.Int64
@@ -67,7 +63,7 @@ func main() {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					attack(s, stop, &cycles)
+					s.UnreadAttack("big", stop, &cycles)
 				}()
 			}
 			var maxRSS atomic.Int64
@@ -85,7 +81,7 @@ func main() {
 				}
 			}()
 			time.Sleep(500 * time.Millisecond) // the attack under way
-			rw.attacked = append(rw.attacked, latency(s, *n))
+			rw.attacked = append(rw.attacked, figures(s.GetLatency(*n, 50)))
 			close(stop)
 			wg.Wait()
 			close(done)
@@ -101,67 +97,8 @@ func main() {
 	}
 }
 
-// load makes the list whose LRANGE 0 -1 reply is about 1 MB.
-func load(s *harness.Server) {
-	c := s.Dial()
-	args := []string{"RPUSH", "big"}
-	elem := strings.Repeat("x", 100)
-	for i := 0; i < 10000; i++ {
-		args = append(args, elem)
-	}
-	c.Send(args...)
-	c.Close()
-}
-
-// attack connects and pipelines LRANGE big 0 -1 without reading, 64 at
-// a time, until the server closes the connection (or, without a limit,
-// stops reading it for a second); then again, until stop.
-func attack(s *harness.Server, stop chan struct{}, cycles *atomic.Int64) {
-	req := bytes.Repeat(harness.Encode(nil, "LRANGE", "big", "0", "-1"), 64)
-	for {
-		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(s.Port))
-		if err != nil {
-			return
-		}
-		cycles.Add(1)
-		for {
-			select {
-			case <-stop:
-				c.Close()
-				return
-			default:
-			}
-			c.SetWriteDeadline(time.Now().Add(time.Second))
-			if _, err := c.Write(req); err != nil {
-				break
-			}
-		}
-		c.Close()
-	}
-}
-
-// latency runs redis-benchmark GET at pipeline 1 and returns p50, p99
-// and max in ms.
-func latency(s *harness.Server, n int) [3]float64 {
-	out, err := exec.Command("redis-benchmark", "-h", "127.0.0.1", "-p", strconv.Itoa(s.Port),
-		"-c", "50", "-n", strconv.Itoa(n), "-P", "1", "-t", "get", "--csv").Output()
-	if err != nil {
-		harness.Fatal("redis-benchmark: %v", err)
-	}
-	// "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Split(strings.ReplaceAll(line, `"`, ""), ",")
-		if len(f) == 8 && f[0] == "GET" {
-			var v [3]float64
-			for i, j := range []int{4, 6, 7} {
-				v[i], _ = strconv.ParseFloat(f[j], 64)
-			}
-			return v
-		}
-	}
-	harness.Fatal("no GET result in %q", out)
-	return [3]float64{}
-}
+// figures are a run's p50, p99 and max.
+func figures(l harness.Latency) [3]float64 { return [3]float64{l.P50, l.P99, l.Max} }
 
 // med formats the medians of the runs' p50, p99 and max.
 func med(runs [][3]float64) string {

@@ -7,7 +7,7 @@
 // increments absorbed per second, and rows flushed per second into SQLite
 // and, with -pg, PostgreSQL.
 //
-//	go run ./bench/recipesbench [-rounds 3] [-d 2s] [-c 50] [-pg postgres://...]
+//	go run ./bench/recipesbench [-rounds 3] [-d 2s] [-c 50] [-pg postgres://...] [-run Events] [-items 0]
 package main
 
 import (
@@ -15,8 +15,10 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -56,6 +58,28 @@ var cases = []benchCase{
 			}
 		}
 		return func(g, i int) error { _, err := ev.Count(ctx, time.Minute); return err }
+	}},
+	{"Events.Count (1 h, 100k events)", func(c redis.UniversalClient) op {
+		// The events are spread over the last hour by the recorders' clock.
+		var wg sync.WaitGroup
+		for g := 0; g < 50; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewSource(int64(g)))
+				rec := recipes.NewEvents(c, "ev:hour", time.Hour, recipes.Options{Now: func() time.Time {
+					return time.Now().Add(-time.Duration(rng.Int63n(int64(time.Hour - time.Minute))))
+				}})
+				for i := 0; i < 2000; i++ {
+					if err := rec.Record(ctx); err != nil {
+						harness.Fatal("%v", err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		ev := recipes.NewEvents(c, "ev:hour", time.Hour, recipes.Options{})
+		return func(g, i int) error { _, err := ev.Count(ctx, time.Hour); return err }
 	}},
 	{"Counter.Incr (7 precisions)", func(c redis.UniversalClient) op {
 		k := make([]*recipes.Counter, 1000)
@@ -208,9 +232,23 @@ func main() {
 	dur := flag.Duration("d", 2*time.Second, "duration of one run")
 	n := flag.Int("c", 50, "goroutines")
 	pg := flag.String("pg", "", "PostgreSQL URL for the flush rate (none: SQLite only)")
-	items := flag.Int("items", 20000, "items for the flush rate")
+	items := flag.Int("items", 20000, "items for the flush rate (0: no flush rates)")
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
+	only := flag.String("run", "", "only the recipes whose names match this regular expression")
 	flag.Parse()
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			harness.Fatal("-run: %v", err)
+		}
+		kept := cases[:0]
+		for _, bc := range cases {
+			if re.MatchString(bc.name) {
+				kept = append(kept, bc)
+			}
+		}
+		cases = kept
+	}
 	if *n > 1000 {
 		harness.Fatal("-c at most 1000")
 	}
@@ -256,6 +294,9 @@ func main() {
 		fmt.Printf("| %s | %.0f | %.0f | %.2fx | %.1f | %.1f | %.2fx |\n", bc.name, a, b, a/b, ca, cb, cb/ca)
 	}
 
+	if *items <= 0 {
+		return
+	}
 	fmt.Printf("\nBuffer flush, %d items of one field, batches of 1000, medians of %d:\n\n", *items, *rounds)
 	fmt.Println("| into | from Abacus (rows/s) | from redis-server (rows/s) |")
 	fmt.Println("| --- | ---: | ---: |")

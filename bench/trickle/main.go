@@ -12,81 +12,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"flag"
 	"fmt"
-	"net"
-	"os/exec"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/abacusdb/abacus/bench/harness"
 )
-
-// latency is one redis-benchmark run's figures, in milliseconds.
-type latency struct{ rps, p50, p99, max float64 }
-
-// benchGet runs redis-benchmark GET at pipeline 1 and returns its figures.
-func benchGet(s *harness.Server, n, clients int) latency {
-	out, err := exec.Command("redis-benchmark", "-h", "127.0.0.1", "-p", strconv.Itoa(s.Port),
-		"-t", "get", "-P", "1", "-c", strconv.Itoa(clients), "-n", strconv.Itoa(n), "-r", "100000", "--csv").Output()
-	if err != nil {
-		harness.Fatal("redis-benchmark: %v", err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		f := strings.Split(strings.Trim(sc.Text(), `"`), `","`)
-		if len(f) < 8 || f[0] != "GET" {
-			continue
-		}
-		num := func(i int) float64 {
-			v, _ := strconv.ParseFloat(f[i], 64)
-			return v
-		}
-		return latency{rps: num(1), p50: num(4), p99: num(6), max: num(7)}
-	}
-	harness.Fatal("no GET result in %q", out)
-	return latency{}
-}
-
-// trickle sends cmd to the server in small writes spread evenly over d
-// and waits for its reply; done is closed at the end.
-func trickle(s *harness.Server, cmd []byte, d time.Duration, done chan struct{}) {
-	defer close(done)
-	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.Port))
-	if err != nil {
-		harness.Fatal("%v", err)
-	}
-	defer c.Close()
-	const tick = 5 * time.Millisecond
-	chunk := max(1, int(int64(len(cmd))*int64(tick)/int64(d)))
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	for len(cmd) > 0 {
-		<-t.C
-		n := min(chunk, len(cmd))
-		if _, err := c.Write(cmd[:n]); err != nil {
-			return
-		}
-		cmd = cmd[n:]
-	}
-	// Wait for the reply: the server has parsed and run it all.
-	c.SetReadDeadline(time.Now().Add(time.Minute))
-	bufio.NewReader(c).ReadString('\n')
-}
-
-// rpush encodes RPUSH key v0 v1 ... of n arguments.
-func rpush(n int) []byte {
-	var b []byte
-	b = fmt.Appendf(b, "*%d\r\n$5\r\nRPUSH\r\n$7\r\ntrickle\r\n", n+2)
-	for i := 0; i < n; i++ {
-		v := strconv.Itoa(i)
-		b = fmt.Appendf(b, "$%d\r\n%s\r\n", len(v), v)
-	}
-	return b
-}
 
 func main() {
 	nargs := flag.Int("args", 1000000, "arguments of the trickled RPUSH")
@@ -101,7 +32,7 @@ func main() {
 	defer cleanup()
 	servers := harness.StartBoth(bin)
 	defer harness.StopAll(servers)
-	cmd := rpush(*nargs)
+	cmd := harness.RPush("trickle", *nargs)
 	fmt.Printf("RPUSH of %d arguments (%d bytes) trickled over %v; redis-benchmark GET -P 1 -c %d -n %d\n\n",
 		*nargs, len(cmd), *over, *clients, *n)
 	fmt.Printf("%-7s %5s  %-26s  %-26s  %s\n", "server", "round", "quiet p50/p99/max ms", "attacked p50/p99/max ms", "server CPU s of the trickle alone")
@@ -110,20 +41,20 @@ func main() {
 			// The trickle alone: what parsing it costs the server.
 			cpu0 := s.CPUTicks()
 			done := make(chan struct{})
-			go trickle(s, cmd, *over, done)
+			go s.Trickle(cmd, *over, done)
 			<-done
 			cpu := float64(s.CPUTicks()-cpu0) / 100
 			del(s)
 
-			quiet := benchGet(s, *n, *clients)
+			quiet := s.GetLatency(*n, *clients)
 			// The GET runs repeat while the trickle goes on; the worst
 			// figures are reported, as the attack's cost is in the tail.
 			done = make(chan struct{})
-			go trickle(s, cmd, *over, done)
-			var hit latency
+			go s.Trickle(cmd, *over, done)
+			var hit harness.Latency
 			for attacked := true; attacked; {
-				l := benchGet(s, *n, *clients)
-				hit.p50, hit.p99, hit.max = max(hit.p50, l.p50), max(hit.p99, l.p99), max(hit.max, l.max)
+				l := s.GetLatency(*n, *clients)
+				hit.P50, hit.P99, hit.Max = max(hit.P50, l.P50), max(hit.P99, l.P99), max(hit.Max, l.Max)
 				select {
 				case <-done:
 					attacked = false
@@ -131,7 +62,7 @@ func main() {
 				}
 			}
 			fmt.Printf("%-7s %5d  %8.3f %8.3f %8.3f  %8.3f %8.3f %8.3f  %8.2f\n", s.Name, r+1,
-				quiet.p50, quiet.p99, quiet.max, hit.p50, hit.p99, hit.max, cpu)
+				quiet.P50, quiet.P99, quiet.Max, hit.P50, hit.P99, hit.Max, cpu)
 			del(s)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/aof"
+	"github.com/abacusdb/abacus/internal/cluster"
 	_ "github.com/abacusdb/abacus/internal/commands"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
@@ -139,7 +140,11 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 			defer os.Remove(pidfile)
 		}
 	}
-	log.Info(fmt.Sprintf("Running mode=standalone, port=%d.", cfg.Int(config.Port)))
+	mode := "standalone"
+	if cfg.Bool(config.ClusterEnabled) {
+		mode = "cluster"
+	}
+	log.Info(fmt.Sprintf("Running mode=%s, port=%d.", mode, cfg.Int(config.Port)))
 	// The sockets are bound before the data loads, as Redis's initServer
 	// does: a port in use fails the start at once, not after the load.
 	lns, err := srv.Listen()
@@ -207,6 +212,18 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 				srv.Unlock()
 			}
 		}
+	}
+	// cluster-enabled: the node table, nodes.conf and the bus
+	// (internal/cluster); a replica's primary comes from nodes.conf.
+	if cfg.Bool(config.ClusterEnabled) {
+		cl, err := cluster.New(srv.Env, srv, repl)
+		if err != nil {
+			log.Warn(err.Error())
+			closeAll(lns)
+			srv.Close()
+			return 1
+		}
+		defer cl.Close()
 	}
 
 	errc := make(chan error, 2)

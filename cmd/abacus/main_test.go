@@ -76,9 +76,16 @@ func start(t *testing.T, extra ...string) *proc {
 // startOn is start on a given port.
 func startOn(t *testing.T, port int, extra ...string) *proc {
 	t.Helper()
+	return startIn(t, t.TempDir(), port, extra...)
+}
+
+// startIn is startOn in a given working directory (where dump.rdb and
+// nodes.conf go), so that a restart finds its files.
+func startIn(t *testing.T, dir string, port int, extra ...string) *proc {
+	t.Helper()
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"}, extra...)
 	p := &proc{t: t, cmd: exec.Command(binary, args...), addr: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan struct{})}
-	p.cmd.Dir = t.TempDir() // where dump.rdb goes
+	p.cmd.Dir = dir
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -77,24 +77,8 @@ func (u *User) Check(c *Command, args [][]byte, keys []KeyRef, chans []ChanRef) 
 }
 
 func (s *Selector) check(c *Command, args [][]byte, keys []KeyRef, chans []ChanRef) (Reason, int) {
-	if !s.allCommands && !c.NoAuth && !s.bit(c.ID) {
-		fa := s.firstArgs[c.ID]
-		idx := 1
-		if c.Parent != nil {
-			idx = 2
-		}
-		ok := false
-		if idx < len(args) {
-			for _, a := range fa {
-				if strings.EqualFold(a, string(args[idx])) {
-					ok = true
-					break
-				}
-			}
-		}
-		if !ok {
-			return DeniedCmd, 0
-		}
+	if !s.CommandAllowed(c, args) {
+		return DeniedCmd, 0
 	}
 	if !s.allKeys {
 		for _, k := range keys {
@@ -113,23 +97,53 @@ func (s *Selector) check(c *Command, args [][]byte, keys []KeyRef, chans []ChanR
 	return Allowed, 0
 }
 
+// CommandAllowed is the command part of ACLSelectorCheckCmd: the
+// command (or subcommand) is allowed, or its first argument is.
+func (s *Selector) CommandAllowed(c *Command, args [][]byte) bool {
+	if s.allCommands || c.NoAuth || s.bit(c.ID) {
+		return true
+	}
+	idx := 1
+	if c.Parent != nil {
+		idx = 2
+	}
+	if idx < len(args) {
+		for _, a := range s.firstArgs[c.ID] {
+			if strings.EqualFold(a, string(args[idx])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// AllKeys reports whether the selector allows every key.
+func (s *Selector) AllKeys() bool { return s.allKeys }
+
 // KeyAllowed is ACLSelectorCheckKey: a pattern with at least the needed
 // permissions matches the key.
 func (s *Selector) KeyAllowed(key []byte, need int) bool {
 	if s.allKeys {
 		return true
 	}
+	if s.keyIdx != nil {
+		return s.keyIdx.allowed(key, need)
+	}
 	for i := range s.keys {
-		p := &s.keys[i]
-		if p.perm&need != need || len(key) < len(p.prefix) || (len(p.prefix) > 0 && key[0] != p.prefix[0]) || string(key[:len(p.prefix)]) != p.prefix {
-			continue
-		}
-		// A pattern never matches the empty key (Redis's stringmatchlen).
-		if p.prefixOnly && len(key) > 0 || !p.prefixOnly && glob.Match(p.pattern, key, false) {
+		if s.keys[i].matches(key, need) {
 			return true
 		}
 	}
 	return false
+}
+
+// matches reports whether the pattern grants need and matches the key.
+func (p *keyPattern) matches(key []byte, need int) bool {
+	if p.perm&need != need || len(key) < len(p.prefix) || string(key[:len(p.prefix)]) != p.prefix {
+		return false
+	}
+	// A pattern never matches the empty key (Redis's stringmatchlen).
+	return p.prefixOnly && len(key) > 0 || !p.prefixOnly && glob.Match(p.pattern, key, false)
 }
 
 // channelAllowed is ACLCheckChannelAgainstList: a channel matches the

@@ -57,6 +57,7 @@ type Selector struct {
 	bits        []uint64 // allowed command IDs; the bit past the last ID is "future commands" (+@all)
 	firstArgs   map[int][]string
 	keys        []keyPattern
+	keyIdx      *keyIndex // keys by first byte, from refresh; nil for few keys
 	channels    []string
 }
 
@@ -299,6 +300,10 @@ func (u *User) Replace(n *User) { *u = *n; u.refresh() }
 func (u *User) refresh() {
 	r := u.root
 	u.open = u.enabled && r.allCommands && r.allKeys && r.allChannels && len(u.selectors) == 0
+	r.keyIdx = newKeyIndex(r.keys)
+	for _, s := range u.selectors {
+		s.keyIdx = newKeyIndex(s.keys)
+	}
 }
 
 // Enabled reports whether the user is on.
@@ -309,6 +314,17 @@ func (u *User) NoPass() bool { return u.noPass }
 
 // Open reports whether the user may run anything (no check needed).
 func (u *User) Open() bool { return u.open }
+
+// Single is the user's only selector when it has no "(...)" ones (nil
+// otherwise): a command it allows is allowed, which lets a caller decide
+// the usual case without building Check's arguments. A refusal still
+// goes through Check, which ranks the reasons.
+func (u *User) Single() *Selector {
+	if len(u.selectors) != 0 {
+		return nil
+	}
+	return u.root
+}
 
 // HashPassword is the form passwords are kept in: hex SHA-256.
 func HashPassword(p []byte) string {

@@ -16,6 +16,8 @@ import (
 type Entry struct {
 	DB   int
 	Argv [][]byte
+	// ReplOnly entries go to replicas and not to the AOF (PUBLISH).
+	ReplOnly bool
 }
 
 // Fsync policies (appendfsync).

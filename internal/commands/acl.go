@@ -69,6 +69,10 @@ func cmdACLSetUser(c *engine.Ctx) {
 	for _, a := range c.Args[3:] {
 		rules = append(rules, string(a))
 	}
+	var before *acl.User
+	if u := c.Env.ACL.User(name); u != nil {
+		before = u.Clone()
+	}
 	err := c.Env.ACL.SetUser(name, rules, allChannelsDefault(c))
 	var re *acl.RuleError
 	switch {
@@ -77,7 +81,43 @@ func cmdACLSetUser(c *engine.Ctx) {
 	case err != nil:
 		c.Error("ERR " + err.Error())
 	default:
+		if before != nil && acl.ChannelsNarrowed(before, c.Env.ACL.User(name)) {
+			killRevokedSubscribers(c, c.Env.ACL.User(name))
+		}
 		c.W.OK()
+	}
+}
+
+// killRevokedSubscribers disconnects u's clients with a subscription u no
+// longer allows, as Redis's ACLKillPubsubClientsIfNeeded: a pattern must
+// still be one of u's channel patterns literally, a channel must match
+// one. Clients without subscriptions are left alone.
+func killRevokedSubscribers(c *engine.Ctx, u *acl.User) {
+	for _, s := range c.Env.Host.Clients() {
+		if !s.Subscribed() || c.Env.UserOf(s) != u {
+			continue
+		}
+		revoked := false
+		for _, kind := range []engine.SubKind{engine.SubPattern, engine.SubChannel, engine.SubShard} {
+			for _, name := range s.Subscriptions(kind) {
+				if !u.ChannelAllowed(name, kind == engine.SubPattern) {
+					revoked = true
+				}
+			}
+		}
+		if revoked {
+			closeClient(c, s)
+		}
+	}
+}
+
+// closeClient closes s: after this command's reply when it is the
+// caller, as Redis's CLIENT_CLOSE_AFTER_COMMAND, else as CLIENT KILL.
+func closeClient(c *engine.Ctx, s *engine.Session) {
+	if s == c.S {
+		s.CloseAfterReply = true
+	} else {
+		c.Env.Host.Kill(s)
 	}
 }
 
@@ -147,11 +187,7 @@ func cmdACLDelUser(c *engine.Ctx) {
 		// Its clients are disconnected, as Redis does.
 		for _, s := range c.Env.Host.Clients() {
 			if s.ACLUser == u {
-				if s == c.S {
-					s.CloseAfterReply = true
-				} else {
-					c.Env.Host.Kill(s)
-				}
+				closeClient(c, s)
 			}
 		}
 	}
@@ -296,6 +332,14 @@ func cmdACLLoad(c *engine.Ctx) {
 	if err := c.Env.ACL.Load(path, string(text), allChannelsDefault(c)); err != nil {
 		c.Error("ERR Error loading ACLs: " + err.Error())
 		return
+	}
+	// The users were made anew (the default one kept its identity): the
+	// clients logged in as the others are disconnected, as Redis 7.0's
+	// ACLFreeUsersSet does with the old set.
+	for _, s := range c.Env.Host.Clients() {
+		if s.ACLUser != nil && s.ACLUser != c.Env.ACL.Default {
+			closeClient(c, s)
+		}
 	}
 	c.W.OK()
 }

@@ -48,11 +48,11 @@ func init() {
 		// Redis gives BITOP two key specs, the destination "OW update" and
 		// the sources "RO access"; the table holds one, and the stricter
 		// one is the safe choice for key permission checks.
-		&engine.Command{Name: "bitop", Arity: -4, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 2, Last: -1, Step: 1,
+		&engine.Command{Name: "bitop", Specs: keySpecs["bitop"], Arity: -4, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 2, Last: -1, Step: 1,
 			KeyFlags: "OW update", ACL: acl, Group: grp,
 			Summary: "Perform bitwise operations between strings", Since: "2.6.0",
 			Complexity: "O(N)", Handler: cmdBitop},
-		one(&engine.Command{Name: "bitfield", Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM, KeyFlags: "RW access update variable_flags",
+		one(&engine.Command{Name: "bitfield", Specs: keySpecs["bitfield"], Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM, KeyFlags: "RW access update variable_flags",
 			Summary: "Perform arbitrary bitfield integer operations on strings", Since: "3.2.0",
 			Complexity: "O(1) for each subcommand specified", Handler: cmdBitfield}),
 		one(&engine.Command{Name: "bitfield_ro", Arity: -2, Flags: engine.FlagReadonly | engine.FlagFast, KeyFlags: "RO access",

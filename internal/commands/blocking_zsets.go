@@ -25,7 +25,7 @@ func init() {
 			ACL: acl, Group: grp, Since: "5.0.0", Complexity: "O(log(N)) with N being the number of elements in the sorted set.",
 			Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available",
 			Handler: cmdBzpopmax},
-		&engine.Command{Name: "bzmpop", Arity: -5, Flags: engine.FlagWrite | engine.FlagBlocking | engine.FlagMovableKeys, Keys: engine.NumkeysKeys(2), KeyFlags: "RW access delete",
+		&engine.Command{Name: "bzmpop", Specs: keySpecs["bzmpop"], Arity: -5, Flags: engine.FlagWrite | engine.FlagBlocking | engine.FlagMovableKeys, Keys: engine.NumkeysKeys(2), KeyFlags: "RW access delete",
 			ACL: acl, Group: grp, Since: "7.0.0",
 			Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.",
 			Summary:    "Remove and return members with scores in a sorted set or block until one is available",

@@ -28,8 +28,8 @@ func init() {
 		Summary: "A container for client connection commands.", Since: "2.4.0", Complexity: "Depends on subcommand.",
 		Subs: map[string]*engine.Command{
 			"id":           sub(2, clientPlain, "Returns the unique client ID of the connection.", "5.0.0", "O(1)", cmdClientID),
-			"info":         sub(2, clientPlain, "Returns information about the connection.", "6.2.0", "O(1)", cmdClientInfo),
-			"list":         sub(-2, clientAdmin, "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections", cmdClientList),
+			"info":         withTips(sub(2, clientPlain, "Returns information about the connection.", "6.2.0", "O(1)", cmdClientInfo), "nondeterministic_output"),
+			"list":         withTips(sub(-2, clientAdmin, "Lists open connections.", "2.4.0", "O(N) where N is the number of client connections", cmdClientList), "nondeterministic_output"),
 			"kill":         sub(-3, clientAdmin, "Terminates open connections.", "2.4.0", "O(N) where N is the number of client connections", cmdClientKill),
 			"setname":      sub(3, clientPlain, "Sets the connection name.", "2.6.9", "O(1)", cmdClientSetName),
 			"getname":      sub(2, clientPlain, "Returns the name of the connection.", "2.6.9", "O(1)", cmdClientGetName),
@@ -105,6 +105,9 @@ func clientLine(c *engine.Ctx, b []byte, s *engine.Session) []byte {
 	}
 	if s.CloseAfterReply || s.Killed.Load() {
 		b = append(b, 'c')
+	}
+	if s.ClusterReadOnly() {
+		b = append(b, 'r')
 	}
 	if s.NoEvict {
 		b = append(b, 'e')
@@ -193,6 +196,9 @@ func sessionsByID(c *engine.Ctx) []*engine.Session {
 		return []*engine.Session{c.S}
 	}
 	all := c.Env.Host.Clients()
+	if l := c.Env.PrimaryLink(); l != nil && !l.Killed.Load() {
+		all = append(all, l)
+	}
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }
@@ -338,7 +344,7 @@ func cmdClientKill(c *engine.Ctx) {
 		if s == c.S {
 			self = true // closed once the reply is written
 		} else {
-			c.Env.Host.Kill(s)
+			c.Env.KillSession(s)
 		}
 	}
 	if oldForm {

@@ -24,7 +24,7 @@ const connFlags = engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | 
 
 func init() {
 	engine.Register(
-		&engine.Command{Name: "ping", Arity: -1, Flags: engine.FlagFast, ACL: "@connection", Group: "connection",
+		&engine.Command{Name: "ping", Arity: -1, Flags: engine.FlagFast, Tips: "request_policy:all_shards response_policy:all_succeeded", ACL: "@connection", Group: "connection",
 			Summary: "Returns the server's liveliness response.", Since: "1.0.0", Complexity: "O(1)", Handler: cmdPing},
 		&engine.Command{Name: "echo", Arity: 2, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagFast, ACL: "@connection", Group: "connection",
 			Summary: "Returns the given string.", Since: "1.0.0", Complexity: "O(1)", Handler: cmdEcho},
@@ -75,6 +75,10 @@ func cmdSelect(c *engine.Ctx) {
 	id, ok := num.ParseInt(c.Args[1])
 	if !ok {
 		c.Error(engine.ErrNotInt)
+		return
+	}
+	if id != 0 && c.Env.Cluster() != nil {
+		c.Error("ERR SELECT is not allowed in cluster mode")
 		return
 	}
 	if id < 0 || id >= int64(len(c.Env.KS.DBs)) {

@@ -34,7 +34,7 @@ func init() {
 			Handler:    cmdRestore},
 		// RESTORE-ASKING is what a cluster node's MIGRATE sends; without
 		// cluster mode it is RESTORE.
-		&engine.Command{Name: "restore-asking", Arity: -4, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 1, Last: 1, Step: 1, KeyFlags: "OW update",
+		&engine.Command{Name: "restore-asking", Arity: -4, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagAsking, First: 1, Last: 1, Step: 1, KeyFlags: "OW update",
 			ACL: ks + " @dangerous", Group: gen,
 			Summary: "An internal command for migrating keys in a cluster.", Since: "3.0.0",
 			Complexity: "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
@@ -139,7 +139,7 @@ func cmdRestore(c *engine.Ctx) {
 			ttl += c.Now
 		}
 	}
-	if expiredFields || ttl > 0 && ttl <= c.Now {
+	if expiredFields || ttl > 0 && c.PastDeadline(ttl) {
 		// Already expired: nothing is stored, the old value is gone.
 		if deleted {
 			c.Dirty(1)

@@ -123,7 +123,7 @@ func cmdExpire(c *engine.Ctx) {
 	}
 	c.Dirty(1)
 	c.W.Int(1)
-	if when <= c.Now {
+	if c.PastDeadline(when) {
 		c.DB.Delete(o.Key)
 		c.Propagate([]byte("DEL"), c.Args[1])
 		c.Notify(engine.NotifyGeneric, "del", c.Args[1])

@@ -17,7 +17,7 @@ import (
 func init() {
 	const scr = "@scripting"
 	fcall := func(name string, ro bool, summary string, h func(*engine.Ctx)) *engine.Command {
-		c := &engine.Command{Name: name, Arity: -3, Flags: engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor | engine.FlagNoMandatoryKeys,
+		c := &engine.Command{Name: name, Specs: keySpecs[name], Arity: -3, Flags: engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor | engine.FlagNoMandatoryKeys,
 			Keys: engine.NumkeysKeys(2), KeyFlags: "RW access update", ACL: scr, Group: "scripting", Summary: summary,
 			Since: "7.0.0", Complexity: "Depends on the function that is executed.", Handler: h}
 		if ro {

@@ -27,14 +27,14 @@ func init() {
 			Complexity: "O(1) to add every element.", Handler: cmdPfadd},
 		// PFCOUNT is flagged readonly although it may write the cached
 		// cardinality back, hence its key spec's RW.
-		&engine.Command{Name: "pfcount", Arity: -2, Flags: engine.FlagReadonly, First: 1, Last: -1, Step: 1,
+		&engine.Command{Name: "pfcount", Specs: keySpecs["pfcount"], Arity: -2, Flags: engine.FlagReadonly, First: 1, Last: -1, Step: 1,
 			KeyFlags: "RW access", ACL: acl, Group: grp,
 			Summary: "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", Since: "2.8.9",
 			Complexity: "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.",
 			Handler:    cmdPfcount},
 		// Redis gives PFMERGE two key specs, the destination "RW access
 		// insert" and the sources "RO access"; the table holds one.
-		&engine.Command{Name: "pfmerge", Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 1, Last: -1, Step: 1,
+		&engine.Command{Name: "pfmerge", Specs: keySpecs["pfmerge"], Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 1, Last: -1, Step: 1,
 			KeyFlags: "RW access insert", ACL: acl, Group: grp,
 			Summary: "Merge N different HyperLogLogs into a single one.", Since: "2.8.9",
 			Complexity: "O(N) to merge N HyperLogLogs, but with high constant times.", Handler: cmdPfmerge},

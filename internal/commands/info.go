@@ -39,8 +39,10 @@ var infoSections = []struct {
 	{"modules", "Modules", true, func(*engine.Env, *engine.InfoBuilder) {}},
 	{"commandstats", "Commandstats", false, engine.InfoCommandStats},
 	{"errorstats", "Errorstats", true, engine.InfoErrorStats},
-	{"latencystats", "Latencystats", false, func(*engine.Env, *engine.InfoBuilder) {}},
-	{"cluster", "Cluster", true, func(_ *engine.Env, b *engine.InfoBuilder) { b.KV("cluster_enabled", "0") }},
+	{"latencystats", "Latencystats", false, engine.InfoLatencyStats},
+	{"cluster", "Cluster", true, func(e *engine.Env, b *engine.InfoBuilder) {
+		b.KV("cluster_enabled", map[bool]string{true: "1", false: "0"}[e.Cluster() != nil])
+	}},
 	{"keyspace", "Keyspace", true, infoKeyspace},
 }
 
@@ -302,7 +304,13 @@ func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 	b.Int("total_error_replies", st.TotalErrorReplies.Load())
 	b.KV("dump_payload_sanitizations", "0")
 	b.Int("client_output_buffer_limit_disconnections", st.OutputLimitCloses.Load()) // Redis 7.2's field
+	// Redis 7.2's fields: refusals by reason, as ACL LOG's reasons count them.
+	b.Int("acl_access_denied_auth", e.ACL.Denied.Auth)
+	b.Int("acl_access_denied_cmd", e.ACL.Denied.Cmd)
+	b.Int("acl_access_denied_key", e.ACL.Denied.Key)
+	b.Int("acl_access_denied_channel", e.ACL.Denied.Channel)
 	b.Int("panics_recovered", st.PanicsRecovered.Load())
+	engine.InfoDecisions(e, b)
 }
 
 func infoReplication(e *engine.Env, b *engine.InfoBuilder) {

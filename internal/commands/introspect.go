@@ -50,8 +50,8 @@ var flagReplyOrder = []struct {
 	{engine.FlagWrite, "write"}, {engine.FlagReadonly, "readonly"}, {engine.FlagDenyOOM, "denyoom"},
 	{engine.FlagAdmin, "admin"}, {engine.FlagPubSub, "pubsub"}, {engine.FlagNoScript, "noscript"},
 	{engine.FlagBlocking, "blocking"}, {engine.FlagLoading, "loading"}, {engine.FlagStale, "stale"},
-	{engine.FlagSkipMonitor, "skip_monitor"}, {engine.FlagSkipSlowlog, "skip_slowlog"},
-	{engine.FlagFast, "fast"}, {engine.FlagNoAuth, "no_auth"}, {engine.FlagNoMandatoryKeys, "no_mandatory_keys"},
+	{engine.FlagSkipMonitor, "skip_monitor"}, {engine.FlagSkipSlowlog, "skip_slowlog"}, {engine.FlagAsking, "asking"},
+	{engine.FlagFast, "fast"}, {engine.FlagNoAuth, "no_auth"}, {engine.FlagNoMandatoryKeys, "no_mandatory_keys"}, {engine.FlagNoAsyncLoading, "no_async_loading"},
 	{engine.FlagNoMulti, "no_multi"}, {engine.FlagMovableKeys, "movablekeys"}, {engine.FlagAllowBusy, "allow_busy"},
 }
 
@@ -96,99 +96,71 @@ func categories(c *engine.Command) []string {
 // hasKeys reports whether a command takes keys (COMMAND GETKEYS).
 func hasKeys(c *engine.Command) bool { return c.First != 0 || c.Keys != nil }
 
-// keyFlags returns the key-spec flags of c's keys.
-func keyFlags(c *engine.Command) []string {
-	if c.KeyFlags != "" {
-		return strings.Fields(c.KeyFlags)
-	}
-	switch {
-	case c.Flags&engine.FlagWrite != 0:
-		return []string{"RW", "update"}
-	case c.Flags&engine.FlagReadonly != 0:
-		return []string{"RO", "access"}
-	}
-	return []string{"RO"}
-}
-
-// writeKeySpecs writes c's key specifications: a range spec for the keys at
-// fixed positions and an "unknown" one for keys a function finds.
+// writeKeySpecs writes c's key specifications (engine.Command.KeySpecs).
 func writeKeySpecs(w *resp.Writer, c *engine.Command) {
-	n := 0
-	if c.First != 0 {
-		n++
-	}
-	if c.Keys != nil {
-		n++
-	}
-	w.Set(n) // a set in RESP3, as Redis replies
-	flags := keyFlags(c)
-	if c.First != 0 {
-		last := c.Last
-		if last > 0 {
-			last -= c.First
+	specs := c.KeySpecs()
+	w.Set(len(specs)) // a set in RESP3, as Redis replies
+	for i := range specs {
+		k := &specs[i]
+		n := 3
+		if k.Notes != "" {
+			n++
+			w.Map(n)
+			w.BulkString("notes")
+			w.BulkString(k.Notes)
+		} else {
+			w.Map(n)
 		}
-		step := c.Step
-		if step == 0 {
-			step = 1
-		}
-		w.Map(3)
 		w.BulkString("flags")
-		writeSimpleSet(w, flags)
+		writeSimpleSet(w, strings.Fields(k.Flags))
 		w.BulkString("begin_search")
 		w.Map(2)
 		w.BulkString("type")
-		w.BulkString("index")
-		w.BulkString("spec")
-		w.Map(1)
-		w.BulkString("index")
-		w.Int(int64(c.First))
-		w.BulkString("find_keys")
-		w.Map(2)
-		w.BulkString("type")
-		w.BulkString("range")
-		w.BulkString("spec")
-		w.Map(3)
-		w.BulkString("lastkey")
-		w.Int(int64(last))
-		w.BulkString("keystep")
-		w.Int(int64(step))
-		w.BulkString("limit")
-		w.Int(0)
-	}
-	if k := c.Keyword; k != nil {
-		w.Map(3)
-		w.BulkString("flags")
-		writeSimpleSet(w, flags)
-		w.BulkString("begin_search")
-		w.Map(2)
-		w.BulkString("type")
-		w.BulkString("keyword")
-		w.BulkString("spec")
-		w.Map(2)
-		w.BulkString("keyword")
-		w.BulkString(k.Keyword)
-		w.BulkString("startfrom")
-		w.Int(int64(k.StartFrom))
-		w.BulkString("find_keys")
-		w.Map(2)
-		w.BulkString("type")
-		w.BulkString("range")
-		w.BulkString("spec")
-		w.Map(3)
-		w.BulkString("lastkey")
-		w.Int(int64(k.LastKey))
-		w.BulkString("keystep")
-		w.Int(int64(k.Step))
-		w.BulkString("limit")
-		w.Int(int64(k.Limit))
-	} else if c.Keys != nil {
-		w.Map(3)
-		w.BulkString("flags")
-		writeSimpleSet(w, flags)
-		for _, part := range []string{"begin_search", "find_keys"} {
-			w.BulkString(part)
+		switch {
+		case k.Index > 0:
+			w.BulkString("index")
+			w.BulkString("spec")
+			w.Map(1)
+			w.BulkString("index")
+			w.Int(int64(k.Index))
+		case k.Keyword != "":
+			w.BulkString("keyword")
+			w.BulkString("spec")
 			w.Map(2)
-			w.BulkString("type")
+			w.BulkString("keyword")
+			w.BulkString(k.Keyword)
+			w.BulkString("startfrom")
+			w.Int(int64(k.StartFrom))
+		default:
+			w.BulkString("unknown")
+			w.BulkString("spec")
+			w.Map(0)
+		}
+		w.BulkString("find_keys")
+		w.Map(2)
+		w.BulkString("type")
+		switch k.Find {
+		case engine.FindRange:
+			w.BulkString("range")
+			w.BulkString("spec")
+			w.Map(3)
+			w.BulkString("lastkey")
+			w.Int(int64(k.LastKey))
+			w.BulkString("keystep")
+			w.Int(int64(k.KeyStep))
+			w.BulkString("limit")
+			w.Int(int64(k.Limit))
+		case engine.FindKeynum:
+			w.BulkString("keynum")
+			w.BulkString("spec")
+			w.Map(3)
+			w.BulkString("keynumidx")
+			w.Int(int64(k.KeynumIdx))
+			w.BulkString("firstkey")
+			w.Int(int64(k.FirstKey))
+			w.BulkString("keystep")
+			w.Int(int64(k.KeyStep))
+		default:
 			w.BulkString("unknown")
 			w.BulkString("spec")
 			w.Map(0)
@@ -397,20 +369,19 @@ func commandGetKeys(c *engine.Ctx, withFlags bool) {
 		c.Error("ERR Invalid number of arguments specified for command")
 		return
 	}
-	idx := cmd.KeyIndexes(args)
-	if len(idx) == 0 && cmd.Flags&engine.FlagNoMandatoryKeys == 0 {
+	keys, ok := cmd.KeysWithFlags(args)
+	if !ok || len(keys) == 0 && cmd.Flags&engine.FlagNoMandatoryKeys == 0 {
 		c.Error("ERR Invalid arguments specified for command")
 		return
 	}
-	c.W.Array(len(idx))
-	flags := keyFlags(cmd)
-	for _, i := range idx {
+	c.W.Array(len(keys))
+	for _, k := range keys {
 		if withFlags {
 			c.W.Array(2)
-			c.W.Bulk(args[i])
-			writeSimpleSet(c.W, flags)
+			c.W.Bulk(args[k.Pos])
+			writeSimpleSet(c.W, strings.Fields(k.Flags))
 		} else {
-			c.W.Bulk(args[i])
+			c.W.Bulk(args[k.Pos])
 		}
 	}
 }

@@ -43,9 +43,9 @@ func init() {
 		// RENAME, RENAMENX and COPY have two key specs in Redis, the source's
 		// (given here) and the destination's: OW update (RENAME, COPY) or OW
 		// insert (RENAMENX). The table holds one spec per command for now.
-		&engine.Command{Name: "rename", Arity: 3, Flags: engine.FlagWrite, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
+		&engine.Command{Name: "rename", Specs: keySpecs["rename"], Arity: 3, Flags: engine.FlagWrite, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
 			ACL: ks, Group: gen, Summary: "Rename a key", Since: "1.0.0", Complexity: o1, Handler: cmdRename},
-		&engine.Command{Name: "renamenx", Arity: 3, Flags: engine.FlagWrite | engine.FlagFast, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
+		&engine.Command{Name: "renamenx", Specs: keySpecs["renamenx"], Arity: 3, Flags: engine.FlagWrite | engine.FlagFast, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
 			ACL: ks, Group: gen, Summary: "Rename a key, only if the new key does not exist", Since: "1.0.0", Complexity: o1, Handler: cmdRename},
 		&engine.Command{Name: "keys", Arity: 2, Flags: engine.FlagReadonly, Tips: "request_policy:all_shards nondeterministic_output_order",
 			ACL: ks + " @dangerous", Group: gen, Summary: "Find all keys matching the given pattern", Since: "1.0.0",
@@ -67,7 +67,7 @@ func init() {
 			Complexity: "O(N) where N is the total number of keys in all databases", Handler: cmdFlush},
 		&engine.Command{Name: "move", Arity: 3, Flags: engine.FlagWrite | engine.FlagFast, First: 1, Last: 1, Step: 1, KeyFlags: "RW access update",
 			ACL: ks, Group: gen, Summary: "Move a key to another database", Since: "1.0.0", Complexity: o1, Handler: cmdMove},
-		&engine.Command{Name: "copy", Arity: -3, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 1, Last: 2, Step: 1, KeyFlags: "RO access",
+		&engine.Command{Name: "copy", Specs: keySpecs["copy"], Arity: -3, Flags: engine.FlagWrite | engine.FlagDenyOOM, First: 1, Last: 2, Step: 1, KeyFlags: "RO access",
 			ACL: ks, Group: gen, Summary: "Copy a key", Since: "6.2.0",
 			Complexity: "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.", Handler: cmdCopy},
 		&engine.Command{Name: "swapdb", Arity: 3, Flags: engine.FlagWrite | engine.FlagFast, ACL: ks + " @dangerous", Group: srv,
@@ -442,6 +442,10 @@ func cmdFlush(c *engine.Ctx) {
 }
 
 func cmdMove(c *engine.Ctx) {
+	if c.Env.Cluster() != nil {
+		c.Error("ERR MOVE is not allowed in cluster mode")
+		return
+	}
 	dst, ok := dbArg(c, 2)
 	if !ok {
 		return
@@ -488,6 +492,10 @@ func cmdCopy(c *engine.Ctx) {
 			return
 		}
 	}
+	if c.Env.Cluster() != nil && (c.DB.ID != 0 || dst.ID != 0) {
+		c.Error("ERR Copying to another database is not allowed in cluster mode")
+		return
+	}
 	src, newKey := c.Key(1), c.Key(2)
 	if dst == c.DB && src == newKey {
 		c.Error(engine.ErrSameObject)
@@ -521,6 +529,10 @@ func cmdCopy(c *engine.Ctx) {
 }
 
 func cmdSwapdb(c *engine.Ctx) {
+	if c.Env.Cluster() != nil {
+		c.Error("ERR SWAPDB is not allowed in cluster mode")
+		return
+	}
 	a, ok := intArg(c, 1, "ERR invalid first DB index")
 	if !ok {
 		return

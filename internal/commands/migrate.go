@@ -2,12 +2,14 @@ package commands
 
 import (
 	"bufio"
+	"encoding/binary"
 	"net"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/rdb"
 	"github.com/abacusdb/abacus/internal/resp"
 )
@@ -23,7 +25,7 @@ import (
 
 func init() {
 	engine.Register(
-		&engine.Command{Name: "migrate", Arity: -6, Flags: engine.FlagWrite | engine.FlagMovableKeys, Keys: migrateKeys,
+		&engine.Command{Name: "migrate", Specs: keySpecs["migrate"], Arity: -6, Flags: engine.FlagWrite | engine.FlagMovableKeys, First: 3, Last: 3, Step: 1, Keys: migrateKeys,
 			KeyFlags: "RW access delete", Tips: "nondeterministic_output",
 			ACL: "@keyspace @dangerous", Group: "generic",
 			Summary:    "Atomically transfers a key from one Redis instance to another.",
@@ -40,17 +42,30 @@ const (
 
 // migrateKeys: the key argument, or the keys after KEYS when it is empty.
 func migrateKeys(args [][]byte) []int {
-	if len(args) > 3 && len(args[3]) > 0 {
-		return []int{3}
-	}
+	// Redis's migrateGetKeys: the options are walked (AUTH and AUTH2 take
+	// arguments that may read "keys"); with KEYS the keys follow it and
+	// the key argument must be empty (else none: the command's own
+	// error follows), without it the key argument is the key.
 	for j := 6; j < len(args); j++ {
-		if strings.EqualFold(string(args[j]), "keys") {
+		a := string(args[j])
+		switch {
+		case strings.EqualFold(a, "keys"):
+			if len(args[3]) > 0 {
+				return nil
+			}
 			out := make([]int, 0, len(args)-j-1)
 			for k := j + 1; k < len(args); k++ {
 				out = append(out, k)
 			}
 			return out
+		case strings.EqualFold(a, "auth"):
+			j++
+		case strings.EqualFold(a, "auth2"):
+			j += 2
 		}
+	}
+	if len(args) > 3 {
+		return []int{3}
 	}
 	return nil
 }
@@ -136,6 +151,13 @@ func cmdMigrate(c *engine.Ctx) {
 	buf.BulkString("SELECT")
 	buf.BulkString(strconv.FormatInt(m.db, 10))
 	opt := engine.DumpOptions(c)
+	// A cluster node restores with RESTORE-ASKING, which the target serves
+	// while it imports the slot (as Redis's migrateCommand sends it).
+	restore := "RESTORE"
+	if c.Env.Cluster() != nil {
+		restore = "RESTORE-ASKING"
+	}
+	var why []string // per key sent: why a redis-server cannot load it ("" when it can)
 	for _, k := range m.keys {
 		o := c.DB.LookupRead(string(k))
 		if o == nil {
@@ -155,7 +177,7 @@ func cmdMigrate(c *engine.Ctx) {
 			n = 5
 		}
 		buf.Array(n)
-		buf.BulkString("RESTORE")
+		buf.BulkString(restore)
 		buf.Bulk(k)
 		buf.BulkString(strconv.FormatInt(ttl, 10))
 		buf.Bulk(p)
@@ -163,6 +185,7 @@ func cmdMigrate(c *engine.Ctx) {
 			buf.BulkString("REPLACE")
 		}
 		keys = append(keys, k)
+		why = append(why, abacusOnly(o, p))
 	}
 	if len(keys) == 0 {
 		c.W.Simple("NOKEY")
@@ -203,7 +226,7 @@ func cmdMigrate(c *engine.Ctx) {
 	var targetErr string
 	var deleted [][]byte
 	socketErr := false
-	for _, k := range keys {
+	for i, k := range keys {
 		line, ok := readLine()
 		if !ok {
 			socketErr = true
@@ -219,6 +242,9 @@ func cmdMigrate(c *engine.Ctx) {
 					targetErr = selectReply
 				default:
 					targetErr = line
+					if why[i] != "" {
+						targetErr += " (key '" + string(k) + "' is " + why[i] + ")"
+					}
 				}
 			}
 		case !m.copy:
@@ -240,4 +266,19 @@ func cmdMigrate(c *engine.Ctx) {
 	default:
 		c.W.OK()
 	}
+}
+
+// abacusOnly says why a redis-server 7.0 target cannot restore payload p of
+// o, "" when it can: a time series is a value of Abacus's own module type,
+// and a hash with field TTLs needs RDB version 12 (Redis 7.4). The target
+// refuses such a key's RESTORE and MIGRATE leaves the key here; the reason
+// is added to the target's error so the user knows which key and why.
+func abacusOnly(o *keyspace.Object, p []byte) string {
+	switch {
+	case o.Type == keyspace.TypeTimeSeries:
+		return "a time series, a type of Abacus that Redis cannot load; it stays here"
+	case o.Type == keyspace.TypeHash && len(p) >= 10 && binary.LittleEndian.Uint16(p[len(p)-10:]) > rdb.Version:
+		return "a hash with field TTLs, which Redis 7.0 cannot load; it stays here"
+	}
+	return ""
 }

@@ -125,6 +125,8 @@ func unsubscribe(c *engine.Ctx, kind engine.SubKind) {
 
 func publish(c *engine.Ctx, kind engine.SubKind) {
 	c.W.Int(int64(c.Env.Publish(kind, string(c.Args[1]), c.Args[2])))
+	c.PropagateToReplicas()
+	c.Env.PublishCluster(kind, c.Args[1], c.Args[2])
 }
 
 func pubsubChannels(c *engine.Ctx, kind engine.SubKind) {

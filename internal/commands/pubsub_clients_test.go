@@ -107,23 +107,7 @@ func TestGoRedisPubSub(t *testing.T) {
 // redis-py's pubsub(): get_message, listen and psubscribe with a handler,
 // run by Debian's python3-redis (CI installs it).
 func TestRedisPyPubSub(t *testing.T) {
-	// Debian's interpreter first: python3-redis installs for it, and a
-	// python3 earlier on PATH may be another one.
-	var py string
-	var err error
-	for _, cand := range []string{"/usr/bin/python3", "python3"} {
-		if py, err = exec.LookPath(cand); err == nil {
-			if err = exec.Command(py, "-c", "import redis").Run(); err == nil {
-				break
-			}
-		}
-	}
-	if err != nil {
-		if testenv.Required() {
-			t.Fatalf("python3 with the redis module (Debian's python3-redis) is needed: %v", err)
-		}
-		testenv.Skip(t, "no python3 with the redis module (python3-redis)")
-	}
+	py := testenv.PythonRedis(t)
 	inst := servertest.Start(t)
 	_, port, _ := strings.Cut(inst.Addr, ":")
 	script := `

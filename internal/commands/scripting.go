@@ -16,7 +16,7 @@ func init() {
 	const scr = "@scripting"
 	evalFlags := engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor | engine.FlagNoMandatoryKeys
 	eval := func(name string, ro bool, summary string, h func(*engine.Ctx)) *engine.Command {
-		c := &engine.Command{Name: name, Arity: -3, Flags: evalFlags, Keys: engine.NumkeysKeys(2), KeyFlags: "RW access update",
+		c := &engine.Command{Name: name, Specs: keySpecs[name], Arity: -3, Flags: evalFlags, Keys: engine.NumkeysKeys(2), KeyFlags: "RW access update",
 			ACL: scr, Group: "scripting", Summary: summary, Since: "2.6.0",
 			Complexity: "Depends on the script that is executed.", Handler: h}
 		if ro {
@@ -132,6 +132,10 @@ func evalGeneric(c *engine.Ctx, bySHA, ro bool) {
 // scriptPrepareForRun) and sets the run's read-only mode.
 func scriptAllowed(c *engine.Ctx, flags script.Flags, ro bool, run *engine.ScriptRun) bool {
 	compat := flags&script.FlagEvalCompat != 0
+	if !compat && flags&script.FlagNoCluster != 0 && c.Env.Cluster() != nil {
+		c.Error("ERR Can not run script on cluster, 'no-cluster' flag is set.")
+		return false
+	}
 	if !compat && flags&script.FlagNoWrites == 0 && ro {
 		c.Error(errWriteFlagRO)
 		return false

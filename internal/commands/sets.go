@@ -83,7 +83,7 @@ func init() {
 			Handler:    cmdSpop}),
 		// SMOVE has two key specs in Redis: the source's (RW access delete)
 		// and the destination's (RW insert); the table holds the first.
-		&engine.Command{Name: "smove", Arity: 4, Flags: wf, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
+		&engine.Command{Name: "smove", Specs: keySpecs["smove"], Arity: 4, Flags: wf, First: 1, Last: 2, Step: 1, KeyFlags: "RW access delete",
 			ACL: acl, Group: grp, Summary: "Move a member from one set to another", Since: "1.0.0", Complexity: o1,
 			Handler: cmdSmove},
 		one(&engine.Command{Name: "sscan", Arity: -3, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output",
@@ -93,22 +93,22 @@ func init() {
 
 		all(&engine.Command{Name: "sinter", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
 			Summary: "Intersect multiple sets", Since: "1.0.0", Complexity: card, Handler: cmdSinter}),
-		&engine.Command{Name: "sintercard", Arity: -3, Flags: r | engine.FlagMovableKeys, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
+		&engine.Command{Name: "sintercard", Specs: keySpecs["sintercard"], Arity: -3, Flags: r | engine.FlagMovableKeys, Keys: zsNumkeysKeys(1, false), KeyFlags: "RO access",
 			ACL: acl, Group: grp, Summary: "Intersect multiple sets and return the cardinality of the result", Since: "7.0.0",
 			Complexity: card, Handler: cmdSintercard},
 		// The STORE forms have two key specs in Redis, the destination's
 		// (given here) and the sources' (RO access).
-		all(&engine.Command{Name: "sinterstore", Arity: -3, Flags: wd, KeyFlags: "RW update",
+		all(&engine.Command{Name: "sinterstore", Specs: keySpecs["sinterstore"], Arity: -3, Flags: wd, KeyFlags: "RW update",
 			Summary: "Intersect multiple sets and store the resulting set in a key", Since: "1.0.0", Complexity: card,
 			Handler: cmdSinterstore}),
 		all(&engine.Command{Name: "sunion", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
 			Summary: "Add multiple sets", Since: "1.0.0", Complexity: sumN, Handler: cmdSunion}),
-		all(&engine.Command{Name: "sunionstore", Arity: -3, Flags: wd, KeyFlags: "OW update",
+		all(&engine.Command{Name: "sunionstore", Specs: keySpecs["sunionstore"], Arity: -3, Flags: wd, KeyFlags: "OW update",
 			Summary: "Add multiple sets and store the resulting set in a key", Since: "1.0.0", Complexity: sumN,
 			Handler: cmdSunionstore}),
 		all(&engine.Command{Name: "sdiff", Arity: -2, Flags: r, KeyFlags: "RO access", Tips: "nondeterministic_output_order",
 			Summary: "Subtract multiple sets", Since: "1.0.0", Complexity: sumN, Handler: cmdSdiff}),
-		all(&engine.Command{Name: "sdiffstore", Arity: -3, Flags: wd, KeyFlags: "OW update",
+		all(&engine.Command{Name: "sdiffstore", Specs: keySpecs["sdiffstore"], Arity: -3, Flags: wd, KeyFlags: "OW update",
 			Summary: "Subtract multiple sets and store the resulting set in a key", Since: "1.0.0", Complexity: sumN,
 			Handler: cmdSdiffstore}),
 	)

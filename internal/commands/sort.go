@@ -30,11 +30,11 @@ func init() {
 		complexity = "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N)."
 	)
 	engine.Register(
-		&engine.Command{Name: "sort", Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagMovableKeys,
+		&engine.Command{Name: "sort", Specs: keySpecs["sort"], Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagMovableKeys,
 			First: 1, Last: 1, Step: 1, Keys: sortKeys, KeyFlags: "RO access",
 			ACL: acl, Group: "generic", Since: "1.0.0", Complexity: complexity,
 			Summary: "Sort the elements in a list, set or sorted set", Handler: cmdSort},
-		&engine.Command{Name: "sort_ro", Arity: -2, Flags: engine.FlagReadonly | engine.FlagMovableKeys,
+		&engine.Command{Name: "sort_ro", Specs: keySpecs["sort_ro"], Arity: -2, Flags: engine.FlagReadonly | engine.FlagMovableKeys,
 			First: 1, Last: 1, Step: 1, Keys: sortROKeys, KeyFlags: "RO access",
 			ACL: acl, Group: "generic", Since: "7.0.0", Complexity: complexity,
 			Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Handler: cmdSortRO},
@@ -134,9 +134,17 @@ func parseSort(c *engine.Ctx, readonly bool) (o sortOptions, ok bool) {
 			o.by = args[j+1]
 			if bytes.IndexByte(ascii.CStr(o.by), '*') < 0 {
 				o.dontsort = true
+			} else if c.Env.Cluster() != nil {
+				// Its keys would be in any slot.
+				c.Error("ERR BY option of SORT denied in Cluster mode.")
+				return o, false
 			}
 			j++
 		case cEqualFold(a, "get") && left >= 1:
+			if c.Env.Cluster() != nil {
+				c.Error("ERR GET option of SORT denied in Cluster mode.")
+				return o, false
+			}
 			o.gets = append(o.gets, args[j+1])
 			j++
 		default:

@@ -30,7 +30,7 @@ func init() {
 		return c
 	}
 	engine.Register(
-		one(&engine.Command{Name: "xadd", Arity: -5, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast, KeyFlags: "RW update",
+		one(&engine.Command{Name: "xadd", Specs: keySpecs["xadd"], Arity: -5, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast, KeyFlags: "RW update",
 			Tips: "nondeterministic_output", Since: "5.0.0", Complexity: "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
 			Summary: "Appends a new entry to a stream", Handler: cmdXadd}),
 		one(&engine.Command{Name: "xrange", Arity: -4, Flags: engine.FlagReadonly, KeyFlags: "RO access", Since: "5.0.0",

@@ -220,7 +220,15 @@ func xread(c *engine.Ctx, isGroup bool) {
 		gt := ids[i]
 		g := groups[i]
 		history, sync := false, false
-		if g != nil {
+		if serving {
+			// A blocked reader is served when the stream's last id
+			// passed its own, even if the entries that moved it are
+			// gone again (it then gets none), as Redis serves it.
+			if g != nil {
+				gt = g.LastID
+			}
+			sync = gt.Less(s.LastID)
+		} else if g != nil {
 			if gt != stream.MaxID {
 				sync, history = true, true
 			} else if s.Len() > 0 {
@@ -258,8 +266,8 @@ func xread(c *engine.Ctx, isGroup bool) {
 		cons.SeenTime = c.Now
 		if history {
 			readHistory(c, &body, s, cons, start, count)
-		} else {
-			deliverNew(c, &body, s, g, cons, keys[i], groupName, start, count, noack)
+		} else if deliverNew(c, &body, s, g, cons, keys[i], groupName, start, count, noack) == 0 {
+			continue
 		}
 		c.Dirty(1)
 	}
@@ -334,10 +342,10 @@ func readHistory(c *engine.Ctx, w *resp.Writer, s *stream.Stream, cons *stream.C
 }
 
 // deliverNew delivers entries from start on to cons (streamReplyWithRange
-// with a group): each moves the group's last id and read counter, and
+// with a group) and returns how many: each moves the group's last id and read counter, and
 // unless noack enters the PELs, propagated as XCLAIM; with noack the new
 // last id propagates as XGROUP SETID.
-func deliverNew(c *engine.Ctx, w *resp.Writer, s *stream.Stream, g *stream.Group, cons *stream.Consumer, key, group []byte, start stream.ID, count int64, noack bool) {
+func deliverNew(c *engine.Ctx, w *resp.Writer, s *stream.Stream, g *stream.Group, cons *stream.Consumer, key, group []byte, start stream.ID, count int64, noack bool) int {
 	var ids []stream.ID
 	var tmp resp.Writer
 	tmp.Proto = w.Proto
@@ -376,4 +384,5 @@ func deliverNew(c *engine.Ctx, w *resp.Writer, s *stream.Stream, g *stream.Group
 	if propLast {
 		propSetID(c, key, group, g)
 	}
+	return len(ids)
 }

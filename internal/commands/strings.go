@@ -42,13 +42,13 @@ func init() {
 	engine.Register(
 		one(&engine.Command{Name: "get", Arity: 2, Flags: r | engine.FlagFast, KeyFlags: "RO access",
 			Summary: "Get the value of a key", Since: "1.0.0", Handler: cmdGet}),
-		one(&engine.Command{Name: "set", Arity: -3, Flags: wd, KeyFlags: "RW access update variable_flags",
+		one(&engine.Command{Name: "set", Specs: keySpecs["set"], Arity: -3, Flags: wd, KeyFlags: "RW access update variable_flags",
 			Summary: "Set the string value of a key", Since: "1.0.0", Handler: cmdSet}),
 		one(&engine.Command{Name: "getset", Arity: 3, Flags: wdf, KeyFlags: "RW access update",
 			Summary: "Set the string value of a key and return its old value", Since: "1.0.0", Handler: cmdGetset}),
 		one(&engine.Command{Name: "getdel", Arity: 2, Flags: w | engine.FlagFast, KeyFlags: "RW access delete",
 			Summary: "Get the value of a key and delete the key", Since: "6.2.0", Handler: cmdGetdel}),
-		one(&engine.Command{Name: "getex", Arity: -2, Flags: w | engine.FlagFast, KeyFlags: "RW access update",
+		one(&engine.Command{Name: "getex", Specs: keySpecs["getex"], Arity: -2, Flags: w | engine.FlagFast, KeyFlags: "RW access update",
 			Summary: "Get the value of a key and optionally set its expiration", Since: "6.2.0", Handler: cmdGetex}),
 		one(&engine.Command{Name: "setnx", Arity: 3, Flags: wdf, KeyFlags: "OW insert",
 			Summary: "Set the value of a key, only if the key does not exist", Since: "1.0.0", Handler: cmdSetnx}),
@@ -388,7 +388,7 @@ func cmdGetex(c *engine.Ctx) {
 	replyString(c, o)
 	// GETEX is never propagated as received.
 	switch {
-	case flags&(setEXAT|setPXAT) != 0 && at <= c.Now:
+	case flags&(setEXAT|setPXAT) != 0 && c.PastDeadline(at):
 		// An absolute time already past deletes the key.
 		c.DB.Delete(key)
 		c.Dirty(1)

@@ -107,7 +107,26 @@ const (
 	ReplicaLazyFlush
 	ReplicaAnnounced
 	ReplicaIgnoreDiskWriteErrors
+	ReplicaAnnounceIP
+	ReplicaAnnouncePort
 	ClusterEnabled
+	ClusterConfigFile
+	ClusterNodeTimeout
+	ClusterPort
+	ClusterAnnounceIP
+	ClusterAnnouncePort
+	ClusterAnnounceBusPort
+	ClusterAnnounceTLSPort
+	ClusterAnnounceHostname
+	ClusterRequireFullCoverage
+	ClusterAllowReadsWhenDown
+	ClusterAllowPubsubshardWhenDown
+	ClusterReplicaValidityFactor
+	ClusterMigrationBarrier
+	ClusterAllowReplicaMigration
+	ClusterReplicaNoFailover
+	ClusterPreferredEndpointType
+	ClusterLinkSendbufLimit
 	TLSPort
 
 	// Memory and keyspace.
@@ -172,6 +191,7 @@ const (
 	HTTPRequirePass
 	HTTPExportSeries
 	HTTPExportSeriesMax
+	HTTPMetricsPublic
 	numParams
 )
 
@@ -285,8 +305,29 @@ var table = []*Param{
 	ReplicaLazyFlush:             boolP("replica-lazy-flush", "no").alias("slave-lazy-flush"),
 	ReplicaAnnounced:             boolP("replica-announced", "yes"),
 	ReplicaIgnoreDiskWriteErrors: boolP("replica-ignore-disk-write-errors", "no"),
-	ClusterEnabled:               boolP("cluster-enabled", "no").immutable().validate(checkClusterEnabled),
-	TLSPort:                      intP("tls-port", "0", 0, 65535).immutable(),
+	ClusterEnabled:               boolP("cluster-enabled", "no").immutable(),
+	// The cluster layer (internal/cluster) reads these; the announce
+	// parameters take effect at the next message it sends.
+	ClusterConfigFile:               strP("cluster-config-file", "nodes.conf").immutable(),
+	ClusterNodeTimeout:              intP("cluster-node-timeout", "15000", 0, maxInt64),
+	ClusterPort:                     intP("cluster-port", "0", 0, 65535).immutable(),
+	ClusterAnnounceIP:               strP("cluster-announce-ip", ""),
+	ClusterAnnouncePort:             intP("cluster-announce-port", "0", 0, 65535),
+	ClusterAnnounceBusPort:          intP("cluster-announce-bus-port", "0", 0, 65535),
+	ClusterAnnounceTLSPort:          intP("cluster-announce-tls-port", "0", 0, 65535),
+	ClusterAnnounceHostname:         strP("cluster-announce-hostname", "").validate(checkHostname),
+	ClusterRequireFullCoverage:      boolP("cluster-require-full-coverage", "yes"),
+	ClusterAllowReadsWhenDown:       boolP("cluster-allow-reads-when-down", "no"),
+	ClusterAllowPubsubshardWhenDown: boolP("cluster-allow-pubsubshard-when-down", "yes"),
+	ClusterReplicaValidityFactor:    intP("cluster-replica-validity-factor", "10", 0, maxInt32).alias("cluster-slave-validity-factor"),
+	ClusterMigrationBarrier:         intP("cluster-migration-barrier", "1", 0, maxInt32),
+	ClusterAllowReplicaMigration:    boolP("cluster-allow-replica-migration", "yes"),
+	ClusterReplicaNoFailover:        boolP("cluster-replica-no-failover", "no").alias("cluster-slave-no-failover"),
+	ClusterPreferredEndpointType:    enumP("cluster-preferred-endpoint-type", "ip", "ip", "hostname", "unknown-endpoint"),
+	ClusterLinkSendbufLimit:         memP("cluster-link-sendbuf-limit", "0", 0, maxInt64).unsigned(),
+	ReplicaAnnounceIP:               strP("replica-announce-ip", "").alias("slave-announce-ip"),
+	ReplicaAnnouncePort:             intP("replica-announce-port", "0", 0, 65535).alias("slave-announce-port"),
+	TLSPort:                         intP("tls-port", "0", 0, 65535).immutable(),
 
 	MaxMemorySamples:          intP("maxmemory-samples", "5", 1, maxInt32),
 	MaxMemoryEvictionTenacity: intP("maxmemory-eviction-tenacity", "10", 0, 100),
@@ -298,7 +339,7 @@ var table = []*Param{
 	LazyfreeLazyUserDel:       boolP("lazyfree-lazy-user-del", "no"),
 	LazyfreeLazyUserFlush:     boolP("lazyfree-lazy-user-flush", "no"),
 	ActiveRehashing:           boolP("activerehashing", "yes"),
-	ActiveDefrag:              boolP("activedefrag", "no"),
+	ActiveDefrag:              boolP("activedefrag", "no").validate(checkActiveDefrag),
 	LFULogFactor:              intP("lfu-log-factor", "10", 0, maxInt32),
 	LFUDecayTime:              intP("lfu-decay-time", "1", 0, maxInt32),
 	JemallocBgThread:          boolP("jemalloc-bg-thread", "yes"),
@@ -353,6 +394,7 @@ var table = []*Param{
 	HTTPRequirePass:     strP("http-requirepass", "").sensitive(),
 	HTTPExportSeries:    strP("http-export-series", ""),
 	HTTPExportSeriesMax: intP("http-export-series-max", "10000", 0, 1000000),
+	HTTPMetricsPublic:   boolP("http-metrics-public", "no"),
 }
 
 var byName = map[string]*Param{}

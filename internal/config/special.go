@@ -170,13 +170,6 @@ func checkReplicaOf(v string) error {
 	return nil
 }
 
-func checkClusterEnabled(v string) error {
-	if v == "yes" {
-		return verr("Abacus does not support cluster mode: cluster-enabled must be 'no'")
-	}
-	return nil
-}
-
 func canonReplicaOf(_ string, args []string) (string, error) {
 	if len(args) == 1 && args[0] == "" {
 		return "", nil
@@ -196,6 +189,9 @@ var shutdownFlagNames = []string{"default", "save", "nosave", "now", "force"}
 // in a fixed order, "default" when none.
 func canonShutdownFlags(_ string, args []string) (string, error) {
 	var set [5]bool
+	if len(args) == 0 { // "" names no flag, which Redis refuses
+		return "", verr("argument(s) must be one of the following: %s", strings.Join(shutdownFlagNames, ", "))
+	}
 	for _, a := range args {
 		found := false
 		for i, n := range shutdownFlagNames {
@@ -397,4 +393,29 @@ func canonPercentiles(_ string, args []string) (string, error) {
 		out[i] = s
 	}
 	return strings.Join(out, " "), nil
+}
+
+// checkHostname is Redis's isValidAnnouncedHostname: under 256 bytes, of
+// letters, digits, hyphens and dots.
+func checkHostname(v string) error {
+	if len(v) >= 256 {
+		return verr("Hostnames must be less than 256 characters")
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return verr("Hostnames may only contain alphanumeric characters, hyphens or dots")
+		}
+	}
+	return nil
+}
+
+// checkActiveDefrag refuses to turn active defragmentation on, as a
+// redis-server built without Redis's own jemalloc does (Debian's): Abacus
+// has no defragmenter; Go's collector compacts nothing either.
+func checkActiveDefrag(v string) error {
+	if v == "yes" {
+		return verr("Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified Jemalloc like the one shipped by default with the Redis source distribution")
+	}
+	return nil
 }

@@ -32,4 +32,8 @@ func (c *client) busyCommand(i int) (answered, quit bool) {
 // through the pushed-output queue when the client has one, directly
 // otherwise. A push (the script's, under the lock) may create the queue
 // meanwhile; stage's compare-and-swap on wown orders the two.
-func (c *client) flushUnlocked() { c.finish(c.stage()) }
+func (c *client) flushUnlocked() {
+	c.unlocked.Store(true)
+	defer c.unlocked.Store(false)
+	c.finish(c.stage())
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -108,8 +109,22 @@ type client struct {
 	// inPending is set while the client is in its loop's pending list.
 	inPending bool
 	// yield is set when a loop client's batch stops so that the loop
-	// serves other clients before the rest of it (runBatch).
-	yield bool
+	// serves other clients before the rest of it (runBatch); unrun then
+	// says the input holds commands still to run, and nothing more is
+	// read before they have. roundOut counts the bytes of replies built
+	// since the loop began serving the client (runBatch yields past
+	// loopMaxReplies). inHeavy and heavySkips: the client is in the
+	// loop's heavy list, passed over heavySkips rounds (serveHeavy).
+	yield, unrun bool
+	roundOut     int
+	inHeavy      bool
+	heavySkips   int
+	// readMore says input was read while a write waited (writeReading).
+	readMore bool
+	// unlocked is set while the owner adds output to the queue without
+	// the server lock (queueRest, the busy path): a limit's log line then
+	// shows only the fields it can read without it (closeForLimit).
+	unlocked atomic.Bool
 }
 
 // Who may write to a client's socket (client.wown). Only the client's
@@ -178,6 +193,7 @@ func (s *Server) accept(conn net.Conn) {
 	sess.Authed = !s.Env.AuthRequired()
 	c := &client{srv: s, sess: sess, w: resp.Writer{Proto: 2}, fd: -1}
 	sess.Push = c.push
+	c.w.Over = c.overAppend
 	tc, isTCP := conn.(*net.TCPConn)
 	if isTCP {
 		if ka := s.Cfg.Int(config.TCPKeepalive); ka > 0 {
@@ -325,7 +341,7 @@ func (c *client) writeRest() {
 	}
 	c.handoff = handoffNone
 	if len(c.wrest) > 0 {
-		n, err := c.outWrite(c.wrest)
+		n, err := c.writeReading(c.wrest)
 		c.srv.Env.Stats.NetOutputBytes.Add(int64(n))
 		if err != nil {
 			c.sess.Killed.Store(true)
@@ -385,6 +401,11 @@ func (c *client) serve() {
 		if c.consume() {
 			return
 		}
+		if c.readMore {
+			// Input arrived while a write waited (writeReading).
+			c.readMore = false
+			ready = true
+		}
 	}
 }
 
@@ -434,10 +455,18 @@ func (c *client) noteInput(qbuf int) {
 	}
 }
 
-// info describes the client in log lines, as Redis's client info string
-// begins.
+// info is the client's CLIENT LIST line without its newline, which
+// Redis's log lines about a client show (catClientInfoString). It reads
+// the session under the server lock, which the caller does not hold.
 func (c *client) info() string {
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s", c.sess.ID, c.sess.Addr, c.sess.LAddr, c.sess.FD, c.sess.Name)
+	c.srv.mu.Lock()
+	defer c.srv.mu.Unlock()
+	return c.infoLocked()
+}
+
+// infoLocked is info for a caller that holds the server lock.
+func (c *client) infoLocked() string {
+	return strings.TrimSuffix(engine.ClientInfo(c.srv.Env, c.sess), "\n")
 }
 
 // process parses and runs every complete command in the input, writes
@@ -566,10 +595,11 @@ func (c *client) runBatch() (ran int, reparse, stop bool) {
 			if ran == len(c.ends) {
 				return ran, false, false
 			}
-			if c.inLoop && c.queued() {
+			if c.inLoop && (c.queued() || c.roundOut >= loopMaxReplies) {
 				// Its replies wait in its queue for a socket that is
-				// slow to take them: the loop serves the others before
-				// it goes on (eventLoop.serve kicks it).
+				// slow to take them, or it has had its share of the
+				// round: the loop serves the others before it goes on
+				// (eventLoop.serve kicks it).
 				c.yield = true
 				return ran, false, false
 			}
@@ -594,6 +624,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s.mu.Lock()
 	defer func() {
 		s.current = nil
+		c.w.Limit, c.w.Dropped = 0, false
 		aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // the batch's AOF bytes (the effect stream on disk)
 		direct := c.stage()
 		s.mu.Unlock()
@@ -603,6 +634,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s.current = c
 	c.w.Proto = c.sess.Proto
 	c.checkAt = c.outputCheckAt(s.outputLimits())
+	c.w.Limit = c.appendLimit(s.outputLimits())
 	authed, maxBulk := c.sess.Authed, c.reader.MaxBulk
 	start := 0
 	if i > 0 {
@@ -625,6 +657,11 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 		}
 		mark := len(c.w.Buf)
 		s.Env.Execute(c.sess, args, &c.w)
+		if c.w.Dropped {
+			// The reply put the client over its limit as it was built.
+			c.dropForLimit()
+			return i + 1, false, true, false
+		}
 		if c.sess.Blocked && c.park() {
 			return i + 1, false, false, false // the reply comes when the wait ends
 		}
@@ -682,13 +719,17 @@ func (c *client) stage() (direct bool) {
 		return true
 	}
 	q := c.out.Load() // wown is wQueue: out is set
-	if len(c.w.Buf) >= replyFlushAt {
+	if cap(c.w.Buf) > keepReplyBuf {
 		q.addOwned(c, c.w.Buf)
 		c.w.Buf = nil
-	} else {
-		q.add(c, c.w.Buf)
-		c.resetOut()
+		return false
 	}
+	// Copied, and the buffer kept for the next replies: a client whose
+	// replies queue up (it does not read) would otherwise grow a fresh
+	// buffer for every large reply, and the allocations would make the
+	// collector run every few replies.
+	q.add(c, c.w.Buf)
+	c.w.Reset()
 	return false
 }
 
@@ -759,7 +800,7 @@ func (c *client) socketFull(rest []byte) (int, error) {
 	}
 	c.setOutBuf(int64(len(rest)))
 	c.outShown = true
-	n, err := c.raw.write(rest) // only raw writes report errAgain
+	n, err := c.writeReading(rest) // only raw writes report errAgain
 	c.endDirect()
 	if c.outShown {
 		c.sess.OutBuf.Store(0)
@@ -774,7 +815,9 @@ func (c *client) socketFull(rest []byte) (int, error) {
 // in wQueue, and the queue's writer starts.
 func (c *client) queueRest(rest []byte) {
 	q := c.queue()
+	c.unlocked.Store(true)
 	q.prepend(c, rest)
+	c.unlocked.Store(false)
 	for {
 		if c.wown.CompareAndSwap(wDirect, wQueue) || c.wown.CompareAndSwap(wQueueWaits, wQueue) {
 			go c.writeLoop(q)
@@ -834,6 +877,10 @@ func (c *client) dropUnsent() {
 		c.w.Buf, c.wpendLen = c.w.Buf[:0], 0
 	}
 }
+
+// keepReplyBuf is the largest reply buffer a queued client keeps between
+// batches (stage).
+const keepReplyBuf = 4 << 20
 
 func (c *client) resetOut() {
 	if cap(c.w.Buf) > 1<<20 {

@@ -12,10 +12,15 @@
 //     readable client it reads what arrived, runs every complete command
 //     in batches under the server lock, and leaves the replies staged;
 //     after the round of events it writes every staged reply (flushAll),
-//     as Redis does in beforeSleep. Then, while the engine has background
-//     steps (a save's encoding, engine.Env.RunInBackground), it runs them
-//     for a bounded time under the server lock, taken with TryLock so the
-//     loop never waits for it holding eventLoop.mu (background_linux.go).
+//     as Redis does in beforeSleep.
+//     Clients whose unread output passed backlogAt (eventLoop.heavy)
+//     are served after the round's others, within a budget of reply
+//     bytes and of the loop's time (serveHeavy), the largest queue
+//     first, so that clients that do not read cannot stall the others.
+//     Then, while the engine has background steps (a save's encoding,
+//     engine.Env.RunInBackground), the loop runs them for a bounded time
+//     under the server lock, taken with TryLock so the loop never waits
+//     for it holding eventLoop.mu (background_linux.go).
 //   - A client goroutine (client.serve) serves a client the loop cannot:
 //     unix sockets, io-event-loop no, systems without epoll, and a loop
 //     client that must wait ("handoff": a blocking command parked it,
@@ -49,7 +54,7 @@
 // goroutine locked.
 //
 //  1. eventLoop.mu: the loop's epoll set and clients (byFD, cur, kick,
-//     pending) and the loop-side state of each client in it (see
+//     pending, heavy) and the loop-side state of each client in it (see
 //     Ownership). The loop goroutine holds it except while it runs a
 //     client's batch; the busy watcher holds it while it serves. Under
 //     it: the server lock (a dropped client's close takes it, except
@@ -135,7 +140,9 @@
 //     the socket full (socketFull), a client with an output limit moves
 //     the rest to the head of its queue and straight to wQueue; for
 //     another, a loop's rest (client.wrest) is written by the goroutine
-//     the handoff starts (writeRest), a goroutine's by itself, waiting.
+//     the handoff starts (writeRest), a goroutine's by itself, waiting
+//     and reading the client's input meanwhile (writeReading: the owner
+//     fills its own reader).
 //     Whoever finishes ends the write (endDirect: back to wIdle).
 //   - wQueueWaits: a push created the queue while a write was in flight.
 //     endDirect (or queueRest) then moves to wQueue and starts the

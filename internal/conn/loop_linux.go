@@ -65,6 +65,16 @@ type eventLoop struct {
 	// writers woken after the round (out.go).
 	pending []*client
 	wakes   wakeList
+	// heavy are the clients whose unread output passed backlogAt: they
+	// are served after the round's other clients, within heavyBudget
+	// (serveHeavy). heavyPhase is set while serveHeavy serves them.
+	heavy      []*client
+	heavyPhase bool
+	// othersRan says the round ran commands of clients not in heavy;
+	// heavyNext is when heavy clients may be served again while others
+	// are being served (serveHeavy).
+	othersRan bool
+	heavyNext time.Time
 	// asked is the AOF position the loop asked durability to wake it for
 	// (syncWake): 0 once it did, so that the loop asks again.
 	asked  atomic.Int64
@@ -190,9 +200,10 @@ func (l *eventLoop) run() {
 			return
 		}
 		l.admit()
+		l.othersRan = false
 		// Clients held for the AOF's fsync are woken by its end, not by
 		// polling: no spin while they wait (syncWake).
-		n := l.wait(events, len(l.kick) == 0 && !s.Env.BackgroundReady(), len(l.pending) == 0)
+		n := l.wait(events, len(l.kick) == 0 && len(l.heavy) == 0 && !s.Env.BackgroundReady(), len(l.pending) == 0)
 		for i := 0; i < n; i++ {
 			fd := int(events[i].Fd)
 			if fd == l.evfd {
@@ -216,6 +227,7 @@ func (l *eventLoop) run() {
 				}
 			}
 		}
+		l.serveHeavy()
 		l.flushAll(false)
 		if s.Env.BackgroundReady() {
 			l.background()
@@ -415,18 +427,33 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		l.handoffTo(c, false)
 		return
 	}
-	n, err := c.loopRead()
-	if n > 0 {
-		s.Env.Stats.NetInputBytes.Add(int64(n))
-		c.sess.LastIO.Store(s.Env.NowMs())
-	} else if err == errAgain {
-		if !kicked || !c.reader.Buffered() {
+	if !l.heavyPhase && (c.inHeavy || c.backlogged()) {
+		l.addHeavy(c)
+		return
+	}
+	if c.unrun {
+		// Commands read before are still to run: no more is read until
+		// they have, so that a client whose replies are not taken does
+		// not pile up input too (the kernel's buffer holds it back).
+		c.unrun = false
+	} else {
+		n, err := c.loopRead()
+		if n > 0 {
+			s.Env.Stats.NetInputBytes.Add(int64(n))
+			c.sess.LastIO.Store(s.Env.NowMs())
+		} else if err == errAgain {
+			if !kicked || !c.reader.Buffered() {
+				return
+			}
+		} else {
+			l.flush(c)
+			l.drop(c)
 			return
 		}
-	} else {
-		l.flush(c)
-		l.drop(c)
-		return
+	}
+	c.roundOut = 0
+	if !l.heavyPhase {
+		l.othersRan = true
 	}
 	l.cur = c
 	l.mu.Unlock()
@@ -456,7 +483,12 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		// The rest of its input waits for the loop's next round.
 		c.yield = false
 		if c.handoff == handoffNone && !quit {
-			l.kickLocked(c)
+			c.unrun = true
+			if c.backlogged() {
+				l.addHeavy(c)
+			} else {
+				l.kickLocked(c)
+			}
 		}
 	}
 	switch {
@@ -464,6 +496,89 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		l.handoffTo(c, quit)
 	case quit:
 		l.drop(c)
+	}
+}
+
+// Clients whose output is not being read. A client that pipelines
+// commands with large replies and does not read them (a slow reader, or an
+// attack) would make every round build its replies, and all such clients'
+// queues would grow at once. Instead, once its unread output passes
+// backlogAt, a client is served only after the round's other clients,
+// and the rounds build at most heavyBudget bytes of replies for all such
+// clients together (at least one batch): the others' latency stays that
+// of a round plus one batch, and memory grows one queue at a time, the
+// largest first, as Redis fills one client's buffer per event until its
+// limit closes it. While other clients are being served, the heavy ones
+// get at most 1/heavyShare of the loop's time: a round that serves them
+// is followed by rounds that do not, for heavyShare-1 times as long. A client passed over heavyAge rounds in a row goes
+// first, so that none waits for ever behind a larger one that keeps
+// draining and refilling (a few rounds would let every queue grow at
+// once again).
+const (
+	backlogAt   = replyFlushAt
+	heavyBudget = 1 << 20
+	heavyAge    = 256
+	heavyShare  = 4
+)
+
+// backlogged reports whether c's unread output passed backlogAt.
+func (c *client) backlogged() bool {
+	q := c.out.Load()
+	return q != nil && q.size() >= backlogAt
+}
+
+// addHeavy puts c in the list served after the round's other clients.
+func (l *eventLoop) addHeavy(c *client) {
+	if !c.inHeavy {
+		c.inHeavy = true
+		c.heavySkips = 0
+		l.heavy = append(l.heavy, c)
+	}
+}
+
+// serveHeavy serves the backlogged clients within heavyBudget, the
+// longest-waiting (past heavyAge rounds) and then the largest first.
+func (l *eventLoop) serveHeavy() {
+	if len(l.heavy) == 0 {
+		return
+	}
+	list := l.heavy[:0]
+	for _, c := range l.heavy {
+		if c.inLoop {
+			list = append(list, c)
+		} else {
+			c.inHeavy = false
+		}
+	}
+	clear(l.heavy[len(list):])
+	l.heavy = list
+	start := time.Now()
+	if l.othersRan && start.Before(l.heavyNext) {
+		return
+	}
+	defer func() { l.heavyNext = start.Add(time.Since(start) * heavyShare) }()
+	spent := int64(0)
+	l.heavyPhase = true
+	defer func() { l.heavyPhase = false }()
+	for spent < heavyBudget && len(l.heavy) > 0 {
+		best, bestSize := -1, int64(-1)
+		for i, c := range l.heavy {
+			size := c.unsent()
+			if c.heavySkips >= heavyAge {
+				size = 1 << 62
+			}
+			if size > bestSize {
+				best, bestSize = i, size
+			}
+		}
+		c := l.heavy[best]
+		l.heavy = append(l.heavy[:best], l.heavy[best+1:]...)
+		c.inHeavy = false
+		l.serve(c, true)
+		spent += max(int64(c.roundOut), 1)
+	}
+	for _, c := range l.heavy {
+		c.heavySkips++
 	}
 }
 
@@ -739,6 +854,13 @@ func fdWrite(fd int, p []byte) (int, error) {
 // fdWriteWait writes all of p, waiting (poll) while the socket is full,
 // until killed says stop or the deadline (unix ns, 0 for none) passes.
 func fdWriteWait(fd int, p []byte, killed func() bool, deadline func() int64) (int, error) {
+	return fdWriteReading(fd, p, killed, deadline, nil)
+}
+
+// fdWriteReading is fdWriteWait that, with read set, calls it whenever
+// the socket is readable while it waits to write; read returning false
+// ends the write (net.ErrClosed).
+func fdWriteReading(fd int, p []byte, killed func() bool, deadline func() int64, read func() bool) (int, error) {
 	done := 0
 	for {
 		n, err := fdWrite(fd, p[done:])
@@ -753,8 +875,63 @@ func fdWriteWait(fd int, p []byte, killed func() bool, deadline func() int64) (i
 			return done, os.ErrDeadlineExceeded
 		}
 		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		if read != nil {
+			pfd[0].Events |= unix.POLLIN
+		}
 		unix.Poll(pfd, 100)
+		if read != nil && pfd[0].Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLERR) != 0 && !read() {
+			return done, net.ErrClosed
+		}
 	}
+}
+
+// writeReading writes all of p for a client whose socket is full and
+// that is not served on while it is (no output limit applies to it),
+// reading its input meanwhile, as Redis goes on reading a client whatever
+// its output: a client that writes its whole pipeline before it reads a
+// reply would otherwise wait for the server to read while the server
+// waits for it to read. The input waits in the client's query buffer
+// (bounded by client-query-buffer-limit), not as replies; c.readMore
+// says some arrived.
+func (c *client) writeReading(p []byte) (int, error) {
+	s := c.srv
+	killed := func() bool { return c.sess.Killed.Load() || s.closing.Load() }
+	if c.fd >= 0 {
+		return fdWriteReading(c.fd, p, killed, c.wdl.Load, func() bool { return c.readAside(c.fd) })
+	}
+	if c.raw == nil {
+		return c.conn.Write(p)
+	}
+	var n int
+	var err error
+	noDeadline := func() int64 { return 0 }
+	if cerr := c.raw.rc.Control(func(fd uintptr) {
+		n, err = fdWriteReading(int(fd), p, killed, noDeadline, func() bool { return c.readAside(int(fd)) })
+	}); cerr != nil {
+		return n, cerr
+	}
+	return n, err
+}
+
+// readAside reads what arrived for c into its input while a write waits
+// (writeReading); false: the connection ended, or the input passed
+// client-query-buffer-limit (the client is closed, as Redis closes it).
+func (c *client) readAside(fd int) bool {
+	s := c.srv
+	n, err := fdRead(fd, c.reader.ReadBuf(loopMaxRead))
+	c.reader.Filled(n)
+	if n > 0 {
+		s.Env.Stats.NetInputBytes.Add(int64(n))
+		c.sess.LastIO.Store(s.Env.NowMs())
+		c.readMore = true
+		c.noteInput(c.reader.QueryBuf())
+		if int64(c.reader.QueryBuf()) > s.Cfg.Int(config.ClientQueryBufferLimit) {
+			s.Log.Warn(fmt.Sprintf("Closing client that reached max query buffer length: %s (qbuf initial bytes: %s)", c.info(), resp.AppendRepr(nil, c.reader.QueryHead(64))))
+			c.sess.Killed.Store(true)
+			return false
+		}
+	}
+	return err == nil || err == errAgain
 }
 
 func fdShutdown(fd int) { unix.Shutdown(fd, unix.SHUT_RDWR) }

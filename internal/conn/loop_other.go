@@ -34,3 +34,12 @@ func fdClose(int)                      {}
 func fdWriteWait(int, []byte, func() bool, func() int64) (int, error) {
 	return 0, errAgain
 }
+
+// writeReading writes all of p, waiting while the socket is full (the
+// input is not read meanwhile without poll).
+func (c *client) writeReading(p []byte) (int, error) {
+	if c.raw != nil {
+		return c.raw.write(p)
+	}
+	return c.outWrite(p)
+}

@@ -62,8 +62,10 @@ func (q *outQueue) addWaking(c *client, b []byte, wl *wakeList) {
 	} else if q.free != nil && len(b) <= chunkBytes {
 		q.chunks = append(q.chunks, append(q.free[:0], b...))
 		q.free = nil
+	} else if len(b) > chunkBytes {
+		q.chunks = append(q.chunks, append([]byte(nil), b...)) // not zeroed first, as make would
 	} else {
-		q.chunks = append(q.chunks, append(make([]byte, 0, max(len(b), chunkBytes)), b...))
+		q.chunks = append(q.chunks, append(make([]byte, 0, chunkBytes), b...))
 	}
 	q.n += int64(len(b))
 	n := q.n

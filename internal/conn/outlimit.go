@@ -16,8 +16,10 @@ import (
 // the replies built and not yet written, and its pushed-output queue.
 // Redis keeps the first 16 KB of it in a static buffer that the limits do
 // not count (replyBufBytes) and checks the rest each time replies are
-// appended; so does Abacus, after each command (runLocked) and each time
-// bytes join the queue (outQueue.add). A client over its class's hard
+// appended; so does Abacus, as a reply grows past the limit (each bulk
+// string, resp.Writer.Limit: a reply larger than the limit is dropped
+// when it passes it, not built whole), after each command (runLocked)
+// and each time bytes join the queue (outQueue.add). A client over its class's hard
 // limit, or over its soft limit for longer than soft-seconds, is closed at
 // once without being sent what is left, and Redis's line is logged.
 //
@@ -28,13 +30,21 @@ import (
 // served as in Redis, its output queued, until the limit closes it; a
 // client without a limit stops being served until it reads (the loop
 // hands it to its goroutine, which waits for the socket), so its memory
-// is bounded by its socket rather than by its pipeline.
+// is bounded by its socket rather than by its pipeline; its input is read
+// meanwhile (writeReading), so that a client that writes all its
+// pipeline before it reads does not wait for the server while the server
+// waits for it. A client whose unread output passed backlogAt is served
+// after the loop's other clients, within a budget (loop_linux.go,
+// serveHeavy).
 
 const (
 	// replyFlushAt is how many bytes of replies a client may have built
 	// and not written before its batch stops to write them: Redis writes
 	// at most NET_MAX_WRITES_PER_EVENT (64 KB) per client per event.
 	replyFlushAt = 64 << 10
+	// loopMaxReplies is how many bytes of replies a loop client may have
+	// built in one turn before the loop serves the others (runBatch).
+	loopMaxReplies = 1 << 20
 	// replyBufBytes is Redis's static reply buffer (PROTO_REPLY_CHUNK_BYTES),
 	// which the limits do not count.
 	replyBufBytes = 16 << 10
@@ -155,13 +165,73 @@ func (c *client) outputGrew() bool {
 	c.outShown = true
 	if c.overLimit(unread) {
 		c.closeForLimit(unread)
-		// Nothing more is sent: the replies are dropped (a deferred
-		// write then ends with nothing to write).
-		ReleaseMemory(int64(cap(c.w.Buf)))
-		c.w.Buf, c.wpendLen = nil, 0
+		c.dropReplies()
 		return true
 	}
-	return len(c.w.Buf) >= replyFlushAt
+	if len(c.w.Buf) >= replyFlushAt {
+		c.roundOut += len(c.w.Buf)
+		return true
+	}
+	return false
+}
+
+// unsent is the client's queued output.
+func (c *client) unsent() int64 {
+	if q := c.out.Load(); q != nil {
+		return q.size()
+	}
+	return 0
+}
+
+// dropReplies discards the replies not sent to a client closed for its
+// limits: nothing more is sent (a deferred write then ends with nothing
+// to write).
+func (c *client) dropReplies() {
+	ReleaseMemory(int64(cap(c.w.Buf)))
+	c.w.Buf, c.wpendLen = nil, 0
+}
+
+// appendLimit is the length of the reply buffer past which a reply being
+// built is checked against c's limits (resp.Writer.Limit; 0: none
+// applies): the smallest limit, less what is queued.
+func (c *client) appendLimit(l *outLimits) int {
+	lim, unauth := c.limitFor(l)
+	var at int64
+	for _, v := range []int64{lim.hard, lim.soft} {
+		if v > 0 && (at == 0 || v < at) {
+			at = v
+		}
+	}
+	if unauth && (at == 0 || unauthLimit < at) {
+		at = unauthLimit
+	}
+	if at == 0 {
+		return 0
+	}
+	return int(max(at+replyBufBytes-c.unsent(), 1))
+}
+
+// overAppend is the reply buffer's check as a reply grows past
+// appendLimit (resp.Writer.Over): whether n bytes of replies, with what
+// is queued, put c over its limits (Redis checks on each append). If
+// not, the next check is set where the limit would be reached.
+func (c *client) overAppend(n int) bool {
+	unread := int64(n) + c.unsent()
+	if c.overLimit(unread) {
+		return true
+	}
+	// Over a soft limit not yet for long enough: look again after one
+	// more replyFlushAt, as the time passes.
+	c.w.Limit = n + max(c.appendLimit(c.srv.outputLimits())-n, replyFlushAt)
+	return false
+}
+
+// dropForLimit closes c, whose reply being built put it over its limits.
+func (c *client) dropForLimit() {
+	unread := int64(len(c.w.Buf)) + c.unsent()
+	c.setOutBuf(unread)
+	c.closeForLimit(unread)
+	c.dropReplies()
 }
 
 // overLimit reports whether unread bytes of output put c over its limits,
@@ -193,7 +263,8 @@ func (c *client) overLimit(unread int64) bool {
 	return false
 }
 
-// closeForLimit closes c for overcoming its output buffer limit: what it
+// closeForLimit closes c for overcoming its output buffer limit (with the
+// server lock held, unless c.unlocked says otherwise): what it
 // has not been sent is dropped and the connection is shut down at once;
 // its owner then tears it down (Redis's freeClientAsync). It reports
 // false when c was already being closed.
@@ -203,7 +274,11 @@ func (c *client) closeForLimit(unread int64) bool {
 	}
 	s := c.srv
 	s.Env.Stats.OutputLimitCloses.Add(1)
-	s.Log.Warn(fmt.Sprintf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", c.describe(unread)))
+	info := c.describe(unread)
+	if !c.unlocked.Load() {
+		info = c.infoLocked()
+	}
+	s.Log.Warn(fmt.Sprintf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", info))
 	if q := c.out.Load(); q != nil {
 		q.fail()
 	}
@@ -213,7 +288,7 @@ func (c *client) closeForLimit(unread int64) bool {
 }
 
 // describe is the part of the CLIENT LIST line the connection knows, for
-// log lines.
+// log lines made without the server lock.
 func (c *client) describe(omem int64) string {
 	s := c.sess
 	now := c.srv.Env.Clock.NowMs()

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// rawIO reads and writes a TCP connection with raw system calls, inside
+// rawIO reads and writes a TCP (or unix) connection with raw system calls, inside
 // the poller's RawConn.Read and RawConn.Write (which keep the descriptor
 // open, honour deadlines and wait for readiness).
 //
@@ -35,14 +35,23 @@ type rawIO struct {
 	wait bool
 }
 
-// newRawIO returns the raw I/O of a TCP connection, or nil for another
-// kind of connection (which then goes through net.Conn).
+// newRawIO returns the raw I/O of a TCP or unix socket connection, or nil
+// for another kind of connection (which then goes through net.Conn).
 func newRawIO(conn net.Conn) *rawIO {
-	tc, ok := conn.(*net.TCPConn)
-	if !ok {
+	var sc syscall.Conn
+	switch conn := conn.(type) {
+	case *net.TCPConn:
+		sc = conn
+	case *net.UnixConn:
+		// Its writes then report a full socket too (tryWrite), so that
+		// a unix socket client that does not read is served as a TCP
+		// one: its output queues up to its limit, or its input is read
+		// while its replies wait (writeReading).
+		sc = conn
+	default:
 		return nil
 	}
-	rc, err := tc.SyscallConn()
+	rc, err := sc.SyscallConn()
 	if err != nil {
 		return nil
 	}

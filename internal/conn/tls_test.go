@@ -3,20 +3,11 @@ package conn_test
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,80 +18,10 @@ import (
 	"github.com/abacusdb/abacus/internal/testenv"
 )
 
-// testPKI is a CA and the certificates it signed, written as PEM files.
-type testPKI struct {
-	dir                   string
-	caFile                string
-	certFile, keyFile     string // the server's (CN localhost, SAN 127.0.0.1)
-	clientCert, clientKey string
-	pool                  *x509.CertPool
-}
+func newTestPKI(t *testing.T) *servertest.PKI { return servertest.NewPKI(t) }
 
-func newTestPKI(t *testing.T) *testPKI {
-	t.Helper()
-	dir := t.TempDir()
-	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "abacus test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(caDER)
-	p := &testPKI{dir: dir, pool: x509.NewCertPool()}
-	p.pool.AddCert(ca)
-	write := func(name, typ string, der []byte) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	p.caFile = write("ca.crt", "CERTIFICATE", caDER)
-	leaf := func(name string, serial int64, usage x509.ExtKeyUsage) (string, string) {
-		k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "localhost"},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-			DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-			ExtKeyUsage: []x509.ExtKeyUsage{usage}, KeyUsage: x509.KeyUsageDigitalSignature,
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &k.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kder, _ := x509.MarshalECPrivateKey(k)
-		return write(name+".crt", "CERTIFICATE", der), write(name+".key", "EC PRIVATE KEY", kder)
-	}
-	p.certFile, p.keyFile = leaf("server", 2, x509.ExtKeyUsageServerAuth)
-	p.clientCert, p.clientKey = leaf("client", 3, x509.ExtKeyUsageClientAuth)
-	return p
-}
-
-func freeTCPPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-func startTLS(t *testing.T, p *testPKI, authClients string) (*servertest.Instance, string) {
-	port := freeTCPPort(t)
-	inst := servertest.Start(t, servertest.WithConfig("bind", "127.0.0.1", "tls-port", strconv.Itoa(port),
-		"tls-cert-file", p.certFile, "tls-key-file", p.keyFile, "tls-ca-cert-file", p.caFile,
-		"tls-auth-clients", authClients))
-	lns, err := inst.Srv.ListenTLS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go inst.Srv.Serve(lns...)
-	return inst, "127.0.0.1:" + strconv.Itoa(port)
+func startTLS(t *testing.T, p *servertest.PKI, authClients string) (*servertest.Instance, string) {
+	return servertest.StartTLS(t, p, authClients)
 }
 
 // TCP and TLS at once: go-redis over TLS and plaintext see the same data.
@@ -108,7 +29,7 @@ func TestTLSAndPlaintext(t *testing.T) {
 	p := newTestPKI(t)
 	inst, tlsAddr := startTLS(t, p, "no")
 	ctx := context.Background()
-	tc := redis.NewClient(&redis.Options{Addr: tlsAddr, TLSConfig: &tls.Config{RootCAs: p.pool, ServerName: "localhost"}, Protocol: 2, DisableIdentity: true})
+	tc := redis.NewClient(&redis.Options{Addr: tlsAddr, TLSConfig: &tls.Config{RootCAs: p.Pool, ServerName: "localhost"}, Protocol: 2, DisableIdentity: true})
 	defer tc.Close()
 	if err := tc.Set(ctx, "k", "over tls", 0).Err(); err != nil {
 		t.Fatal(err)
@@ -135,7 +56,7 @@ func TestTLSRedisCli(t *testing.T) {
 	p := newTestPKI(t)
 	_, tlsAddr := startTLS(t, p, "no")
 	_, port, _ := net.SplitHostPort(tlsAddr)
-	out, err := exec.Command(cli, "-p", port, "--tls", "--cacert", p.caFile, "PING").CombinedOutput()
+	out, err := exec.Command(cli, "-p", port, "--tls", "--cacert", p.CAFile, "PING").CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "PONG" {
 		t.Fatalf("redis-cli --tls: %v %q", err, out)
 	}
@@ -147,16 +68,16 @@ func TestTLSClientCertificates(t *testing.T) {
 	p := newTestPKI(t)
 	_, tlsAddr := startTLS(t, p, "yes")
 	ctx := context.Background()
-	no := redis.NewClient(&redis.Options{Addr: tlsAddr, TLSConfig: &tls.Config{RootCAs: p.pool, ServerName: "localhost"}, MaxRetries: -1, Protocol: 2, DisableIdentity: true})
+	no := redis.NewClient(&redis.Options{Addr: tlsAddr, TLSConfig: &tls.Config{RootCAs: p.Pool, ServerName: "localhost"}, MaxRetries: -1, Protocol: 2, DisableIdentity: true})
 	defer no.Close()
 	if err := no.Ping(ctx).Err(); err == nil {
 		t.Fatal("a client without a certificate was served")
 	}
-	cert, err := tls.LoadX509KeyPair(p.clientCert, p.clientKey)
+	cert, err := tls.LoadX509KeyPair(p.ClientCert, p.ClientKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	yes := redis.NewClient(&redis.Options{Addr: tlsAddr, TLSConfig: &tls.Config{RootCAs: p.pool, ServerName: "localhost", Certificates: []tls.Certificate{cert}}, Protocol: 2, DisableIdentity: true})
+	yes := redis.NewClient(&redis.Options{Addr: tlsAddr, TLSConfig: &tls.Config{RootCAs: p.Pool, ServerName: "localhost", Certificates: []tls.Certificate{cert}}, Protocol: 2, DisableIdentity: true})
 	defer yes.Close()
 	if err := yes.Ping(ctx).Err(); err != nil {
 		t.Fatalf("client with a certificate: %v", err)
@@ -179,7 +100,7 @@ func TestTLSWrongProtocol(t *testing.T) {
 	if strings.Contains(string(b), "PONG") {
 		t.Errorf("plaintext PING answered on the TLS port: %q", b)
 	}
-	tc, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", inst.Addr, &tls.Config{RootCAs: p.pool, ServerName: "localhost"})
+	tc, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", inst.Addr, &tls.Config{RootCAs: p.Pool, ServerName: "localhost"})
 	if err == nil {
 		tc.Close()
 		t.Error("TLS handshake succeeded on the plaintext port")
@@ -205,7 +126,7 @@ func TestTLSCertificateReload(t *testing.T) {
 		}
 		return err
 	}
-	if err := dial(p1.pool); err != nil {
+	if err := dial(p1.Pool); err != nil {
 		t.Fatal(err)
 	}
 	c := inst.Raw(t)
@@ -213,16 +134,16 @@ func TestTLSCertificateReload(t *testing.T) {
 	if r := c.Do("CONFIG", "SET", "tls-cert-file", "/nonexistent.crt"); r != "-ERR CONFIG SET failed (possibly related to argument 'tls-cert-file') - Unable to update TLS configuration. Check server logs.\r\n" {
 		t.Fatalf("CONFIG SET of a missing file: %q", r)
 	}
-	if err := dial(p1.pool); err != nil {
+	if err := dial(p1.Pool); err != nil {
 		t.Fatal(err)
 	}
-	if r := c.Do("CONFIG", "SET", "tls-key-file", p2.keyFile, "tls-cert-file", p2.certFile); r != "+OK\r\n" {
+	if r := c.Do("CONFIG", "SET", "tls-key-file", p2.KeyFile, "tls-cert-file", p2.CertFile); r != "+OK\r\n" {
 		t.Fatalf("CONFIG SET: %q", r)
 	}
-	if err := dial(p2.pool); err != nil {
+	if err := dial(p2.Pool); err != nil {
 		t.Fatalf("after reload, the new CA: %v", err)
 	}
-	if err := dial(p1.pool); err == nil {
+	if err := dial(p1.Pool); err == nil {
 		t.Fatal("after reload, the old certificate is still served")
 	}
 }
@@ -242,7 +163,7 @@ func TestTLSHandshakeFlood(t *testing.T) {
 			c.Write([]byte{0x16, 0x03, 0x01}) // a TLS record header, then nothing
 		}
 	}
-	tc := redis.NewClient(&redis.Options{Addr: tlsAddr, TLSConfig: &tls.Config{RootCAs: p.pool, ServerName: "localhost"}, Protocol: 2, DisableIdentity: true})
+	tc := redis.NewClient(&redis.Options{Addr: tlsAddr, TLSConfig: &tls.Config{RootCAs: p.Pool, ServerName: "localhost"}, Protocol: 2, DisableIdentity: true})
 	defer tc.Close()
 	if err := tc.Ping(context.Background()).Err(); err != nil {
 		t.Fatalf("TLS PING during the flood: %v", err)

@@ -27,7 +27,7 @@ import (
 // server lock except the writing of a new base file.
 
 func init() {
-	engine.Register(&engine.Command{Name: "bgrewriteaof", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript, ACL: "@admin @slow @dangerous", Group: "server",
+	engine.Register(&engine.Command{Name: "bgrewriteaof", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoAsyncLoading, ACL: "@admin @slow @dangerous", Group: "server",
 		Summary: "Asynchronously rewrites the append-only file to disk.", Since: "1.0.0", Complexity: "O(1)",
 		Handler: cmdBgrewriteaof})
 }
@@ -379,7 +379,7 @@ func cmdBgrewriteaof(c *engine.Ctx) {
 	switch {
 	case st.rewriting:
 		c.Error("ERR Background append only file rewriting already in progress")
-	case d.ps().bg != nil:
+	case d.ps().bg != nil || d.e.KS.SnapshotOpen():
 		st.scheduled = true
 		c.W.Simple("Background append only file rewriting scheduled")
 	default:
@@ -422,7 +422,7 @@ func (d *Durability) startRewrite() error {
 		opt := d.saveOptions()
 		opt.Path = filepath.Join(a.Dir, bn)
 		opt.Aux = append(append([]string(nil), opt.Aux...), "aof-base", "1")
-		opt.Drive = d.drive
+		opt.Drive = d.e.SaveDriver(d.lock)
 		bg := persist.StartBackground(d.e.KS, d.lock, opt)
 		st.bg = bg
 		write = func() error {
@@ -550,7 +550,7 @@ func (d *Durability) aofCron() {
 	case !on && st.a != nil:
 		d.stopAOF()
 		return
-	case st.a == nil || st.rewriting || d.ps().bg != nil:
+	case st.a == nil || st.rewriting || d.ps().bg != nil || d.e.KS.SnapshotOpen():
 		return
 	}
 	if st.scheduled {

@@ -24,10 +24,10 @@ import (
 
 func init() {
 	engine.Register(
-		&engine.Command{Name: "save", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti, ACL: "@admin @slow @dangerous", Group: "server",
+		&engine.Command{Name: "save", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti | engine.FlagNoAsyncLoading, ACL: "@admin @slow @dangerous", Group: "server",
 			Summary: "Synchronously saves the database(s) to disk.", Since: "1.0.0", Complexity: "O(N) where N is the total number of keys in all databases",
 			Handler: cmdSave},
-		&engine.Command{Name: "bgsave", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript, ACL: "@admin @slow @dangerous", Group: "server",
+		&engine.Command{Name: "bgsave", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoAsyncLoading, ACL: "@admin @slow @dangerous", Group: "server",
 			Summary: "Asynchronously saves the database(s) to disk.", Since: "1.0.0", Complexity: "O(1)",
 			Handler: cmdBgsave},
 		&engine.Command{Name: "lastsave", Arity: 1, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagFast, ACL: "@admin @dangerous", Group: "server",
@@ -166,7 +166,11 @@ func cmdBgsave(c *engine.Ctx) {
 		// One snapshot at a time, as Redis runs one child.
 		p.scheduled = true
 		c.W.Simple("Background saving scheduled")
-	case d.aofs().rewriting:
+	case (d.aofs().rewriting || d.e.KS.SnapshotOpen()) && schedule:
+		// A replica's full sync holds the keyspace's one snapshot.
+		p.scheduled = true
+		c.W.Simple("Background saving scheduled")
+	case d.aofs().rewriting || d.e.KS.SnapshotOpen():
 		c.Error("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 	case c.Nested():
 		// Inside EXEC, as Redis's server.in_exec: the save starts later.
@@ -190,7 +194,7 @@ func (d *Durability) startBgsave() error {
 	p.bgStart = time.Now()
 	p.bgDirty = d.e.Stats.Dirty.Load()
 	opt := d.saveOptions()
-	opt.Drive = d.drive
+	opt.Drive = d.e.SaveDriver(lock)
 	bg := persist.StartBackground(d.e.KS, lock, opt)
 	p.bg = bg
 	done := make(chan struct{})
@@ -204,21 +208,6 @@ func (d *Durability) startBgsave() error {
 		close(done)
 	}()
 	return nil
-}
-
-// drive runs a background save's steps on the event loop between its
-// rounds (engine.Env.RunInBackground): the saver's goroutine only writes
-// the file, and never holds the server lock while the OS may preempt it.
-func (d *Durability) drive(step func(time.Time) persist.Step) func() {
-	return d.e.RunInBackground(d.lock, func(deadline time.Time) engine.Step {
-		switch step(deadline) {
-		case persist.StepMore:
-			return engine.StepMore
-		case persist.StepBlocked:
-			return engine.StepBlocked
-		}
-		return engine.StepDone
-	})
 }
 
 // bgsaveDone records the end of a background save (under the lock).
@@ -274,8 +263,8 @@ func (d *Durability) PersistCron() {
 	d.lock.Lock()
 	defer d.lock.Unlock()
 	p := d.ps()
-	if p.bg != nil || d.aofs().rewriting {
-		return // one snapshot at a time
+	if p.bg != nil || d.aofs().rewriting || d.e.KS.SnapshotOpen() {
+		return // one snapshot at a time (a replica's full sync holds one too)
 	}
 	if p.scheduled {
 		d.startBgsave()
@@ -424,7 +413,7 @@ func boolInt(b bool) int64 {
 // BGSave starts a background save as BGSAVE does (tests, tools); call it
 // under the lock. It fails when one is already running.
 func (d *Durability) BGSave() error {
-	if d.ps().bg != nil {
+	if d.ps().bg != nil || d.e.KS.SnapshotOpen() {
 		return errors.New("Background save already in progress")
 	}
 	return d.startBgsave()

@@ -47,6 +47,7 @@ func aclEntry(c *Command) *acl.Command {
 		ac.Cats |= acl.CategoryBit(strings.TrimPrefix(cat, "@"))
 	}
 	c.acl = ac
+	c.keyRoles, c.chanArgs = keyRolesOf(c.Name), chanArgsOf(c.Name)
 	c.keyNeed = acl.KeyNeeds(c.KeyFlags)
 	if c.KeyFlags == "" {
 		switch {
@@ -137,13 +138,46 @@ func (e *Env) aclCheck(s *Session, cmd *Command, args [][]byte) string {
 	return acl.Refusal(r, cmd.acl)
 }
 
+// aclRecheck is EXEC's check of a queued command against the user's
+// permissions as they are now: a SETUSER since the command was queued,
+// or an AUTH earlier in the transaction, may have taken them away.
+// Redis's execCommand words the refusal by reason and logs it with
+// context multi.
+func (e *Env) aclRecheck(s *Session, cmd *Command, args [][]byte) string {
+	u := e.UserOf(s)
+	if u.Open() {
+		return ""
+	}
+	r, pos := e.aclDecide(u, cmd, args)
+	if r == acl.Allowed {
+		return ""
+	}
+	e.ACLDenied(s, u, r, cmd, args, pos, "multi")
+	reason := "no permission"
+	switch r {
+	case acl.DeniedCmd:
+		reason = "no permission to execute the command or subcommand"
+	case acl.DeniedKey:
+		reason = "no permission to touch the specified keys"
+	case acl.DeniedChannel:
+		reason = "no permission to access one of the channels used as arguments"
+	}
+	return "NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: " + reason
+}
+
 func (e *Env) aclDecide(u *acl.User, cmd *Command, args [][]byte) (acl.Reason, int) {
 	if cmd.acl == nil {
 		ACLCatalog()
 	}
+	if aclAllowsFast(u, cmd, args) {
+		return acl.Allowed, 0
+	}
 	var kb [8]acl.KeyRef
 	keys := kb[:0]
 	switch {
+	case cmd.chanArgs != chanNone:
+		// SPUBLISH's and SSUBSCRIBE's channels have key positions (for
+		// cluster slots) that Redis's key specs mark NOT_KEY.
 	case cmd.Keys != nil:
 		for i, p := range cmd.Keys(args) {
 			if p < len(args) {
@@ -158,6 +192,31 @@ func (e *Env) aclDecide(u *acl.User, cmd *Command, args [][]byte) (acl.Reason, i
 		}
 	}
 	return u.Check(cmd.acl, args, keys, channelRefs(cmd, args))
+}
+
+// aclAllowsFast decides the usual case without building Check's
+// arguments: a user without "(...)" selectors, a command with its keys at
+// fixed positions and no channels. It only says yes; anything else (a
+// refusal, whose reason and argument Check ranks) is left to Check.
+func aclAllowsFast(u *acl.User, cmd *Command, args [][]byte) bool {
+	sel := u.Single()
+	if sel == nil || cmd.Keys != nil || cmd.chanArgs != chanNone || !sel.CommandAllowed(cmd.acl, args) {
+		return false
+	}
+	if sel.AllKeys() || cmd.First <= 0 {
+		return true
+	}
+	first, last := cmd.fixedKeys(len(args))
+	for i, p := 0, first; p <= last; i, p = i+1, p+cmd.Step {
+		need := cmd.keyNeed
+		if cmd.keyRoles != rolesSame {
+			need = keyNeedAt(cmd, args, i, need)
+		}
+		if !sel.KeyAllowed(args[p], need) {
+			return false
+		}
+	}
+	return true
 }
 
 // ACLDenied records a refusal: the INFO counter and an ACL LOG entry
@@ -195,14 +254,46 @@ func (e *Env) aclLog(s *Session, r acl.Reason, ctx, obj, user string) {
 		Created: e.Clock.NowMs(), ClientInfo: ClientInfo(e, s)}, int(e.Cfg.Int(config.ACLLogMaxLen)))
 }
 
-// keyNeedAt is the permission the i-th key of cmd needs. Commands whose
-// keys play different roles (a source read, a destination written) have
-// one key spec each in Redis; the table keeps one set of key flags per
-// command, so those are listed here.
+// keyRoles says how the permission a key needs depends on its position.
+// Commands whose keys play different roles (a source read, a
+// destination written) have one key spec each in Redis; the table keeps
+// one set of key flags per command, so those are classified here, once,
+// when the catalog is built.
+type keyRoles uint8
+
+const (
+	rolesSame     keyRoles = iota // every key needs keyNeed
+	rolesSet                      // SET: written over (OW), read too with GET
+	rolesCopy                     // the first key read, the others written
+	rolesMove                     // the first key read and written, the others written
+	rolesStore                    // the first key written, the others read
+	rolesBitfield                 // read, and written when an operation sets
+)
+
+func keyRolesOf(name string) keyRoles {
+	switch name {
+	case "set":
+		return rolesSet
+	case "copy", "sort", "georadius", "georadiusbymember":
+		// SORT's and GEORADIUS's STORE destination, as their getkeys
+		// functions flag it (OW), after the key read.
+		return rolesCopy
+	case "rename", "renamenx", "smove", "lmove", "blmove", "rpoplpush", "brpoplpush":
+		return rolesMove
+	case "zunionstore", "zinterstore", "zdiffstore", "sunionstore", "sinterstore", "sdiffstore",
+		"zrangestore", "geosearchstore", "bitop":
+		return rolesStore
+	case "bitfield":
+		return rolesBitfield
+	}
+	return rolesSame
+}
+
+// keyNeedAt is the permission the i-th key of cmd needs.
 func keyNeedAt(cmd *Command, args [][]byte, i, def int) int {
 	const r, w, rw = acl.NeedRead, acl.NeedWrite, acl.NeedRead | acl.NeedWrite
-	switch cmd.Name {
-	case "set":
+	switch cmd.keyRoles {
+	case rolesSet:
 		// SET's key is written over (OW) unless GET reads it first, as
 		// Redis's setGetKeys says.
 		for _, a := range args[3:] {
@@ -211,37 +302,78 @@ func keyNeedAt(cmd *Command, args [][]byte, i, def int) int {
 			}
 		}
 		return w
-	case "copy":
+	case rolesCopy:
 		if i == 0 {
 			return r
 		}
 		return w
-	case "rename", "renamenx", "smove", "lmove", "blmove", "rpoplpush", "brpoplpush":
+	case rolesMove:
 		if i == 0 {
 			return rw
 		}
 		return w
-	case "zunionstore", "zinterstore", "zdiffstore", "sunionstore", "sinterstore", "sdiffstore",
-		"zrangestore", "geosearchstore", "bitop":
+	case rolesStore:
 		if i == 0 {
 			return w
 		}
 		return r
+	case rolesBitfield:
+		return bitfieldNeed(args)
 	}
 	return def
 }
 
-// channelRefs lists the channels a pub/sub command names, as Redis's
-// channel key specs do: PUBLISH's, SUBSCRIBE's and PSUBSCRIBE's (as
-// patterns). UNSUBSCRIBE and PUNSUBSCRIBE are never refused.
-func channelRefs(cmd *Command, args [][]byte) []acl.ChanRef {
-	switch cmd.Name {
+// bitfieldNeed is Redis's bitfieldGetKeys: the key is only read unless a
+// SET or INCRBY operation (or something that does not parse) follows.
+func bitfieldNeed(args [][]byte) int {
+	const r, rw = acl.NeedRead, acl.NeedRead | acl.NeedWrite
+	for i := 2; i < len(args); i++ {
+		rem := len(args) - i - 1
+		switch a := string(args[i]); {
+		case strings.EqualFold(a, "get") && rem >= 2:
+			i += 2
+		case strings.EqualFold(a, "overflow") && rem >= 1:
+			i++
+		default:
+			return rw // SET, INCRBY, or a syntax error: not read-only
+		}
+	}
+	return r
+}
+
+// chanArgs says which arguments of a pub/sub command are channels, as
+// Redis's channel key specs do: PUBLISH's, SUBSCRIBE's and PSUBSCRIBE's
+// (as patterns). UNSUBSCRIBE and PUNSUBSCRIBE are never refused.
+type chanArgs uint8
+
+const (
+	chanNone     chanArgs = iota
+	chanFirst             // PUBLISH, SPUBLISH
+	chanAll               // SUBSCRIBE, SSUBSCRIBE
+	chanPatterns          // PSUBSCRIBE
+)
+
+func chanArgsOf(name string) chanArgs {
+	switch name {
 	case "publish", "spublish":
+		return chanFirst
+	case "subscribe", "ssubscribe":
+		return chanAll
+	case "psubscribe":
+		return chanPatterns
+	}
+	return chanNone
+}
+
+// channelRefs lists the channels a pub/sub command names.
+func channelRefs(cmd *Command, args [][]byte) []acl.ChanRef {
+	switch cmd.chanArgs {
+	case chanFirst:
 		return []acl.ChanRef{{Pos: 1}}
-	case "subscribe", "ssubscribe", "psubscribe":
+	case chanAll, chanPatterns:
 		out := make([]acl.ChanRef, 0, len(args)-1)
 		for i := 1; i < len(args); i++ {
-			out = append(out, acl.ChanRef{Pos: i, Pattern: cmd.Name == "psubscribe"})
+			out = append(out, acl.ChanRef{Pos: i, Pattern: cmd.chanArgs == chanPatterns})
 		}
 		return out
 	}

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/abacusdb/abacus/internal/persist"
 )
 
 // Background steps: work that needs the server lock but serves no client
@@ -130,6 +132,22 @@ func (e *Env) RunInBackground(lock sync.Locker, step func(deadline time.Time) St
 	}
 	wake()
 	return wake
+}
+
+// SaveDriver is a persist.Options.Drive that runs a background save's
+// steps through RunInBackground with lock (the server lock) held.
+func (e *Env) SaveDriver(lock sync.Locker) func(step func(time.Time) persist.Step) (wake func()) {
+	return func(step func(time.Time) persist.Step) func() {
+		return e.RunInBackground(lock, func(deadline time.Time) Step {
+			switch step(deadline) {
+			case persist.StepMore:
+				return StepMore
+			case persist.StepBlocked:
+				return StepBlocked
+			}
+			return StepDone
+		})
+	}
 }
 
 // wakeDrivers starts a round of every loop.

@@ -276,6 +276,7 @@ func (e *Env) serveWaiter(w *Waiter, key string) {
 	start := time.Now()
 	now := e.nowMs(start)
 	e.KS.Now = now
+	e.KS.Expiry = e.expiryFor(w.S)
 	ctx := e.getCtx()
 	*ctx = Ctx{Args: w.args, Cmd: w.cmd, W: &w.out, S: w.S, Env: e, DB: e.KS.DBs[w.db], Now: now}
 	b.serving, b.servingKey, b.reblock = w, key, false
@@ -295,10 +296,12 @@ func (e *Env) serveWaiter(w *Waiter, key string) {
 	// The call was counted when the command first ran; its time and
 	// outcome are known now.
 	st := e.cmdStat(w.cmd.Name)
-	st.Usec += time.Since(start).Microseconds()
+	dur := time.Since(start)
+	st.Usec += dur.Microseconds()
 	if failed {
 		st.Failed++
 	}
+	e.trackLatency(st, dur)
 	e.endWait(w)
 }
 

@@ -80,6 +80,23 @@ func TestBlockingStreamsDiff(t *testing.T) {
 	d.do(0, "XPENDING", "s", "g")
 	d.do(0, "XINFO", "GROUPS", "s")
 
+	// An entry added and deleted before the readers run: they are served
+	// with no entries (the stream's last id moved past theirs), and the
+	// group's last id stays.
+	d.do(0, "XGROUP", "SETID", "s", "g", "$")
+	d.send(1, "XREAD", "BLOCK", "0", "STREAMS", "s", "$")
+	d.blocked(1)
+	d.send(2, "XREADGROUP", "GROUP", "g", "c1", "BLOCK", "0", "STREAMS", "s", ">")
+	d.blocked(2)
+	d.do(0, "MULTI")
+	d.do(0, "XADD", "s", "7-1", "a", "1")
+	d.do(0, "XDEL", "s", "7-1")
+	d.do(0, "EXEC")
+	d.recv(1, "XREAD, entry gone")
+	d.recv(2, "XREADGROUP, entry gone")
+	d.do(0, "XINFO", "GROUPS", "s")
+	d.do(0, "XPENDING", "s", "g")
+
 	// No wait inside MULTI; a timeout.
 	d.do(0, "MULTI")
 	d.do(0, "XREAD", "BLOCK", "0", "STREAMS", "s", "$")

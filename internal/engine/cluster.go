@@ -35,8 +35,15 @@ type SlotRoute struct {
 }
 
 // SetCluster installs the cluster layer; nil leaves cluster mode off.
-// Called once at startup, before clients connect.
-func (e *Env) SetCluster(v ClusterView) { e.cluster = v }
+// Called once at startup, before clients connect. It turns on the
+// keyspace's per-slot key index (keyspace.IndexSlots), which CLUSTER
+// COUNTKEYSINSLOT/GETKEYSINSLOT and slot migration read.
+func (e *Env) SetCluster(v ClusterView) {
+	e.cluster = v
+	if v != nil {
+		e.KS.IndexSlots()
+	}
+}
 
 // Cluster returns the installed cluster layer, or nil.
 func (e *Env) Cluster() ClusterView { return e.cluster }

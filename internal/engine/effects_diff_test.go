@@ -123,7 +123,9 @@ func startEffAbacus(t *testing.T) *effSide {
 	inst := servertest.Start(t, servertest.WithManualClock(time.Now().UnixMilli()))
 	rec := newEffRecorder()
 	inst.Srv.Lock()
-	inst.Srv.Env.SetPropSink(rec)
+	// The replication stream (the tap) is what redis-server's replica
+	// reads; the AOF gets the same entries but PUBLISH's.
+	inst.Srv.Env.SetPropTap(rec)
 	inst.Srv.Env.SetActiveExpire(false)
 	inst.Srv.Unlock()
 	s := &effSide{t: t, name: "abacus", addr: inst.Addr, c: inst.Raw(t), end: inst.Raw(t)}
@@ -314,6 +316,12 @@ func effCases(dump string) []effCase {
 	return []effCase{
 		// SET and its TTL forms.
 		effLines("SET plain", "SET k v"),
+		// PUBLISH goes to replicas (not the AOF), alone and in MULTI.
+		effLines("PUBLISH", "PUBLISH ch hello\nSPUBLISH sh hi"),
+		effLines("PUBLISH in MULTI", "MULTI\nSET k v\nPUBLISH ch hello\nEXEC"),
+		{name: "PUBLISH from a script", run: func(s *effSide) {
+			s.do("EVAL", "redis.call('publish', 'ch', 'x'); return redis.call('set', KEYS[1], 'v')", "1", "k")
+		}},
 		effLines("SET EX", "SET k v EX 100"),
 		effLines("SET PX", "SET k v PX 1100"),
 		effLines("SET EXAT", "SET k v EXAT 4102444800"),

@@ -33,7 +33,9 @@ var gcStat struct {
 }
 
 func init() {
-	gcStat.s = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	gcStat.s = []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/cycles/total:gc-cycles"},
+		{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
 	readGCStat()
 	armGCWatch()
 }
@@ -64,7 +66,47 @@ func readGCStat() {
 	if v := gcStat.s[1].Value; v.Kind() == metrics.KindUint64 {
 		gcStat.cycles.Store(v.Uint64())
 	}
+	u := func(i int) int64 {
+		if v := gcStat.s[i].Value; v.Kind() == metrics.KindUint64 {
+			return int64(v.Uint64())
+		}
+		return 0
+	}
+	// What the runtime holds besides objects and free pages: the unused
+	// parts of spans in use, stacks, metadata.
+	overhead := u(2) - u(3) - u(4) - u(5)
+	if m := tunedFor.Load(); m > 0 && overhead > 0 {
+		want := tunedLimit(m, overhead)
+		if cur := debug.SetMemoryLimit(-1); want > cur+1<<20 || want < cur-1<<20 {
+			debug.SetMemoryLimit(want)
+		}
+	}
 }
+
+// tunedFor is the maxmemory the runtime's memory limit follows (0: none,
+// or GOMEMLIMIT rules): after each collection readGCStat raises the limit
+// when memLimit would leave the collector too little room.
+var tunedFor atomic.Int64
+
+// tunedLimit is the memory limit for maxmem given the runtime's overhead
+// besides objects and free pages: memLimit, or, where memLimit is its
+// floor (a maxmemory so small that the runtime's fixed costs put 1.15x
+// out of reach anyway), more when that floor leaves less than
+// gcRoom(maxmem) between the heap eviction keeps (maxmem) and the heap
+// the collector may let grow to. Below that room the collector runs back
+// to back, each cycle marking the whole heap for a few hundred kB of
+// garbage. Above the floor the RSS bound rules: the limit stays.
+func tunedLimit(maxmem, overhead int64) int64 {
+	lim := memLimit(maxmem)
+	if lim == maxmem+maxmem*15/100-memText {
+		return lim
+	}
+	return max(lim, maxmem+overhead+gcRoom(maxmem))
+}
+
+// gcRoom is the least garbage the collector is let accumulate between
+// cycles at the limit: 1/32 of maxmemory plus 2 MB.
+func gcRoom(maxmem int64) int64 { return maxmem/32 + 2<<20 }
 
 // memState is the engine's maxmemory state, used under the server lock.
 type memState struct {
@@ -118,12 +160,15 @@ func (e *Env) MeasureMemory() {
 // heap goal would fall under the live heap and the collector would run
 // back to back.
 func memLimit(maxmem int64) int64 {
-	const (
-		memText    = 12 << 20
-		memRuntime = 8 << 20
-	)
 	return max(maxmem+maxmem*15/100-memText, maxmem+maxmem*5/100+memRuntime)
 }
+
+// memLimit's estimates: the binary's pages RSS counts beside the runtime's
+// memory, and the runtime's own needs at a small heap.
+const (
+	memText    = 12 << 20
+	memRuntime = 8 << 20
+)
 
 // syncMemLimit ties the runtime's memory limit to maxmemory: with a limit
 // the collector runs when the heap (live data and garbage) nears it, so
@@ -142,9 +187,11 @@ func (e *Env) syncMemLimit(maxmem int64) {
 		return // GOMEMLIMIT rules
 	}
 	if maxmem == 0 {
+		tunedFor.Store(0)
 		debug.SetMemoryLimit(e.mem.envLimit)
 		return
 	}
+	tunedFor.Store(maxmem)
 	debug.SetMemoryLimit(memLimit(maxmem))
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/clock"
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/hdr"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
 	"github.com/abacusdb/abacus/internal/resp"
@@ -101,11 +102,22 @@ type Env struct {
 	// readOnlyReplica: the server replicates a primary and clients other
 	// than the primary's link may not write (replica-read-only).
 	readOnlyReplica atomic.Bool
+	// replicaExpiry: the server replicates a primary, so expired keys go
+	// only by the primary's DEL (expiryFor).
+	replicaExpiry atomic.Bool
+	// replRefusal, when set, refuses commands for the replication state
+	// (SetReplRefusal).
+	replRefusal func(s *Session, cmd *Command) string
+	// link is a replica's session for its primary's connection and what
+	// closes that connection (SetPrimaryLink).
+	link     *Session
+	linkKill func()
 	// mem is the maxmemory state: measure, eviction pool (evict.go).
 	mem memState
 	// cluster routes commands by hash slot in cluster mode (cluster.go);
 	// nil when cluster-enabled is no.
 	cluster ClusterView
+	clp     clusterParams // parameters routing reads (cluster_route.go)
 	// bgw is the background work the event loops run between rounds
 	// (background.go).
 	bgw bgWork
@@ -113,6 +125,57 @@ type Env struct {
 
 // SetReadOnlyReplica turns the replica's write refusal on or off.
 func (e *Env) SetReadOnlyReplica(on bool) { e.readOnlyReplica.Store(on) }
+
+// SetReplRefusal installs the replication side's refusal of a command
+// (min-replicas-to-write, replica-serve-stale-data): it returns the error
+// text or "". It is called under the lock for every top-level command and
+// every command queued in MULTI, after the MISCONF check, as Redis's
+// processCommand orders them.
+func (e *Env) SetReplRefusal(f func(s *Session, cmd *Command) string) { e.replRefusal = f }
+
+// SetPrimaryLink records a replica's session for its primary's
+// connection (nil: none), which is not one of the Host's clients: CLIENT
+// LIST shows it and CLIENT KILL (TYPE master) closes it with kill, as
+// Redis lists its master client. Call it under the lock.
+func (e *Env) SetPrimaryLink(s *Session, kill func()) { e.link, e.linkKill = s, kill }
+
+// PrimaryLink is the session SetPrimaryLink recorded, or nil.
+func (e *Env) PrimaryLink() *Session { return e.link }
+
+// KillSession closes a client's connection: the Host's, or the primary's
+// link.
+func (e *Env) KillSession(s *Session) {
+	if s == e.link && e.linkKill != nil {
+		s.Killed.Store(true)
+		e.linkKill()
+		return
+	}
+	e.Host.Kill(s)
+}
+
+// SetReplicaExpiry turns a replica's expiry on or off: while on, a
+// lookup by the primary's link sees an expired key as live and one by
+// any other client sees it as absent, and nobody deletes it.
+func (e *Env) SetReplicaExpiry(on bool) { e.replicaExpiry.Store(on) }
+
+// expiryFor is what s's lookups do with expired keys.
+func (e *Env) expiryFor(s *Session) keyspace.ExpiryMode {
+	switch {
+	case !e.replicaExpiry.Load():
+		return keyspace.ExpireDelete
+	case strings.Contains(s.Flags, "M"):
+		return keyspace.ExpireNever
+	}
+	return keyspace.ExpireHide
+}
+
+// PastDeadline reports whether an expiry time a command sets has already
+// passed, so that the key goes at once instead of getting it. Never on a
+// replica: it stores the TTL and the key waits for its primary's DEL
+// (Redis's checkAlreadyExpired).
+func (c *Ctx) PastDeadline(at int64) bool {
+	return at <= c.Now && c.Env.KS.Expiry == keyspace.ExpireDelete
+}
 
 // ErrReadOnlyReplica is a write refused by a read-only replica.
 const ErrReadOnlyReplica = "READONLY You can't write against a read only replica."
@@ -152,11 +215,13 @@ type Stats struct {
 	// client-output-buffer-limit (INFO client_output_buffer_limit_disconnections).
 	OutputLimitCloses atomic.Int64
 	Info              InfoState // instantaneous_* samples, memory peak (info.go)
+	Decisions         Decisions // rate limiters' answers, scripts rolled back (decisions.go)
 }
 
 // CmdStat is one command's INFO commandstats line.
 type CmdStat struct {
 	Calls, Usec, Rejected, Failed int64
+	hist                          *hdr.Histogram // latency tracking (latency.go)
 }
 
 // NewEnv makes an Env over a keyspace and configuration.
@@ -242,6 +307,8 @@ type Session struct {
 	track *sessionTracking
 	// closed is set when the connection is gone (Disconnected).
 	closed bool
+	// cl is the client's cluster state: READONLY, ASKING (cluster_route.go).
+	cl clusterSession
 }
 
 // ReplyMode is CLIENT REPLY's setting.
@@ -298,8 +365,16 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if found == nil && e.crossProtocol(s, args[0]) {
 		return
 	}
-	cmd, known, msg := e.check(s, found, args)
+	if e.cluster != nil {
+		s.cl.next(s.tx.multi)
+	}
+	cmd, known, msg := e.check(s, found, args, true)
 	if msg != "" {
+		if s.cl.refused {
+			s.cl.refused = false
+			e.redirectRefusal(s, w, known, args, msg)
+			return
+		}
 		e.reject(s, w, known, args, msg)
 		return
 	}
@@ -318,6 +393,12 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 			return
 		}
 	}
+	if e.replRefusal != nil {
+		if msg := e.replRefusal(s, cmd); msg != "" { // NOREPLICAS, MASTERDOWN
+			e.reject(s, w, cmd, args, msg)
+			return
+		}
+	}
 	if s.tx.multi && e.queue(s, cmd, args, w) {
 		return
 	}
@@ -328,8 +409,9 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 // server or not: the name (found by the caller), the subcommand, the
 // arity and authentication. On failure msg is the error and known is the
 // command to count the rejection against (nil for an unknown command or
-// subcommand, as Redis's commandstats do).
-func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Command, msg string) {
+// subcommand, as Redis's commandstats do). locked: the server lock is
+// held, so cluster routing (which reads the cluster layer) runs too.
+func (e *Env) check(s *Session, found *Command, args [][]byte, locked bool) (cmd, known *Command, msg string) {
 	if found == nil {
 		return nil, nil, unknownCommand(args)
 	}
@@ -345,6 +427,11 @@ func (e *Env) check(s *Session, found *Command, args [][]byte) (cmd, known *Comm
 	}
 	if msg := e.aclCheck(s, cmd, args); msg != "" {
 		return nil, cmd, msg
+	}
+	if locked && e.cluster != nil {
+		if msg := e.clusterStep(s, cmd, args); msg != "" {
+			return nil, cmd, msg
+		}
 	}
 	if cmd.Flags&FlagWrite != 0 && e.readOnlyReplica.Load() && !strings.Contains(s.Flags, "M") {
 		return nil, cmd, ErrReadOnlyReplica
@@ -389,6 +476,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		if !nested {
 			now = e.nowAt(mono)
 			e.KS.Now = now
+			e.KS.Expiry = e.expiryFor(s)
 			e.setAccess(s, cmd)
 		}
 	}
@@ -424,6 +512,9 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	if failed {
 		st.Failed++
 	}
+	if !s.Blocked {
+		e.trackLatency(st, dur)
+	}
 	if e.trk.hooked && cmd.Flags&FlagReadonly != 0 {
 		// A script's commands run as the "lua" client: what they read is
 		// its caller's.
@@ -438,7 +529,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		}
 	}
 	e.slowlogPush(cmd, s, args, dur)
-	e.latencySample("command", dur)
+	e.latencySample(commandLatencyEvent(cmd), dur)
 	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
 		e.FeedMonitors(s, cmd, args)
 	}

@@ -77,5 +77,6 @@ func LoadOptions(c *Ctx) rdb.Options {
 		ZSet:     ZSetLimits(c),
 		ListFill: int(max(min(c.Env.Cfg.Int(config.ListMaxListpackSize), math.MaxInt32), math.MinInt32)),
 		Now:      c.Now,
+		LFU:      c.Env.Policy().LFU(),
 	}
 }

@@ -97,11 +97,19 @@ func (e *Env) RestoreOptions(now int64) rdb.Options {
 	return LoadOptions(&Ctx{Env: e, Now: now})
 }
 
-// FileEncodeOptions are DUMP's encoding settings plus rdbchecksum: how
+// FileEncodeOptions are DUMP's encoding settings plus rdbchecksum and the
+// eviction metadata the policy records before each key (IDLE or FREQ): how
 // snapshot and AOF base files are written, at unix ms now.
 func (e *Env) FileEncodeOptions(now int64) rdb.EncodeOptions {
 	opt := DumpOptions(&Ctx{Env: e, Now: now})
 	opt.NoChecksum = !e.Cfg.Bool(config.RDBChecksum)
+	switch e.Policy() {
+	case VolatileLRU, AllKeysLRU:
+		opt.KeyMeta = rdb.MetaIdle
+	case VolatileLFU, AllKeysLFU:
+		opt.KeyMeta = rdb.MetaFreq
+		opt.LFUDecayTime = int(e.Cfg.Int(config.LFUDecayTime))
+	}
 	return opt
 }
 

@@ -47,6 +47,7 @@ type propState struct {
 	tap     PropSink
 	off     bool // loading: nothing is propagated
 	pending []PropEntry
+	aofBuf  []PropEntry // forAOF's result when pending has ReplOnly entries
 	// scriptMark is len(pending) when the running script began: a
 	// transactional script that rolls back drops what it queued.
 	scriptMark int
@@ -91,6 +92,20 @@ func (c *Ctx) Rewrite(argv ...[]byte) { c.rewrite = argv }
 // (Redis's preventCommandPropagation): EXEC and scripts, whose commands
 // propagate their own effects.
 func (c *Ctx) PreventPropagation() { c.propDone = true }
+
+// PropagateToReplicas adds the command as received to the replication
+// stream only, not the AOF (Redis's forceCommandPropagation with
+// PROPAGATE_REPL): PUBLISH, so that a replica's subscribers get the
+// messages too. In cluster mode the bus carries messages instead.
+func (c *Ctx) PropagateToReplicas() {
+	c.propDone = true
+	e := c.Env
+	if e.prop.tap == nil || e.prop.off || e.cluster != nil {
+		return
+	}
+	e.queueProp(c.DB.ID, c.Args)
+	e.prop.pending[len(e.prop.pending)-1].ReplOnly = true
+}
 
 func (e *Env) queueProp(db int, argv [][]byte) {
 	n := 0
@@ -137,7 +152,9 @@ func (e *Env) propFlush() {
 	p := &e.prop
 	if len(p.pending) > 0 && !p.off {
 		if p.sink != nil {
-			p.sink.Feed(p.pending, len(p.pending) > 1)
+			if aofOnly := p.forAOF(); len(aofOnly) > 0 {
+				p.sink.Feed(aofOnly, len(aofOnly) > 1)
+			}
 		}
 		if p.tap != nil {
 			p.tap.Feed(p.pending, len(p.pending) > 1)
@@ -146,10 +163,32 @@ func (e *Env) propFlush() {
 	e.propDiscard()
 }
 
+// forAOF returns the pending entries without the replication-only ones
+// (the slice itself when there are none, as almost always).
+func (p *propState) forAOF() []PropEntry {
+	n := 0
+	for i := range p.pending {
+		if p.pending[i].ReplOnly {
+			n++
+		}
+	}
+	if n == 0 {
+		return p.pending
+	}
+	p.aofBuf = p.aofBuf[:0]
+	for _, en := range p.pending {
+		if !en.ReplOnly {
+			p.aofBuf = append(p.aofBuf, en)
+		}
+	}
+	return p.aofBuf
+}
+
 // propDiscard drops the pending entries unseen by the sink.
 func (e *Env) propDiscard() {
 	clear(e.prop.pending)
 	e.prop.pending = e.prop.pending[:0]
+	clear(e.prop.aofBuf)
 }
 
 // propScriptBegin and propScriptRollback bracket a script (scripting_run.go).

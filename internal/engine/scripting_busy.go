@@ -56,7 +56,7 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 	if found == nil && e.crossProtocol(s, args[0]) {
 		return true
 	}
-	cmd, _, msg := e.check(s, found, args)
+	cmd, _, msg := e.check(s, found, args, false)
 	if msg != "" {
 		e.busyError(s, w, msg)
 		return true

@@ -194,6 +194,7 @@ func (e *Env) endScript(run *ScriptRun, failed bool) {
 	if failed {
 		e.KS.Rollback()
 		e.propScriptRollback()
+		e.Stats.Decisions.ScriptRollbacks.Add(1)
 	} else {
 		e.KS.Commit()
 	}
@@ -242,6 +243,12 @@ func (h *scriptHost) Call(args [][]byte, proto int) []byte {
 	default:
 		if cmd.Flags&FlagWrite != 0 {
 			h.run.wrote.Store(true)
+		}
+		if e.cluster != nil {
+			if msg := e.scriptClusterRefusal(h.run.caller, cmd, args, h.run.Flags&(script.FlagAllowCrossSlot|script.FlagEvalCompat) != 0); msg != "" {
+				h.refuse(cmd, msg)
+				break
+			}
 		}
 		sess := e.scr.sess
 		sess.Proto = proto

@@ -4,15 +4,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/num"
 )
 
-// SLOWLOG and LATENCY read what execution records, so they live beside it.
+// SLOWLOG reads what execution records, so it lives beside it.
 func init() {
 	admin := FlagAdmin | FlagLoading | FlagStale
 	Register(
@@ -30,19 +28,6 @@ func init() {
 					Summary: "Clears all entries from the slow log.", Since: "2.2.12", Complexity: "O(N) where N is the number of entries in the slowlog"},
 				"help": {Arity: 2, Flags: FlagLoading | FlagStale, Handler: cmdSlowlogHelp,
 					Summary: "Show helpful text about the different subcommands", Since: "6.2.0", Complexity: "O(1)"},
-			}},
-		&Command{Name: "latency", Arity: -2, Group: "server",
-			Summary: "A container for latency diagnostics commands.", Since: "2.8.13", Complexity: "Depends on subcommand.",
-			Subs: map[string]*Command{
-				"latest":  latencySub(2, "Returns the latest latency samples for all events.", "O(1)", cmdLatencyLatest),
-				"history": latencySub(3, "Returns timestamp-latency samples for an event.", "O(1)", cmdLatencyHistory),
-				"reset": {Arity: -2, Flags: admin | FlagNoScript, Handler: cmdLatencyReset,
-					Tips:    "request_policy:all_nodes response_policy:all_succeeded",
-					Summary: "Resets the latency data for one or more events.", Since: "2.8.13", Complexity: "O(1)"},
-				"doctor": latencySub(2, "Returns a human-readable latency analysis report.", "O(1)", cmdLatencyDoctor),
-				"graph":  latencySub(3, "Returns a latency graph for an event.", "O(1)", cmdLatencyGraph),
-				"help": {Arity: 2, Flags: FlagLoading | FlagStale, Handler: cmdLatencyHelp,
-					Summary: "Returns helpful text about the different subcommands.", Since: "2.8.13", Complexity: "O(1)"},
 			}},
 	)
 }
@@ -122,57 +107,6 @@ func (e *Env) Cmd(args [][]byte) *Command {
 	return c
 }
 
-// latencyMonitor keeps, per event, the latest and the maximum latency
-// samples above latency-monitor-threshold (LATENCY LATEST/HISTORY).
-type latencyMonitor struct {
-	events map[string]*latencyEvent
-}
-
-type latencySample struct {
-	at, ms int64
-}
-
-type latencyEvent struct {
-	history []latencySample // at most 160, oldest first
-	maxMs   int64
-}
-
-func (e *Env) latencySample(event string, dur time.Duration) {
-	th := e.Cfg.Int(config.LatencyMonitorThreshold)
-	ms := dur.Milliseconds()
-	if th == 0 || ms < th {
-		return
-	}
-	if e.latency.events == nil {
-		e.latency.events = map[string]*latencyEvent{}
-	}
-	ev := e.latency.events[event]
-	if ev == nil {
-		ev = &latencyEvent{}
-		e.latency.events[event] = ev
-	}
-	now := time.Now().Unix()
-	if n := len(ev.history); n > 0 && ev.history[n-1].at == now {
-		if ms > ev.history[n-1].ms {
-			ev.history[n-1].ms = ms
-		}
-	} else {
-		ev.history = append(ev.history, latencySample{at: now, ms: ms})
-		if len(ev.history) > 160 {
-			ev.history = ev.history[1:]
-		}
-	}
-	if ms > ev.maxMs {
-		ev.maxMs = ms
-	}
-}
-
-func latencySub(arity int, summary, complexity string, h func(*Ctx)) *Command {
-	return &Command{Arity: arity, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Handler: h,
-		Tips:    "nondeterministic_output request_policy:all_nodes response_policy:special",
-		Summary: summary, Since: "2.8.13", Complexity: complexity}
-}
-
 func cmdSlowlogGet(c *Ctx) {
 	if len(c.Args) > 3 {
 		c.Errorf("ERR unknown subcommand or wrong number of arguments for '%.128s'. Try SLOWLOG HELP.", c.Args[1])
@@ -220,138 +154,5 @@ func cmdSlowlogHelp(c *Ctx) {
 		"    Return how many entries the slow log holds.",
 		"RESET",
 		"    Empty the slow log.",
-	)
-}
-
-func (m *latencyMonitor) names() []string {
-	names := make([]string, 0, len(m.events))
-	for n := range m.events {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-func cmdLatencyLatest(c *Ctx) {
-	m := &c.Env.latency
-	names := m.names()
-	c.W.Array(len(names))
-	for _, n := range names {
-		ev := m.events[n]
-		last := ev.history[len(ev.history)-1]
-		c.W.Array(4)
-		c.W.BulkString(n)
-		c.W.Int(last.at)
-		c.W.Int(last.ms)
-		c.W.Int(ev.maxMs)
-	}
-}
-
-func cmdLatencyHistory(c *Ctx) {
-	ev := c.Env.latency.events[c.Arg(2)]
-	if ev == nil {
-		c.W.Array(0)
-		return
-	}
-	c.W.Array(len(ev.history))
-	for _, s := range ev.history {
-		c.W.Array(2)
-		c.W.Int(s.at)
-		c.W.Int(s.ms)
-	}
-}
-
-func cmdLatencyReset(c *Ctx) {
-	m := &c.Env.latency
-	if len(c.Args) == 2 {
-		n := len(m.events)
-		m.events = nil
-		c.W.Int(int64(n))
-		return
-	}
-	n := 0
-	for _, a := range c.Args[2:] {
-		if _, ok := m.events[string(a)]; ok {
-			delete(m.events, string(a))
-			n++
-		}
-	}
-	c.W.Int(int64(n))
-}
-
-func cmdLatencyDoctor(c *Ctx) {
-	m := &c.Env.latency
-	var b strings.Builder
-	switch {
-	case len(m.events) == 0 && c.Env.Cfg.Int(config.LatencyMonitorThreshold) == 0:
-		b.WriteString("Latency monitoring is disabled. Enable it with CONFIG SET latency-monitor-threshold <milliseconds>.\n")
-	case len(m.events) == 0:
-		b.WriteString("No latency spike above latency-monitor-threshold has been observed.\n")
-	default:
-		b.WriteString("Latency spikes observed, per event:\n\n")
-		for i, n := range m.names() {
-			ev := m.events[n]
-			var sum int64
-			for _, s := range ev.history {
-				sum += s.ms
-			}
-			first := ev.history[0].at
-			fmt.Fprintf(&b, "%d. %s: %d latency spikes (average %dms, max %dms) since %s.\n",
-				i+1, n, len(ev.history), sum/int64(len(ev.history)), ev.maxMs,
-				time.Unix(first, 0).UTC().Format(time.RFC3339))
-		}
-	}
-	c.W.Verbatim("txt", b.String())
-}
-
-func cmdLatencyGraph(c *Ctx) {
-	name := c.Arg(2)
-	ev := c.Env.latency.events[name]
-	if ev == nil {
-		c.Errorf("ERR No samples available for event '%s'", name)
-		return
-	}
-	// A plain chart: one bar per sample, scaled to the largest.
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s - high %d ms, low %d ms (all time high %d ms)\n", name, maxSample(ev), minSample(ev), ev.maxMs)
-	top := maxSample(ev)
-	for _, s := range ev.history {
-		bar := 1
-		if top > 0 {
-			bar = int(s.ms * 40 / top)
-		}
-		fmt.Fprintf(&b, "%s %6d ms %s\n", time.Unix(s.at, 0).UTC().Format("15:04:05"), s.ms, strings.Repeat("#", max(bar, 1)))
-	}
-	c.W.Verbatim("txt", b.String())
-}
-
-func maxSample(ev *latencyEvent) int64 {
-	var m int64
-	for _, s := range ev.history {
-		m = max(m, s.ms)
-	}
-	return m
-}
-
-func minSample(ev *latencyEvent) int64 {
-	m := ev.history[0].ms
-	for _, s := range ev.history {
-		m = min(m, s.ms)
-	}
-	return m
-}
-
-func cmdLatencyHelp(c *Ctx) {
-	c.ReplyHelp("LATENCY",
-		"DOCTOR",
-		"    Return a report on the latency spikes observed.",
-		"GRAPH <event>",
-		"    Return a text chart of the samples of <event>.",
-		"HISTORY <event>",
-		"    Return the (unix time, milliseconds) samples of <event>.",
-		"LATEST",
-		"    Return, per event, the time and latency of its latest sample and its maximum.",
-		"RESET [<event> ...]",
-		"    Forget the samples of the events (of every event without arguments).",
 	)
 }

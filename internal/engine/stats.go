@@ -230,4 +230,5 @@ func (e *Env) ResetStats() {
 	e.errStats = map[string]int64{}
 	e.mu.Unlock()
 	e.Stats.Info.Reset()
+	e.Stats.Decisions.reset()
 }

@@ -32,12 +32,19 @@ const (
 	FlagAllowBusy
 	FlagMovableKeys
 	FlagNoMandatoryKeys
+	// FlagAsking: served on a node importing the slot without ASKING
+	// (RESTORE-ASKING).
+	FlagAsking
+	// FlagNoAsyncLoading: refused while a replica loads its primary's
+	// data in the background (Redis's no_async_loading; shown only).
+	FlagNoAsyncLoading
 )
 
 var flagNames = []string{
 	"write", "readonly", "denyoom", "admin", "pubsub", "noscript", "blocking",
 	"loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth",
 	"may_replicate", "no_multi", "allow_busy", "movablekeys", "no_mandatory_keys",
+	"asking", "no_async_loading",
 }
 
 // Names lists the flag names set in f, in Redis's order.
@@ -64,6 +71,12 @@ type Command struct {
 	// KeyFlags are the key-spec flags COMMAND INFO and GETKEYSANDFLAGS
 	// report, e.g. "RW access update"; empty derives them from Flags.
 	KeyFlags string
+	// Specs, when set, are the command's key specs as Redis lists them
+	// (keys that play different roles, keynum counts, notes); otherwise
+	// they are derived from the fields around (KeySpecs). They describe
+	// keys (COMMAND INFO, GETKEYSANDFLAGS); First/Last/Step and Keys
+	// still find them for everything else.
+	Specs []KeySpec
 	// Keyword, if set, is the key spec COMMAND INFO shows for a command
 	// whose Keys function finds its keys after a keyword (XREAD's
 	// STREAMS), in place of an "unknown" spec.
@@ -81,6 +94,8 @@ type Command struct {
 	parent     *Command
 	acl        *acl.Command // the command in ACL rules (acl.go)
 	keyNeed    int          // the permissions its keys need (acl.go)
+	keyRoles   keyRoles     // how the needs differ by key position (acl.go)
+	chanArgs   chanArgs     // which arguments are channels (acl.go)
 }
 
 // KeywordSpec is a key spec that begins at a keyword searched from
@@ -220,7 +235,9 @@ func (c *Command) Categories() []string {
 	if c.Flags&FlagWrite != 0 {
 		out = append(out, "@write")
 	}
-	if c.Flags&FlagReadonly != 0 {
+	if c.Flags&FlagReadonly != 0 && !strings.Contains(c.ACL, "@scripting") {
+		// Redis's setImplicitACLCategories leaves the read-only
+		// scripting commands (EVAL_RO, FCALL_RO...) out of @read.
 		out = append(out, "@read")
 	}
 	if c.Flags&FlagAdmin != 0 {

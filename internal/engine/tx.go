@@ -240,7 +240,13 @@ func cmdExec(c *Ctx) {
 	c.W.Array(n)
 	e.execMark = time.Since(monoBase)
 	for i := 0; i < n; i++ {
-		e.run(s, t.cmds[i].cmd, t.queued(i), c.W)
+		cmd, args := t.cmds[i].cmd, t.queued(i)
+		if msg := e.aclRecheck(s, cmd, args); msg != "" {
+			e.CountError(msg)
+			c.W.Error(msg)
+			continue
+		}
+		e.run(s, cmd, args, c.W)
 	}
 }
 
@@ -282,6 +288,7 @@ func TxClientInfo(s *Session) (inMulti, dirty bool, queued, mem int64) {
 // subscriptions and turns tracking off.
 func (e *Env) ResetSession(s *Session) {
 	e.discardTx(s)
+	s.cl = clusterSession{}
 	if s.Monitor {
 		e.removeMonitor(s)
 	}

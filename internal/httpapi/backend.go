@@ -41,6 +41,37 @@ func newBackend(env *engine.Env, lock sync.Locker) *backend {
 	}
 }
 
+// userKey is the request context's key for the ACL user a request
+// authenticated as; without one, commands run as the default user.
+type userKey struct{}
+
+// errUserGone answers a request whose user was deleted or turned off
+// between its authentication and its commands.
+var errUserGone = errors.New("the request's ACL user no longer exists or is off")
+
+// authenticate checks user and pass as AUTH does and returns the user's
+// name, or "" when they do not pass (counted and logged in ACL LOG, as a
+// failed AUTH is). Users are read under the server lock.
+func (b *backend) authenticate(ctx context.Context, user, pass string) (string, error) {
+	if !b.ready.Load() {
+		return "", errNotReady
+	}
+	select {
+	case b.gate <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	defer func() { <-b.gate }()
+	b.lock.Lock()
+	defer b.lock.Unlock()
+	u := b.env.ACL.User(user)
+	if u == nil || !u.CheckPassword([]byte(pass)) {
+		b.env.ACLAuthFailed(b.sess, user, "http")
+		return "", nil
+	}
+	return u.Name, nil
+}
+
 // run executes cmds back to back under one hold of the server lock and
 // returns their decoded replies. nowMs, when not nil, receives the
 // server's clock as the commands run (the series explorer's windows end
@@ -54,13 +85,17 @@ func (b *backend) run(ctx context.Context, nowMs *int64, cmds ...[]string) ([]va
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	raw := b.execute(nowMs, cmds)
+	user, _ := ctx.Value(userKey{}).(string)
+	raw, err := b.execute(user, nowMs, cmds)
 	// Large replies (TS.MGET of thousands of series) are not kept between
 	// requests.
 	if cap(b.w.Buf) > 1<<20 {
 		b.w.Buf = nil
 	}
 	<-b.gate // the replies are copies: decoding needs neither the lock nor the gate
+	if err != nil {
+		return nil, err
+	}
 	out := make([]value, len(cmds))
 	for i, r := range raw {
 		v, err := decode(r)
@@ -72,13 +107,22 @@ func (b *backend) run(ctx context.Context, nowMs *int64, cmds ...[]string) ([]va
 	return out, nil
 }
 
-// execute runs cmds under the server lock and returns copies of their raw
-// replies. Env.Execute recovers a handler's panic; the deferred unlock
-// covers anything else, so the lock is never left held.
-func (b *backend) execute(nowMs *int64, cmds [][]string) [][]byte {
+// execute runs cmds under the server lock, as user ("" or "default": the
+// default user), and returns copies of their raw replies. Env.Execute
+// recovers a handler's panic; the deferred unlock covers anything else,
+// so the lock is never left held.
+func (b *backend) execute(user string, nowMs *int64, cmds [][]string) ([][]byte, error) {
 	raw := make([][]byte, len(cmds))
 	b.lock.Lock()
 	defer b.lock.Unlock()
+	b.sess.User, b.sess.ACLUser = "default", nil
+	if user != "" && user != "default" {
+		u := b.env.ACL.User(user)
+		if u == nil || !u.Enabled() {
+			return nil, errUserGone
+		}
+		b.sess.User, b.sess.ACLUser = u.Name, u
+	}
 	if nowMs != nil {
 		*nowMs = b.env.NowMs()
 	}
@@ -92,5 +136,5 @@ func (b *backend) execute(nowMs *int64, cmds [][]string) [][]byte {
 		b.env.Execute(b.sess, argv, &b.w)
 		raw[i] = append([]byte(nil), b.w.Buf...)
 	}
-	return raw
+	return raw, nil
 }

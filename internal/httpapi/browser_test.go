@@ -205,6 +205,18 @@ func TestDashboardInBrowser(t *testing.T) {
 			}
 		}
 	}
+	// The top keys panel ranks the sampled keys by memory: the series
+	// with 360 samples before the strings; by access it says why not.
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#top-mem td.k`))); err != nil {
+		t.Fatalf("top keys: %v", err)
+	}
+	top := must(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#top-mem td.k")].map(e => e.textContent)`))
+	if len(top) != 20 || !strings.HasPrefix(top[0], "temp:") {
+		t.Errorf("top keys by memory: %q", top)
+	}
+	if txt := must(t, ctx, chromedp.Evaluate[string](`document.querySelector("#top-freq").textContent`)); !strings.Contains(txt, "LFU") {
+		t.Errorf("top keys by access under noeviction: %q", txt)
+	}
 	save("dashboard-status.png", must(t, ctx, chromedp.CaptureScreenshot()))
 	must(t, ctx, chromedp.Evaluate[bool](`document.querySelector("#series-h").scrollIntoView(), true`))
 	must(t, ctx, chromedp.Sleep(300*time.Millisecond))

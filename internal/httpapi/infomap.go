@@ -187,6 +187,8 @@ var abacusInfo = map[string]struct {
 	"go_gc_cycles":     {"go_gc_cycles_total", true},
 	"go_memory_limit":  {"go_memory_limit_bytes", false},
 	"panics_recovered": {"panics_recovered_total", true},
+
+	"abacus_script_rollbacks": {"script_rollbacks_total", true},
 }
 
 // instanceInfoLabels are redis_instance_info's labels, each an INFO field.

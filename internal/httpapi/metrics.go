@@ -23,7 +23,8 @@ import (
 type collector struct {
 	b       *backend
 	cfg     *config.Config
-	scrapes atomic.Int64
+	scrapes *atomic.Int64
+	ctx     context.Context // the request's: its user, its cancellation
 }
 
 func (c *collector) Describe(chan<- *prometheus.Desc) {}
@@ -38,7 +39,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	// A scrape that outlives Prometheus's timeout is of no use; the gate
 	// wait is the only part that can be cut short.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
 	defer cancel()
 	replies, err := c.b.run(ctx, nil, cmds...)
 	m := emitter{ch: ch}
@@ -139,11 +140,18 @@ func (m emitter) info(fields []infoField) {
 		case f.section == "Latencystats" && strings.HasPrefix(f.key, "latency_percentiles_usec_"):
 			q := map[float64]float64{}
 			for p, v := range subfields(f.val) {
+				// p99.9 is quantile 0.999: a summary's quantiles are
+				// fractions (OpenMetrics refuses 99.9).
 				if pf, err := strconv.ParseFloat(strings.TrimPrefix(p, "p"), 64); err == nil {
-					q[pf] = v
+					q[pf/100] = v
 				}
 			}
 			latency[strings.TrimPrefix(f.key, "latency_percentiles_usec_")] = q
+		case strings.HasPrefix(f.key, "abacus_ratelimit_"):
+			cmd := strings.TrimPrefix(f.key, "abacus_ratelimit_")
+			st := subfields(f.val)
+			m.counter("abacus_ratelimit_allowed_total", "Requests a rate limiter allowed, per command (CL.THROTTLE, GCRA, RATELIMIT.SLIDING)", st["allowed"], []string{"cmd"}, cmd)
+			m.counter("abacus_ratelimit_denied_total", "Requests a rate limiter denied, per command (CL.THROTTLE, GCRA, RATELIMIT.SLIDING)", st["denied"], []string{"cmd"}, cmd)
 		case f.section == "Errorstats" && strings.HasPrefix(f.key, "errorstat_"):
 			m.counter("redis_errors_total", "Total number of errors per error type", subfields(f.val)["count"], []string{"err"}, strings.TrimPrefix(f.key, "errorstat_"))
 		case f.section == "Keyspace" && strings.HasPrefix(f.key, "db"):

@@ -12,9 +12,19 @@ import (
 )
 
 // BenchmarkScrape10k is one /metrics scrape exporting 10,000 series.
-func BenchmarkScrape10k(b *testing.B) {
-	w := startWeb(b, httpapi.Limits{}, servertest.WithConfig("http-export-series", "exported=yes"))
+func BenchmarkScrape10k(b *testing.B) { benchScrape(b, 10000) }
+
+// BenchmarkScrapeNoSeries is one /metrics scrape of INFO and SLOWLOG
+// alone, 10,000 series stored but none exported.
+func BenchmarkScrapeNoSeries(b *testing.B) { benchScrape(b, 0) }
+
+func benchScrape(b *testing.B, exported int) {
+	w := startWeb(b, httpapi.Limits{}, servertest.WithConfig("http-export-series", "exported=yes"),
+		servertest.WithConfig("http-export-series-max", strconv.Itoa(exported)))
 	c := w.inst.Raw(b)
+	if exported == 0 {
+		c.Do("CONFIG", "SET", "http-export-series", "")
+	}
 	var batch []byte
 	for i := range 10000 {
 		batch = append(batch, servertest.Encode("TS.ADD", fmt.Sprintf("export:%05d", i), "1000", strconv.Itoa(i),

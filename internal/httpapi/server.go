@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/subtle"
 	"embed"
 	"errors"
@@ -65,27 +66,27 @@ type Server struct {
 	limits Limits
 	http   *http.Server
 	mux    *http.ServeMux
+	// scrapes counts /metrics requests (redis_exporter_scrapes_total);
+	// scraping admits at most cap(scraping) at once, the rest get 503.
+	scrapes  atomic.Int64
+	scraping chan struct{}
+	top      topKeys // the dashboard's top keys sampler (topkeys.go)
 }
 
 // New makes the HTTP endpoint for the engine env, whose commands run under
 // lock (the server lock). It reports not ready, and /metrics says
 // redis_up 0, until SetReady(true): main calls it once the data is loaded.
 func New(env *engine.Env, lock sync.Locker, limits Limits) *Server {
-	s := &Server{b: newBackend(env, lock), cfg: env.Cfg, limits: limits.withDefaults(), mux: http.NewServeMux()}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(&collector{b: s.b, cfg: env.Cfg})
-	metrics := promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		ErrorHandling:       promhttp.ContinueOnError,
-		EnableOpenMetrics:   true,
-		MaxRequestsInFlight: 4,
-	})
+	s := &Server{b: newBackend(env, lock), cfg: env.Cfg, limits: limits.withDefaults(), mux: http.NewServeMux(),
+		scraping: make(chan struct{}, 4)}
 	static, _ := fs.Sub(staticFS, "static")
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
-	s.mux.Handle("GET /metrics", s.auth(metrics))
+	s.mux.Handle("GET /metrics", s.authUnless(http.HandlerFunc(s.metrics), config.HTTPMetricsPublic))
 	s.mux.Handle("GET /api/status", s.auth(http.HandlerFunc(s.apiStatus)))
 	s.mux.Handle("GET /api/series", s.auth(http.HandlerFunc(s.apiSeries)))
 	s.mux.Handle("GET /api/slowlog", s.auth(http.HandlerFunc(s.apiSlowlog)))
+	s.mux.Handle("GET /api/topkeys", s.auth(http.HandlerFunc(s.apiTopKeys)))
 	s.mux.Handle("GET /", s.auth(http.FileServerFS(static)))
 	l := s.limits
 	s.http = &http.Server{
@@ -133,18 +134,81 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	w.Write([]byte("ready\n"))
 }
 
-// auth lets a request through when http-requirepass is empty, or when the
-// request carries it as a basic-auth password (any user) or a bearer token.
-func (s *Server) auth(h http.Handler) http.Handler {
+// metrics answers /metrics: a registry per request, so that the
+// collector runs its commands as the request's user.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	select {
+	case s.scraping <- struct{}{}:
+		defer func() { <-s.scraping }()
+	default:
+		http.Error(w, "too many scrapes at once", http.StatusServiceUnavailable)
+		return
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&collector{b: s.b, cfg: s.cfg, scrapes: &s.scrapes, ctx: r.Context()})
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		ErrorHandling:     promhttp.ContinueOnError,
+		EnableOpenMetrics: true,
+	}).ServeHTTP(w, r)
+}
+
+// auth lets a request through when its credentials pass, in this order:
+//
+//   - http-requirepass set: the request carries it, as a basic-auth
+//     password (any user name) or a bearer token; its commands run as
+//     the default user.
+//   - otherwise, when the data port requires AUTH (requirepass, or a
+//     default user without nopass or off): basic-auth credentials that
+//     AUTH would accept (an empty user name is "default"); the request's
+//     commands run as that user, under its ACL rules, and a failure is
+//     counted and logged in ACL LOG as AUTH's are.
+//   - otherwise no credentials are needed.
+func (s *Server) auth(h http.Handler) http.Handler { return s.authUnless(h, -1) }
+
+// authUnless is auth, skipped while the boolean parameter open is yes
+// (-1: never skipped).
+func (s *Server) authUnless(h http.Handler, open config.ID) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		pass := s.cfg.Str(config.HTTPRequirePass)
-		if pass == "" || authorized(r, pass) {
+		if open >= 0 && s.cfg.Bool(open) {
 			h.ServeHTTP(w, r)
 			return
 		}
-		w.Header().Set("WWW-Authenticate", `Basic realm="abacus", charset="UTF-8"`)
-		http.Error(w, "authentication required", http.StatusUnauthorized)
+		if pass := s.cfg.Str(config.HTTPRequirePass); pass != "" {
+			if authorized(r, pass) {
+				h.ServeHTTP(w, r)
+			} else {
+				challenge(w)
+			}
+			return
+		}
+		if !s.b.env.ACL.AuthRequired() {
+			h.ServeHTTP(w, r)
+			return
+		}
+		user, pass, ok := r.BasicAuth()
+		if !ok {
+			challenge(w)
+			return
+		}
+		if user == "" {
+			user = "default"
+		}
+		name, err := s.b.authenticate(r.Context(), user, pass)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if name == "" {
+			challenge(w)
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, name)))
 	})
+}
+
+func challenge(w http.ResponseWriter) {
+	w.Header().Set("WWW-Authenticate", `Basic realm="abacus", charset="UTF-8"`)
+	http.Error(w, "authentication required", http.StatusUnauthorized)
 }
 
 func authorized(r *http.Request, pass string) bool {

@@ -40,29 +40,58 @@ func (ks *Keyspace) lruClock() uint32 { return uint32(ks.Now / lruTick) }
 // lfuMinutes is Redis's LFUGetTimeInMinutes: the minutes clock in 16 bits.
 func (ks *Keyspace) lfuMinutes() uint32 { return uint32(ks.Now/60000) & 0xffff }
 
-// lfuElapsed is LFUTimeElapsed: minutes since ldt, counting one wrap.
-func (ks *Keyspace) lfuElapsed(ldt uint32) uint32 {
-	now := ks.lfuMinutes()
-	if now >= ldt {
-		return now - ldt
-	}
-	return 65535 - ldt + now
-}
-
 // LFUCounter is Redis's LFUDecrAndReturn: o's counter decayed by the
 // periods of lfu-decay-time minutes since its last decrement, without
 // storing the result (OBJECT FREQ, eviction sampling).
 func (ks *Keyspace) LFUCounter(o *Object) uint32 {
-	ldt := o.LRU >> 8 & 0xffff
-	counter := o.LRU & 0xff
-	if ks.Access.LFUDecayTime > 0 {
-		periods := ks.lfuElapsed(ldt) / uint32(ks.Access.LFUDecayTime)
+	return LFUCounterAt(o.LRU, ks.Now, ks.Access.LFUDecayTime)
+}
+
+// LFUCounterAt is LFUCounter for access metadata lru at unix ms now with
+// lfu-decay-time decay (a snapshot's writer, which has its own moment).
+func LFUCounterAt(lru uint32, now int64, decay int) uint32 {
+	ldt := lru >> 8 & 0xffff
+	counter := lru & 0xff
+	if decay > 0 {
+		// Redis's LFUTimeElapsed: minutes since ldt, counting one wrap.
+		mins := uint32(now/60000) & 0xffff
+		elapsed := mins - ldt
+		if mins < ldt {
+			elapsed = 65535 - ldt + mins
+		}
+		periods := elapsed / uint32(decay)
 		if periods >= counter {
 			return 0
 		}
 		counter -= periods
 	}
 	return counter
+}
+
+// IdleSecondsAt is the LRU idle time in seconds of access metadata lru at
+// unix ms now (0 for an access after now: a key read while a snapshot was
+// being written).
+func IdleSecondsAt(lru uint32, now int64) uint64 {
+	clock := uint32(now / lruTick)
+	if lru > clock {
+		return 0
+	}
+	return uint64(clock-lru) * lruTick / 1000
+}
+
+// LRUFromIdle and LFUFromFreq are the access metadata of a key loaded at
+// unix ms now with an RDB file's IDLE seconds or FREQ counter (Redis's
+// objectSetLRUOrLFU): accessed idle seconds ago, or the counter as of
+// now's minute. Zero is "new object" to Set, so a result of zero (once in
+// 136 years of the LRU clock; a zero counter in one minute of 45 days)
+// leaves the key its fresh metadata.
+func LRUFromIdle(idle uint64, now int64) uint32 {
+	return uint32(now/lruTick) - uint32(idle*1000/lruTick)
+}
+
+// LFUFromFreq: see LRUFromIdle.
+func LFUFromFreq(freq uint8, now int64) uint32 {
+	return (uint32(now/60000)&0xffff)<<8 | uint32(freq)
 }
 
 // lfuLogIncr is Redis's LFULogIncr: the counter grows with probability

@@ -22,8 +22,9 @@ type dict struct {
 	used      [2]int
 	rehashIdx int // next bucket of t[0] to move; -1 when not rehashing
 	seed      maphash.Seed
-	sink      uint64 // what prefetch read (prefetch.go)
-	frozen    bool   // a snapshot reads it: no resize or rehash (snapshot.go)
+	sink      uint64     // what prefetch read (prefetch.go)
+	frozen    bool       // a snapshot reads it: no resize or rehash (snapshot.go)
+	slots     *slotIndex // its objects by hash slot, in cluster mode only (slots.go)
 }
 
 const dictInitSize = 4
@@ -176,6 +177,9 @@ func (d *dict) Put(o *Object) *Object {
 				o.next = old.next
 				old.next = nil
 				*p = o
+				if d.slots != nil {
+					d.slots.replace(old, o)
+				}
 				return old
 			}
 			p = &(*p).next
@@ -196,6 +200,9 @@ func (d *dict) Put(o *Object) *Object {
 	o.next = tab[i]
 	tab[i] = o
 	d.used[t]++
+	if d.slots != nil {
+		d.slots.add(o)
+	}
 	return nil
 }
 
@@ -221,6 +228,9 @@ func (d *dict) Delete(key string) *Object {
 				*p = o.next
 				o.next = nil
 				d.used[t]--
+				if d.slots != nil {
+					d.slots.remove(o)
+				}
 				d.shrinkIfNeeded()
 				return o
 			}
@@ -238,6 +248,9 @@ func (d *dict) Clear() {
 	d.t = [2][]*Object{}
 	d.used = [2]int{}
 	d.rehashIdx = -1
+	if d.slots != nil {
+		d.slots = newSlotIndex()
+	}
 }
 
 // Random returns a random object, or nil when empty.

@@ -287,6 +287,10 @@ type Keyspace struct {
 	// may be nil.
 	Expired func(db *DB, key string)
 	Stats   Stats
+	// Expiry says what lookups do with a key whose TTL has passed: the
+	// server sets it per command (a replica's own clients, its primary's
+	// stream, or a primary).
+	Expiry ExpiryMode
 	// Access says how lookups update keys' access metadata (access.go).
 	Access Access
 	// UsedDelta is the estimated heap bytes the stored objects gained
@@ -296,6 +300,7 @@ type Keyspace struct {
 	wj        watchJournal // WATCH changes an undone script takes back (watch.go)
 	undo      undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
 	snap      *snapshot    // the open point-in-time snapshot (snapshot.go)
+	slotsOn   bool         // cluster mode: tables index their keys by slot (slots.go)
 
 	// Added is called when a command's write creates a key that did not
 	// exist (keyspace notifications' new event). It may be nil.
@@ -362,9 +367,31 @@ func (db *DB) touched(key string) {
 	}
 }
 
-// expired deletes o if its TTL has passed and reports whether it did.
+// ExpiryMode is what a lookup does with a key whose TTL has passed.
+type ExpiryMode uint8
+
+const (
+	// ExpireDelete deletes it (a primary; the Expired hook propagates DEL).
+	ExpireDelete ExpiryMode = iota
+	// ExpireHide answers as if it were absent but keeps it: a replica
+	// serving its own clients, whose keys go only by its primary's DEL
+	// (Redis 7.0's expireIfNeeded on a replica).
+	ExpireHide
+	// ExpireNever treats it as live: a replica applying its primary's
+	// stream, which decides when the key goes.
+	ExpireNever
+)
+
+// expireIfNeeded deletes o if its TTL has passed and reports whether it
+// is gone for the caller (under ExpireHide it stays stored).
 func (db *DB) expireIfNeeded(o *Object) bool {
 	if o.Expire == 0 || o.Expire > db.ks.Now {
+		return false
+	}
+	switch db.ks.Expiry {
+	case ExpireHide:
+		return true
+	case ExpireNever:
 		return false
 	}
 	if db.ks.snap != nil {
@@ -660,6 +687,7 @@ func (ks *Keyspace) Swap(a, b int) {
 // reclaimed. Unlike Redis's sampling cycle, the heaps find every expired key
 // and field without scanning, so the budget alone bounds the work.
 func (ks *Keyspace) ExpireCycle(budget int) int {
+	ks.Expiry = ExpireDelete // the cycle runs only where keys are deleted
 	total := 0
 	for _, db := range ks.DBs {
 		for n := 0; n < budget && len(db.expires) > 0; n++ {

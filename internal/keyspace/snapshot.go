@@ -260,7 +260,7 @@ func (d *dict) locate(key string) (int, int, *Object) {
 // flushFrozen gives a database whose table the saver still reads a fresh
 // one, leaving the old table to the saver untouched.
 func (db *DB) flushFrozen() {
-	db.dict = newDict()
+	db.dict = db.ks.emptyDict()
 	db.expires = nil
 	db.fexpClear()
 }
@@ -274,6 +274,7 @@ func (ks *Keyspace) Adopt(from *Keyspace) {
 		src := from.DBs[i]
 		db.dict, db.expires, db.fexp = src.dict, src.expires, src.fexp
 		src.dict, src.expires, src.fexp = newDict(), nil, nil
+		ks.indexDict(db.dict)
 		if ks.Touched != nil {
 			db.ForEach(func(o *Object) { ks.Touched(db, o.Key) })
 		}

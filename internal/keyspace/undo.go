@@ -333,7 +333,7 @@ func (db *DB) journalFlush() {
 	u := &db.ks.undo
 	u.entries = append(u.entries, undoEntry{db: db, forgotten: true, flushed: &tables{db.dict, db.expires, db.fexp}})
 	u.objs = append(u.objs, nil)
-	db.dict, db.expires, db.fexp = newDict(), nil, nil
+	db.dict, db.expires, db.fexp = db.ks.emptyDict(), nil, nil
 	u.forget(db)
 }
 

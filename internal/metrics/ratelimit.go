@@ -215,6 +215,7 @@ func cmdClThrottle(c *engine.Ctx) {
 	if d.RetryAfter != -1 {
 		retry = cellSeconds(d.RetryAfter)
 	}
+	c.Env.Stats.Decisions.CountLimit("cl.throttle", d.Limited)
 	c.W.Array(5)
 	c.W.Int(b2i(d.Limited))
 	c.W.Int(limit)
@@ -366,6 +367,7 @@ func cmdGcra(c *engine.Ctx) {
 		storeTAT(c, o, c.Key(1), d.NewTAT, at)
 		c.Dirty(1)
 	}
+	c.Env.Stats.Decisions.CountLimit("gcra", d.Limited)
 	c.W.Array(5)
 	c.W.Int(b2i(d.Limited))
 	c.W.Int(maxBurst)

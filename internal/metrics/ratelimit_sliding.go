@@ -378,6 +378,7 @@ func (s *slider) run(keys [][]byte, lims []slideLimit, weight, now int64) {
 		return
 	}
 	// Reply.
+	c.Env.Stats.Decisions.CountLimit("ratelimit.sliding", denied)
 	c.W.Array(1 + 2*len(lims))
 	c.W.Int(b2i(denied))
 	for i := range lims {

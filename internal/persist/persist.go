@@ -8,7 +8,6 @@
 package persist
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -32,12 +31,15 @@ type Options struct {
 	// SliceKeys is how many keys a background save writes per hold of the
 	// lock (0: DefaultSliceKeys).
 	SliceKeys int
+	// Skip, when set, leaves out the keys it returns true for (what a
+	// redis-server replica cannot hold); called under the lock.
+	Skip func(o *keyspace.Object) bool
 	// Drive, when set, runs a background save's encoding under the server
 	// lock on the goroutine that serves the clients, between their
 	// commands (engine.Env.RunInBackground): it calls step with the lock
 	// held until step returns StepDone, each time until about deadline,
-	// and after StepBlocked only once wake has been called. Run then only
-	// writes the encoded chunks to the file. Without it Run takes the lock
+	// and after StepBlocked only once wake has been called. Stream then
+	// only writes the encoded chunks out. Without it Stream takes the lock
 	// itself for each slice.
 	Drive func(step func(deadline time.Time) Step) (wake func())
 }
@@ -50,39 +52,6 @@ const (
 	StepBlocked             // the chunks wait for the file: call after wake
 	StepDone                // the snapshot is written (or canceled)
 )
-
-// driven is the state of a save run through Options.Drive. The step fills
-// chunks under the lock; Run writes them to the file outside it.
-type driven struct {
-	wake   func()
-	w      *rdb.Writer
-	sink   chunkSink
-	full   chan []byte // encoded chunks for Run to write
-	free   chan []byte // written chunks back for reuse
-	closed bool        // full is closed (under the lock)
-	sizes  []int
-	cur    int   // the database being written
-	err    error // the writer's error at the end (under the lock)
-	ended  bool  // the walk finished and the file's end was encoded
-}
-
-// chunkSink is where the rdb.Writer's buffer empties into: the chunk the
-// step fills now.
-type chunkSink struct{ buf []byte }
-
-func (c *chunkSink) Write(p []byte) (int, error) {
-	c.buf = append(c.buf, p...)
-	return len(p), nil
-}
-
-// drivenSliceKeys bounds the keys of one slice of a driven save: the
-// step looks at its deadline between slices, and the deadline may be a few
-// microseconds away (engine.RunBackground).
-const drivenSliceKeys = 16
-
-// driveChunks is how many chunks a driven save has in flight: one being
-// filled, the others being written or waiting to be.
-const driveChunks = 4
 
 // DefaultSliceKeys bounds the work done per hold of the server lock by a
 // background save.
@@ -149,6 +118,9 @@ func StartBackground(ks *keyspace.Keyspace, lock sync.Locker, opt Options) *Back
 		opt.SliceKeys = DefaultSliceKeys
 	}
 	b := &Background{ks: ks, lock: lock, opt: opt, ver: rdb.FileVersion(ks)}
+	if opt.Encode.NoFieldTTL {
+		b.ver = rdb.Version
+	}
 	ks.BeginSnapshot(opt.Encode.Now)
 	return b
 }
@@ -169,9 +141,9 @@ func (b *Background) Cancel() {
 	}
 }
 
-// Run writes the snapshot to a temporary file a slice at a time, encoding
-// under the lock and writing to the file outside it, then renames the
-// file over the target. It ends the snapshot whatever happens.
+// Run writes the snapshot to a temporary file a slice at a time (Stream),
+// then renames the file over the target. It ends the snapshot whatever
+// happens.
 func (b *Background) Run() error {
 	tmp := tempPath(b.opt.Path)
 	f, err := os.Create(tmp)
@@ -181,88 +153,19 @@ func (b *Background) Run() error {
 		b.lock.Unlock()
 		return err
 	}
-	if b.opt.Drive != nil {
-		return b.runDriven(f, tmp)
-	}
-	var buf bytes.Buffer
-	w := rdb.NewWriter(&buf, b.ver, b.opt.Encode)
-	b.header(w)
-	b.lock.Lock()
-	if b.canceled {
-		b.lock.Unlock()
-		f.Close()
-		os.Remove(tmp)
-		return ErrCanceled
-	}
-	sizes := b.ks.SnapshotSizes()
-	b.lock.Unlock()
-	cur := -1
-	var werr error
-	for {
-		b.lock.Lock()
-		held := time.Now()
-		if b.canceled {
-			b.lock.Unlock()
-			werr = ErrCanceled
-			break
-		}
-		more := b.ks.NextSnapshotSlice(b.opt.SliceKeys, func(db int, o *keyspace.Object) {
-			if db != cur {
-				cur = db
-				w.SelectDB(db, sizes[db], 0)
-			}
-			if h, ok := o.Val().(keyspace.FieldExpirer); ok && h.Len(b.opt.Encode.Now) == 0 {
-				return
-			}
-			w.Key(o)
-			b.Keys++
-		})
-		if !more {
-			b.ks.EndSnapshot()
-			b.canceled = true // the snapshot is over; Cancel does nothing now
-		}
-		b.Slices++
-		b.MaxHold = max(b.MaxHold, time.Since(held))
-		b.lock.Unlock()
-		if _, err := f.Write(buf.Bytes()); err != nil {
-			werr = err
-		}
-		buf.Reset()
-		if !more || werr != nil {
-			break
-		}
-	}
+	werr := b.Stream(f)
 	if werr != nil {
-		b.lock.Lock()
-		b.Cancel()
-		b.lock.Unlock()
 		f.Close()
 		os.Remove(tmp)
 		return werr
 	}
-	werr = w.Close()
-	if werr == nil {
-		_, werr = f.Write(buf.Bytes())
-	}
-	return b.install(f, tmp, werr)
-}
-
-// header writes the AUX fields and function libraries.
-func (b *Background) header(w *rdb.Writer) {
-	for i := 0; i+1 < len(b.opt.Aux); i += 2 {
-		w.Aux(b.opt.Aux[i], b.opt.Aux[i+1])
-	}
-	for _, code := range b.opt.Functions {
-		w.Function(code)
-	}
+	return b.install(f, tmp)
 }
 
 // install syncs and closes the written file and renames it over the
-// target, unless werr or the save was dropped meanwhile.
-func (b *Background) install(f *os.File, tmp string, werr error) error {
-	if werr == nil {
-		werr = f.Sync()
-	}
+// target, unless the save was dropped meanwhile.
+func (b *Background) install(f *os.File, tmp string) error {
+	werr := f.Sync()
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
@@ -297,117 +200,6 @@ func (b *Background) install(f *os.File, tmp string, werr error) error {
 	}
 	atomicfile.SyncDir(b.opt.Path)
 	return nil
-}
-
-// runDriven is Run with Options.Drive: the steps encode under the lock on
-// the driver's goroutine, and this goroutine writes what they encoded.
-func (b *Background) runDriven(f *os.File, tmp string) error {
-	d := &driven{full: make(chan []byte, driveChunks), free: make(chan []byte, driveChunks), cur: -1}
-	for i := 0; i < driveChunks; i++ {
-		d.free <- nil
-	}
-	d.w = rdb.NewWriter(&d.sink, b.ver, b.opt.Encode)
-	b.header(d.w)
-	b.lock.Lock()
-	b.d = d
-	if b.canceled {
-		d.closed = true
-		close(d.full)
-		b.lock.Unlock()
-	} else {
-		d.sizes = b.ks.SnapshotSizes()
-		// The first step waits for the lock, released once wake is set.
-		d.wake = b.opt.Drive(b.step)
-		b.lock.Unlock()
-	}
-	var werr error
-	for c := range d.full {
-		if werr == nil {
-			if _, err := f.Write(c); err != nil {
-				werr = err
-				b.lock.Lock()
-				b.Cancel()
-				b.lock.Unlock()
-			}
-		}
-		if cap(c) > 4<<20 {
-			c = nil // an outsized value's chunk: not kept
-		}
-		d.free <- c[:0]
-		d.wake()
-	}
-	b.lock.Lock()
-	ended, dropped, err := d.ended, b.dropped, d.err
-	b.lock.Unlock()
-	switch {
-	case werr != nil:
-	case err != nil:
-		werr = err
-	case dropped || !ended:
-		werr = ErrCanceled
-	}
-	if werr != nil {
-		f.Close()
-		os.Remove(tmp)
-		return werr
-	}
-	return b.install(f, tmp, nil)
-}
-
-// step is a driven save's work under the lock: slices of the snapshot
-// encoded into a chunk until deadline, the chunk handed to Run.
-func (b *Background) step(deadline time.Time) Step {
-	d := b.d
-	if d.closed {
-		return StepDone
-	}
-	if d.sink.buf == nil {
-		select {
-		case c := <-d.free:
-			d.sink.buf = c[:0:cap(c)]
-			if d.sink.buf == nil {
-				d.sink.buf = make([]byte, 0, 64<<10)
-			}
-		default:
-			return StepBlocked
-		}
-	}
-	held := time.Now()
-	more := true
-	for more {
-		more = b.ks.NextSnapshotSlice(min(b.opt.SliceKeys, drivenSliceKeys), func(db int, o *keyspace.Object) {
-			if db != d.cur {
-				d.cur = db
-				d.w.SelectDB(db, d.sizes[db], 0)
-			}
-			if h, ok := o.Val().(keyspace.FieldExpirer); ok && h.Len(b.opt.Encode.Now) == 0 {
-				return
-			}
-			d.w.Key(o)
-			b.Keys++
-		})
-		b.Slices++
-		if len(d.sink.buf) >= 256<<10 || !time.Now().Before(deadline) {
-			break
-		}
-	}
-	if !more {
-		b.ks.EndSnapshot()
-		b.canceled = true // the snapshot is over; Cancel does nothing to it now
-		d.err = d.w.Close()
-		d.ended = true
-	}
-	b.MaxHold = max(b.MaxHold, time.Since(held))
-	if len(d.sink.buf) > 0 {
-		d.full <- d.sink.buf // never blocks: at most driveChunks exist
-		d.sink.buf = nil
-	}
-	if !more {
-		d.closed = true
-		close(d.full)
-		return StepDone
-	}
-	return StepMore
 }
 
 // Load reads the file at path into a fresh keyspace of n databases. A

@@ -21,6 +21,12 @@ type Options struct {
 	ZSet     zset.Limits
 	ListFill int   // list-max-listpack-size
 	Now      int64 // unix ms; fields whose TTL is due are dropped
+	// LFU: the maxmemory-policy is an LFU one, so a file's FREQ gives a
+	// loaded key its access metadata; otherwise its IDLE does.
+	LFU bool
+	// KeepExpired loads keys whose TTL has passed, as a replica does: they
+	// go by its primary's DEL.
+	KeepExpired bool
 }
 
 // DefaultOptions are Redis's default thresholds.

@@ -24,7 +24,27 @@ type EncodeOptions struct {
 	// ListNodeBytes caps the size of the listpack nodes a list is cut
 	// into (0: 8 KiB, Redis's default list-max-listpack-size -2).
 	ListNodeBytes int
+	// KeyMeta is the eviction metadata a file records before each key,
+	// as Redis 7.0 does per maxmemory-policy: IDLE (the LRU idle seconds)
+	// under volatile-lru and allkeys-lru, FREQ (the LFU counter, decayed
+	// by LFUDecayTime as of Now) under the LFU policies, none otherwise.
+	// DUMP payloads never carry it.
+	KeyMeta      KeyMeta
+	LFUDecayTime int
+	// NoFieldTTL writes hashes without their fields' TTLs, in the
+	// encodings Redis 7.0 reads (a payload for a redis-server replica).
+	NoFieldTTL bool
 }
+
+// KeyMeta selects the eviction metadata written before each key of a file.
+type KeyMeta uint8
+
+// The kinds of key metadata.
+const (
+	MetaNone KeyMeta = iota
+	MetaIdle
+	MetaFreq
+)
 
 // AppendValue appends o's value in the RDB encoding chosen for it and
 // returns the type code written before it. The encodings are those Redis
@@ -188,6 +208,9 @@ func appendHash(dst []byte, h *hash.Hash, opt EncodeOptions) ([]byte, byte) {
 	var fs []hashField
 	minExp := int64(0)
 	h.RangeWithExpiry(opt.Now, func(f, v []byte, at int64) bool {
+		if opt.NoFieldTTL {
+			at = 0
+		}
 		if at != 0 && (minExp == 0 || at < minExp) {
 			minExp = at
 		}

@@ -92,6 +92,13 @@ func (w *Writer) Key(o *keyspace.Object) {
 		w.buf = append(w.buf, opExpireTimeMs)
 		w.buf = appendMillis(w.buf, o.Expire)
 	}
+	switch w.opt.KeyMeta {
+	case MetaIdle:
+		w.buf = append(w.buf, opIdle)
+		w.buf = appendLen(w.buf, keyspace.IdleSecondsAt(o.LRU, w.opt.Now))
+	case MetaFreq:
+		w.buf = append(w.buf, opFreq, byte(keyspace.LFUCounterAt(o.LRU, w.opt.Now, w.opt.LFUDecayTime)))
+	}
 	at := len(w.buf)
 	w.buf = append(w.buf, 0)
 	w.buf = appendString(w.buf, []byte(o.Key), w.opt.Compress)
@@ -213,6 +220,12 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 	r := &reader{b: b[:end], off: 9}
 	db := 0
 	var expire int64
+	// The IDLE or FREQ that came before the next key.
+	var (
+		idle             uint64
+		freq             byte
+		hasIdle, hasFreq bool
+	)
 	for {
 		at := r.off
 		op, err := r.byte()
@@ -265,13 +278,15 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 			}
 			expire = int64(int32(binary.LittleEndian.Uint32(p))) * 1000
 		case opIdle:
-			if _, err := r.count(); err != nil {
+			if idle, err = r.count(); err != nil {
 				return nil, r.eofError(err)
 			}
+			hasIdle = true
 		case opFreq:
-			if _, err := r.byte(); err != nil {
+			if freq, err = r.byte(); err != nil {
 				return nil, r.eofError(err)
 			}
+			hasFreq = true
 		case opFunction2:
 			code, err := r.bstr()
 			if err != nil {
@@ -296,7 +311,7 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 			o, err := r.value(op, l.Opt)
 			if err == ErrAllExpired {
 				l.skip(info, db, keyspace.TypeHash)
-				expire = 0
+				expire, hasIdle, hasFreq = 0, false, false
 				continue
 			}
 			if err != nil {
@@ -305,13 +320,29 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 				}
 				return nil, r.eofError(err)
 			}
-			if expire != 0 && expire <= l.Opt.Now {
+			if expire != 0 && expire <= l.Opt.Now && !l.Opt.KeepExpired {
 				l.skip(info, db, o.Type)
-				expire = 0
+				expire, hasIdle, hasFreq = 0, false, false
 				continue
 			}
 			o.Expire = expire
 			o.Key = string(key)
+			// The key's IDLE or FREQ, whichever the policy in force
+			// uses (Redis's objectSetLRUOrLFU; the other is ignored), or
+			// a new object's metadata under that policy (createObject's:
+			// accessed now, or LFU_INIT_VAL), whatever the keyspace being
+			// loaded into was told of the policy.
+			switch {
+			case l.Opt.LFU && hasFreq:
+				o.LRU = keyspace.LFUFromFreq(freq, l.Opt.Now)
+			case l.Opt.LFU:
+				o.LRU = keyspace.LFUFromFreq(keyspace.LFUInitVal, l.Opt.Now)
+			case hasIdle:
+				o.LRU = keyspace.LRUFromIdle(idle, l.Opt.Now)
+			default:
+				o.LRU = keyspace.LRUFromIdle(0, l.Opt.Now)
+			}
+			hasIdle, hasFreq = false, false
 			if s, ok := o.Val().(*ts.Series); ok {
 				s.Name = o.Key // its compaction links are by this name
 			}

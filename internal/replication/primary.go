@@ -13,7 +13,6 @@
 package replication
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -25,8 +24,6 @@ import (
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/num"
-	"github.com/abacusdb/abacus/internal/persist"
-	"github.com/abacusdb/abacus/internal/rdb"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
@@ -48,12 +45,24 @@ type Primary struct {
 	off2    int64
 	// link is the connection to our primary while we are a replica.
 	link *link
+	// noPingUntil (unix ms) holds the stream's PINGs back while a
+	// cluster manual failover waits for a replica to reach our offset.
+	noPingUntil int64
 
 	replicas []*replica
 	waits    []*waitReq // clients blocked in WAIT
 	// hand are the connections that sent REPLCONF but not yet PSYNC.
 	hand map[*engine.Session]*replica
 	done chan struct{}
+
+	// Full syncs (fullsync.go): the replicas waiting for a job, since
+	// when the first of them waits, and whether runSyncs is running.
+	waiting   []*replica
+	waitSince time.Time
+	syncer    bool
+	// alone is since when (unix ms) the primary has had no replica; 0
+	// while it has one (repl-backlog-ttl).
+	alone int64
 }
 
 type replica struct {
@@ -63,6 +72,15 @@ type replica struct {
 	ackOff int64  // the last REPLCONF ACK offset
 	ackAt  int64  // unix ms of the last ACK
 	online bool
+	// Its handshake: REPLCONF capa eof (takes the diskless form), capa
+	// abacus (an Abacus replica: takes every type), PSYNC rather than SYNC.
+	capaEOF, abacus, psync bool
+	// syncing: a full sync job sends it the snapshot; pending is the
+	// stream since the snapshot's moment, queued once the RDB is out.
+	syncing bool
+	pending []byte
+	// ackWait: the diskless payload is out; the stream starts at its ACK.
+	ackWait bool
 }
 
 var ext = engine.NewExt(func(e *engine.Env) *Primary {
@@ -76,6 +94,7 @@ func New(e *engine.Env, lock sync.Locker) *Primary {
 	p.lock = lock
 	p.done = make(chan struct{})
 	e.SetReplInfo(p.info)
+	e.SetReplRefusal(p.refusal)
 	go p.cron()
 	return p
 }
@@ -88,7 +107,7 @@ func (p *Primary) Close() {
 }
 
 func init() {
-	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti
+	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti | engine.FlagNoAsyncLoading
 	engine.Register(
 		&engine.Command{Name: "psync", Arity: -3, Flags: f, Group: "server",
 			Summary: "An internal command used in replication", Since: "2.8.0", Complexity: "", Handler: cmdPsync},
@@ -96,7 +115,7 @@ func init() {
 			Summary: "An internal command used in replication", Since: "1.0.0", Complexity: "", Handler: cmdSync},
 		&engine.Command{Name: "replconf", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagAllowBusy, Group: "server",
 			Summary: "An internal command for configuring the replication stream", Since: "3.0.0", Complexity: "O(1)", Handler: cmdReplconf},
-		&engine.Command{Name: "wait", Arity: 3, Flags: engine.FlagNoScript, ACL: "@slow @connection", Group: "generic",
+		&engine.Command{Name: "wait", Arity: 3, Flags: engine.FlagNoScript, Tips: "request_policy:all_shards response_policy:agg_min", ACL: "@slow @connection", Group: "generic",
 			Summary: "Blocks until the asynchronous replication of all preceding write commands sent by the connection are completed.", Since: "3.0.0",
 			Complexity: "O(1)", Handler: cmdWait},
 		&engine.Command{Name: "role", Arity: 1, Flags: engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagFast, ACL: "@admin @dangerous", Group: "server",
@@ -174,6 +193,8 @@ func (p *Primary) send(b []byte) {
 		live = append(live, r)
 		if r.online {
 			r.s.Push(b)
+		} else if r.syncing {
+			r.pending = append(r.pending, b...)
 		}
 	}
 	clear(p.replicas[len(live):])
@@ -195,9 +216,10 @@ func (p *Primary) cron() {
 		n++
 		p.lock.Lock()
 		period := max(p.e.Cfg.Int(config.ReplPingReplicaPeriod), 1)
-		if len(p.replicas) > 0 && n%period == 0 {
+		if len(p.replicas) > 0 && n%period == 0 && p.e.Clock.NowMs() >= p.noPingUntil {
 			p.send(resp.AppendCommand(nil, []byte("PING")))
 		}
+		p.housekeeping()
 		p.lock.Unlock()
 	}
 }
@@ -231,9 +253,19 @@ func cmdReplconf(c *engine.Ctx) {
 			p.handshake(c.S).port = int(port)
 		case ascii.EqualFold(opt, "ip-address"):
 			p.handshake(c.S).ip = string(val)
-		case ascii.EqualFold(opt, "capa"), ascii.EqualFold(opt, "rdb-only"), ascii.EqualFold(opt, "rdb-filter-only"):
+		case ascii.EqualFold(opt, "capa"):
+			switch r := p.handshake(c.S); {
+			case ascii.EqualFold(val, "eof"):
+				r.capaEOF = true
+			case ascii.EqualFold(val, "abacus"):
+				r.abacus = true
+			}
+		case ascii.EqualFold(opt, "rdb-only"), ascii.EqualFold(opt, "rdb-filter-only"):
 		case ascii.EqualFold(opt, "ack"), ascii.EqualFold(opt, "fack"):
 			if r := p.online(c.S); r != nil {
+				if r.ackWait {
+					p.startStream(r)
+				}
 				if off, ok := num.ParseInt(val); ok && ascii.EqualFold(opt, "ack") {
 					r.ackOff = max(r.ackOff, off)
 					r.ackAt = c.Env.Clock.NowMs()
@@ -296,29 +328,14 @@ func cmdSync(c *engine.Ctx) {
 	p.fullSync(c, false)
 }
 
-// fullSync sends the snapshot, taken under the lock at the stream's
-// current offset, then the replica is online: the stream after it
-// follows in the same output queue.
+// fullSync makes the connection a replica waiting for a full sync
+// (fullsync.go): the reply, +FULLRESYNC then the snapshot, comes when a
+// job takes it.
 func (p *Primary) fullSync(c *engine.Ctx, psync bool) {
 	p.ensureBacklog()
 	r := p.attach(c.S)
-	p.seldb = -1 // the stream after the snapshot starts with a SELECT
-	now := c.Env.Clock.NowMs()
-	aux := persist.Aux(config.RedisVersion, now/1000, engine.UsedMemory())
-	aux = append(aux, "repl-stream-db", "0", "repl-id", c.Env.Stats.Info.ReplID(), "repl-offset", strconv.FormatInt(p.offset, 10))
-	var snap bytes.Buffer
-	if err := rdb.WriteKeyspace(&snap, c.Env.KS, aux, c.Env.FunctionCodes(), c.Env.FileEncodeOptions(now)); err != nil {
-		c.Errorf("ERR snapshot for the replica failed: %v", err)
-		p.detach(r)
-		return
-	}
-	if psync {
-		c.W.Simple("FULLRESYNC " + c.Env.Stats.Info.ReplID() + " " + strconv.FormatInt(p.offset, 10))
-	}
-	c.W.Raw([]byte("$" + strconv.Itoa(snap.Len()) + "\r\n"))
-	c.W.Raw(snap.Bytes())
-	r.online = true
-	c.Env.Log.Info(fmt.Sprintf("Synchronization with replica %s succeeded", p.name(r)))
+	r.psync = psync
+	p.queueFullSync(r)
 }
 
 // attach makes s a replica: its output becomes the replica class.
@@ -334,16 +351,6 @@ func (p *Primary) attach(s *engine.Session) *replica {
 	}
 	p.replicas = append(p.replicas, r)
 	return r
-}
-
-func (p *Primary) detach(r *replica) {
-	for i, x := range p.replicas {
-		if x == r {
-			p.replicas = append(p.replicas[:i], p.replicas[i+1:]...)
-			break
-		}
-	}
-	r.s.Flags = strings.Replace(r.s.Flags, "S", "", 1)
 }
 
 func (p *Primary) ip(r *replica) string {
@@ -397,10 +404,16 @@ func (p *Primary) info(b *engine.InfoBuilder) {
 		b.KV("role", "master")
 	}
 	b.Int("connected_slaves", int64(len(live)))
+	if e.Cfg.Int(config.MinReplicasToWrite) > 0 && e.Cfg.Int(config.MinReplicasMaxLag) > 0 {
+		b.Int("min_slaves_good_slaves", int64(p.goodReplicas()))
+	}
 	for i, r := range live {
 		state := "wait_bgsave"
-		if r.online {
+		switch {
+		case r.online:
 			state = "online"
+		case r.syncing:
+			state = "send_bulk"
 		}
 		b.KV("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", p.ip(r), r.port, state, r.ackOff, (now-r.ackAt)/1000))
 	}

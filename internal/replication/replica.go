@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/ascii"
@@ -47,8 +48,12 @@ type link struct {
 
 var errStopped = errors.New("replication link stopped")
 
+// linkIDs numbers the primary links' sessions, above any connection's
+// client id (CLIENT LIST, CLIENT KILL ID).
+var linkIDs atomic.Int64
+
 func init() {
-	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagStale
+	const f = engine.FlagAdmin | engine.FlagNoScript | engine.FlagStale | engine.FlagNoAsyncLoading
 	for _, name := range []string{"replicaof", "slaveof"} {
 		engine.Register(&engine.Command{Name: name, Arity: 3, Flags: f, Group: "server",
 			Summary: "Configures a server as replica of another, or promotes it to a primary.", Since: "5.0.0",
@@ -97,6 +102,7 @@ func (p *Primary) follow(host string, port int) {
 	p.e.SetPropTap(nil) // the stream is now the primary's, proxied
 	p.e.SetReadOnlyReplica(p.e.Cfg.Bool(config.ReplicaReadOnly))
 	p.e.SetActiveExpire(false) // keys expire by the primary's DEL
+	p.e.SetReplicaExpiry(true)
 	// Every replica of ours resyncs: our history is about to change.
 	for _, r := range p.replicas {
 		r.s.Killed.Store(true)
@@ -125,6 +131,7 @@ func (p *Primary) promote() {
 	p.e.Stats.Info.NewReplID()
 	p.e.SetReadOnlyReplica(false)
 	p.e.SetActiveExpire(true)
+	p.e.SetReplicaExpiry(false)
 	p.ensureBacklog()
 	p.e.SetPropTap(p)
 	p.seldb = -1
@@ -160,7 +167,7 @@ func (p *Primary) run(l *link) {
 // link breaks or stops.
 func (p *Primary) session(l *link) error {
 	p.e.Log.Info(fmt.Sprintf("Connecting to MASTER %s:%d", l.host, l.port))
-	conn, err := net.DialTimeout("tcp", net.JoinHostPort(l.host, strconv.Itoa(l.port)), 5*time.Second)
+	conn, err := p.dial(net.JoinHostPort(l.host, strconv.Itoa(l.port)), 5*time.Second)
 	if err != nil {
 		return err
 	}
@@ -172,6 +179,10 @@ func (p *Primary) session(l *link) error {
 	}
 	l.conn, l.state = conn, "connecting"
 	myPort := p.e.Cfg.Int(config.Port)
+	if ap := p.e.Cfg.Int(config.ReplicaAnnouncePort); ap != 0 {
+		myPort = ap
+	}
+	myIP := p.e.Cfg.Str(config.ReplicaAnnounceIP)
 	// Our own history, when we have one, may be the new primary's too
 	// (it was our replica, or a sibling): ask to continue it.
 	replid, next := p.e.Stats.Info.ReplID(), p.offset+1
@@ -215,7 +226,12 @@ func (p *Primary) session(l *link) error {
 	if _, err := ask("REPLCONF", "listening-port", strconv.FormatInt(myPort, 10)); err != nil {
 		return err
 	}
-	if _, err := ask("REPLCONF", "capa", "eof", "capa", "psync2"); err != nil {
+	if myIP != "" {
+		if _, err := ask("REPLCONF", "ip-address", myIP); err != nil {
+			return err
+		}
+	}
+	if _, err := ask("REPLCONF", "capa", "eof", "capa", "psync2", "capa", "abacus"); err != nil {
 		return err
 	}
 	p.e.Log.Info(fmt.Sprintf("Trying a partial resynchronization (request %s:%d).", replid, next))
@@ -323,7 +339,9 @@ func (p *Primary) loadSnapshot(l *link, payload []byte, replid string, off int64
 	ks := keyspace.New(len(e.KS.DBs))
 	ks.Now = e.Clock.NowMs()
 	var codes []string
-	if _, err := rdb.LoadKeyspace(ks, payload, e.RestoreOptions(ks.Now), func(code []byte) error {
+	opt := e.RestoreOptions(ks.Now)
+	opt.KeepExpired = true
+	if _, err := rdb.LoadKeyspace(ks, payload, opt, func(code []byte) error {
 		codes = append(codes, string(code))
 		return nil
 	}); err != nil {
@@ -351,8 +369,17 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 	}
 	l.state, l.syncing = "connected", false
 	l.lastIO = p.e.Clock.NowMs()
-	sess := &engine.Session{Addr: conn.RemoteAddr().String(), Authed: true, User: "default", Proto: 2, Flags: "M"}
+	sess := &engine.Session{ID: 1<<62 + linkIDs.Add(1), Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
+		Authed: true, User: "default", Proto: 2, Flags: "M", Created: p.e.Clock.NowMs()}
 	l.sess = sess
+	p.e.SetPrimaryLink(sess, func() { conn.Close() })
+	defer func() {
+		p.lock.Lock()
+		if p.e.PrimaryLink() == sess {
+			p.e.SetPrimaryLink(nil, nil)
+		}
+		p.lock.Unlock()
+	}()
 	p.lock.Unlock()
 	ack := func() error {
 		p.lock.Lock()
@@ -360,6 +387,11 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 		p.lock.Unlock()
 		conn.SetWriteDeadline(time.Now().Add(timeout))
 		_, err := conn.Write(resp.AppendCommand(nil, []byte("REPLCONF"), []byte("ACK"), strconv.AppendInt(nil, off, 10)))
+		return err
+	}
+	// The first ACK at once: a primary that sent a diskless payload
+	// starts the stream when it comes.
+	if err := ack(); err != nil {
 		return err
 	}
 	stopAck := make(chan struct{})

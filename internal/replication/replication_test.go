@@ -184,7 +184,7 @@ func randomWrites(t *testing.T, c *servertest.Conn, rng *rand.Rand, n int) {
 // An Abacus primary with a redis-server 7.0 replica: full sync of every
 // type, a mixed stream, then a dropped link and a partial resync.
 func TestRedisReplicaOfAbacus(t *testing.T) {
-	inst := servertest.Start(t)
+	inst := servertest.Start(t, servertest.WithConfig("repl-diskless-sync-delay", "0"))
 	pc := inst.Raw(t)
 	loadTypes(t, pc)
 	_, port, _ := strings.Cut(inst.Addr, ":")
@@ -251,7 +251,7 @@ func TestRedisCliRDBAndReplica(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	deadline := time.Now().Add(10 * time.Second)
-	for field(t, pc, "replication", "connected_slaves") != "1" && time.Now().Before(deadline) {
+	for !strings.Contains(field(t, pc, "replication", "slave0"), "state=online") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	pc.Do("SET", "seen-by-cli", "1")
@@ -303,8 +303,8 @@ func TestAbacusReplicaOfRedis(t *testing.T) {
 // Abacus to Abacus, then a failover: the replica is promoted, the old
 // primary follows it and continues its history without a full sync.
 func TestAbacusFailoverContinues(t *testing.T) {
-	a := servertest.Start(t)
-	b := servertest.Start(t)
+	a := servertest.Start(t, servertest.WithConfig("repl-diskless-sync-delay", "0"))
+	b := servertest.Start(t, servertest.WithConfig("repl-diskless-sync-delay", "0"))
 	ac, bc := a.Raw(t), b.Raw(t)
 	loadTypes(t, ac)
 	host, port, _ := strings.Cut(a.Addr, ":")

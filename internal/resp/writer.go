@@ -14,6 +14,28 @@ import (
 type Writer struct {
 	Buf   []byte
 	Proto int // 2 or 3
+	// Limit, when not 0, is the length of Buf past which a bulk string
+	// is appended only if Over allows it: an output buffer limit checked
+	// as a reply grows, not once it is built. Over returns true to drop
+	// the reply (Dropped is set and no more bulk strings are appended,
+	// so that a reply larger than the limit is never built), or raises
+	// Limit and returns false.
+	Limit   int
+	Over    func(n int) bool
+	Dropped bool
+}
+
+// full reports whether a bulk string of n bytes must not be appended:
+// Limit is passed and Over says to drop the reply.
+func (w *Writer) full(n int) bool {
+	if w.Dropped {
+		return true
+	}
+	if w.Over == nil || !w.Over(len(w.Buf)+n) {
+		return false
+	}
+	w.Dropped = true
+	return true
 }
 
 // Reset empties the buffer, keeping its memory.
@@ -74,6 +96,9 @@ func (w *Writer) bulkHeader(n int) {
 
 // Bulk writes a bulk string.
 func (w *Writer) Bulk(b []byte) {
+	if w.Limit != 0 && len(w.Buf)+len(b) > w.Limit && w.full(len(b)) {
+		return
+	}
 	w.bulkHeader(len(b))
 	w.Buf = append(w.Buf, b...)
 	w.Buf = append(w.Buf, '\r', '\n')
@@ -81,6 +106,9 @@ func (w *Writer) Bulk(b []byte) {
 
 // BulkString writes a bulk string from a Go string.
 func (w *Writer) BulkString(s string) {
+	if w.Limit != 0 && len(w.Buf)+len(s) > w.Limit && w.full(len(s)) {
+		return
+	}
 	w.bulkHeader(len(s))
 	w.Buf = append(w.Buf, s...)
 	w.Buf = append(w.Buf, '\r', '\n')

@@ -21,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/abacusdb/abacus/internal/clock"
+	_ "github.com/abacusdb/abacus/internal/cluster" // CLUSTER, as redis-server has it in standalone mode too
 	_ "github.com/abacusdb/abacus/internal/commands"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
@@ -33,6 +34,7 @@ import (
 type Instance struct {
 	Srv  *conn.Server
 	Dur  *durability.Durability // the AOF and snapshots, wired as main wires them
+	Repl *replication.Primary   // replication, wired as main wires it
 	Addr string
 	// Clock is set when the instance was started with a manual clock.
 	Clock *clock.Manual
@@ -93,7 +95,7 @@ func Start(t testing.TB, opts ...Option) *Instance {
 	}
 	go srv.Serve(ln)
 	t.Cleanup(srv.Close)
-	return &Instance{Srv: srv, Dur: dur, Addr: ln.Addr().String(), Clock: so.clock, Logs: logs}
+	return &Instance{Srv: srv, Dur: dur, Repl: repl, Addr: ln.Addr().String(), Clock: so.clock, Logs: logs}
 }
 
 // LogBuffer collects a server's log lines; safe for concurrent use.

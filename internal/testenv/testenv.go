@@ -143,3 +143,25 @@ func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// PythonRedis returns a python3 interpreter that can import redis-py
+// (Debian's python3-redis, which CI installs): Debian's interpreter
+// first, since a python3 earlier on PATH may be another one. Without one
+// it skips t (fails it when Required).
+func PythonRedis(t testing.TB) string {
+	t.Helper()
+	var err error
+	for _, cand := range []string{"/usr/bin/python3", "python3"} {
+		var py string
+		if py, err = exec.LookPath(cand); err == nil {
+			if err = exec.Command(py, "-c", "import redis").Run(); err == nil {
+				return py
+			}
+		}
+	}
+	if Required() {
+		t.Fatalf("python3 with the redis module (Debian's python3-redis) is needed: %v", err)
+	}
+	Skip(t, "no python3 with the redis module (python3-redis)")
+	return ""
+}

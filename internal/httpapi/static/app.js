@@ -299,6 +299,32 @@
     }
   }, 5000);
 
+  // ---- top keys ----
+  // Sampled by the server (a SCAN step per refresh, MEMORY USAGE and, under
+  // an LFU policy, OBJECT FREQ of the keys it returns): see api/topkeys.
+  function showTop(id, rows, fmt, empty) {
+    const body = $(id);
+    body.textContent = "";
+    if (rows.length === 0) {
+      const td = body.insertRow().insertCell();
+      td.colSpan = 2; td.className = "muted"; td.textContent = empty;
+      return;
+    }
+    for (const r of rows) {
+      const tr = body.insertRow();
+      const k = tr.insertCell(); k.className = "k"; k.textContent = r.key; k.title = r.key;
+      const v = tr.insertCell(); v.className = "num"; v.textContent = fmt(r.value);
+    }
+  }
+  poll(async () => {
+    let r;
+    try { r = await getJSON("api/topkeys"); } catch (e) { return; }
+    const pass = r.lastPassKeys > 0 ? "last full pass " + fmtInt(r.lastPassKeys) + " keys" : "first pass";
+    $("#top-info").textContent = "(db" + r.db + ", sampled: " + fmtInt(r.scannedInPass) + " of " + fmtInt(r.keysInDb) + " keys in this pass; " + pass + ")";
+    showTop("#top-mem", r.byMemory, fmtBytes, "No keys in db" + r.db + ".");
+    showTop("#top-freq", r.byAccess, fmtInt, r.lfu ? "No keys seen yet." : "Not counted: " + r.accessUnknown + ".");
+  }, 10000);
+
   // ---- theme ----
   buildMinis();
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {

@@ -1,0 +1,120 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Clients that hurt the others, shared by bench/trickle, bench/obufattack
+// and bench/hostile, and the latency the others see meanwhile.
+
+// Latency is one redis-benchmark run's figures: requests/s and p50, p99
+// and max in milliseconds.
+type Latency struct{ RPS, P50, P99, Max float64 }
+
+// GetLatency runs redis-benchmark GET at pipeline 1 with clients
+// connections and n requests, and returns its figures.
+func (s *Server) GetLatency(n, clients int) Latency {
+	out, err := exec.Command("redis-benchmark", "-h", "127.0.0.1", "-p", strconv.Itoa(s.Port),
+		"-t", "get", "-P", "1", "-c", strconv.Itoa(clients), "-n", strconv.Itoa(n), "-r", "100000", "--csv").Output()
+	if err != nil {
+		Fatal("redis-benchmark: %v", err)
+	}
+	// "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Split(strings.ReplaceAll(line, `"`, ""), ",")
+		if len(f) == 8 && f[0] == "GET" {
+			num := func(i int) float64 {
+				v, _ := strconv.ParseFloat(f[i], 64)
+				return v
+			}
+			return Latency{RPS: num(1), P50: num(4), P99: num(6), Max: num(7)}
+		}
+	}
+	Fatal("no GET result in %q", out)
+	return Latency{}
+}
+
+// RPush encodes RPUSH key 0 1 2 ... of n arguments after the key.
+func RPush(key string, n int) []byte {
+	var b []byte
+	b = fmt.Appendf(b, "*%d\r\n$5\r\nRPUSH\r\n$%d\r\n%s\r\n", n+2, len(key), key)
+	for i := 0; i < n; i++ {
+		v := strconv.Itoa(i)
+		b = fmt.Appendf(b, "$%d\r\n%s\r\n", len(v), v)
+	}
+	return b
+}
+
+// Trickle sends cmd to the server in small writes spread evenly over d
+// and waits for its reply; done is closed at the end.
+func (s *Server) Trickle(cmd []byte, d time.Duration, done chan struct{}) {
+	defer close(done)
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", s.Port))
+	if err != nil {
+		Fatal("%v", err)
+	}
+	defer c.Close()
+	const tick = 5 * time.Millisecond
+	chunk := max(1, int(int64(len(cmd))*int64(tick)/int64(d)))
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for len(cmd) > 0 {
+		<-t.C
+		n := min(chunk, len(cmd))
+		if _, err := c.Write(cmd[:n]); err != nil {
+			return
+		}
+		cmd = cmd[n:]
+	}
+	// Wait for the reply: the server has parsed and run it all.
+	c.SetReadDeadline(time.Now().Add(time.Minute))
+	bufio.NewReader(c).ReadString('\n')
+}
+
+// LoadBigList makes the list key whose LRANGE 0 -1 reply is about 1 MB
+// (10,000 elements of 100 bytes).
+func (s *Server) LoadBigList(key string) {
+	c := s.Dial()
+	args := []string{"RPUSH", key}
+	elem := strings.Repeat("x", 100)
+	for i := 0; i < 10000; i++ {
+		args = append(args, elem)
+	}
+	c.Send(args...)
+	c.Close()
+}
+
+// UnreadAttack connects and pipelines LRANGE key 0 -1 without reading,
+// 64 at a time, until the server closes the connection (or stops reading
+// it for a second); then again, until stop. cycles counts connections.
+func (s *Server) UnreadAttack(key string, stop chan struct{}, cycles *atomic.Int64) {
+	req := bytes.Repeat(Encode(nil, "LRANGE", key, "0", "-1"), 64)
+	for {
+		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(s.Port))
+		if err != nil {
+			return
+		}
+		cycles.Add(1)
+		for {
+			select {
+			case <-stop:
+				c.Close()
+				return
+			default:
+			}
+			c.SetWriteDeadline(time.Now().Add(time.Second))
+			if _, err := c.Write(req); err != nil {
+				break
+			}
+		}
+		c.Close()
+	}
+}

@@ -1,0 +1,418 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/config"
+)
+
+// link is one bus connection: outbound (we dialed node) or inbound (a
+// peer dialed us; node is set once the peer is known).
+type link struct {
+	c       *Cluster
+	conn    net.Conn
+	node    *Node
+	inbound bool
+	ctime   int64
+	out     chan []byte
+	done    chan struct{}
+	once    sync.Once
+	// Under the server lock: CLUSTER LINKS figures.
+	sentBytes, queued int64
+}
+
+// sendQueue bounds a link's queued messages: a peer that reads nothing
+// for that long loses its link (and is reconnected by the cron), as
+// cluster-link-sendbuf-limit frees a link in Redis.
+const sendQueue = 1024
+
+func (c *Cluster) newLink(conn net.Conn, n *Node, inbound bool) *link {
+	l := &link{c: c, conn: conn, node: n, inbound: inbound, ctime: c.now(),
+		out: make(chan []byte, sendQueue), done: make(chan struct{})}
+	c.wg.Add(2)
+	go l.writeLoop()
+	go l.readLoop()
+	return l
+}
+
+// close drops the link; the node (if any) forgets it. Under the lock.
+func (l *link) close() {
+	l.once.Do(func() {
+		close(l.done)
+		l.conn.Close()
+	})
+	if n := l.node; n != nil {
+		if n.link == l {
+			n.link = nil
+		}
+		if n.inbound == l {
+			n.inbound = nil
+		}
+	}
+}
+
+// send queues a message; a full queue drops the link.
+func (l *link) send(b []byte) {
+	if l == nil {
+		return
+	}
+	select {
+	case <-l.done:
+		return
+	default:
+	}
+	select {
+	case l.out <- b:
+		l.queued += int64(len(b))
+		if t := be.Uint16(b[offType:]); t < msgTypeCount {
+			l.c.statsSent[t]++
+		}
+	default:
+		l.c.e.Log.Warn("Cluster bus link send queue is full: freeing the link")
+		l.close()
+	}
+}
+
+func (l *link) writeLoop() {
+	defer l.c.wg.Done()
+	for {
+		select {
+		case <-l.done:
+			return
+		case b := <-l.out:
+			l.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			if _, err := l.conn.Write(b); err != nil {
+				l.c.lock.Lock()
+				l.close()
+				l.c.lock.Unlock()
+				return
+			}
+		}
+	}
+}
+
+// readLoop reads whole messages and processes each under the lock. A
+// bad signature, a length under a header's, a message that does not
+// parse: the link is dropped (logged) and the state is untouched.
+func (l *link) readLoop() {
+	defer l.c.wg.Done()
+	var hdr [8]byte
+	for {
+		if _, err := io.ReadFull(l.conn, hdr[:]); err != nil {
+			break
+		}
+		total := int(be.Uint32(hdr[4:]))
+		if string(hdr[:4]) != "RCmb" || total < hdrLen || total > maxMsgLen {
+			l.c.e.Log.Warn("Bad message length or signature received from Cluster bus.")
+			break
+		}
+		buf := make([]byte, 8, min(total, 64<<10))
+		copy(buf, hdr[:])
+		// Grow as bytes arrive, not as the header claims.
+		for len(buf) < total {
+			chunk := min(total-len(buf), 64<<10)
+			if cap(buf)-len(buf) < chunk {
+				nb := make([]byte, len(buf), min(total, 2*cap(buf)+chunk))
+				copy(nb, buf)
+				buf = nb
+			}
+			n, err := io.ReadFull(l.conn, buf[len(buf):len(buf)+chunk])
+			buf = buf[:len(buf)+n]
+			if err != nil {
+				goto out
+			}
+		}
+		{
+			m, err := decode(buf)
+			l.c.lock.Lock()
+			if l.c.closed {
+				l.c.lock.Unlock()
+				break
+			}
+			if err != nil {
+				l.c.e.Log.Warn("Cluster bus: dropping the link to " + l.peer() + ": " + err.Error())
+				l.close()
+				l.c.lock.Unlock()
+				break
+			}
+			keep := l.c.process(l, m)
+			l.c.lock.Unlock()
+			if !keep {
+				break
+			}
+		}
+	}
+out:
+	l.c.lock.Lock()
+	l.close()
+	l.c.lock.Unlock()
+}
+
+func (l *link) peer() string {
+	if a := l.conn.RemoteAddr(); a != nil {
+		return a.String()
+	}
+	return "?"
+}
+
+// listen opens the bus port and accepts links.
+func (c *Cluster) listen() error {
+	port := c.busPort()
+	ln, err := net.Listen("tcp", net.JoinHostPort(c.bindAddr(), strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("could not listen on the cluster bus port %d: %w", port, err)
+	}
+	c.ln = ln
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			c.lock.Lock()
+			if c.closed {
+				conn.Close()
+			} else {
+				c.newLink(conn, nil, true)
+			}
+			c.lock.Unlock()
+		}
+	}()
+	return nil
+}
+
+// bindAddr is the first bind address ("" for all when none is set).
+func (c *Cluster) bindAddr() string {
+	for _, a := range splitFields(c.e.Cfg.Str(config.Bind)) {
+		if a == "*" {
+			return ""
+		}
+		if len(a) > 0 && a[0] == '-' {
+			a = a[1:]
+		}
+		if a == "::1" || a == "::" {
+			continue
+		}
+		return a
+	}
+	return ""
+}
+
+func splitFields(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ' ' {
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	return out
+}
+
+func (c *Cluster) busPort() int {
+	if p := c.e.Cfg.Int(config.ClusterPort); p != 0 {
+		return int(p)
+	}
+	return int(c.e.Cfg.Int(config.Port)) + 10000
+}
+
+// dial connects to n outside the lock; the cron started it.
+func (c *Cluster) dial(n *Node, ip string, cport int) {
+	defer c.wg.Done()
+	timeout := time.Duration(max(c.nodeTimeout(), 1000)) * time.Millisecond
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort(ip, strconv.Itoa(cport)), timeout)
+	c.lock.Lock()
+	defer c.lock.Unlock()
+	n.connecting = false
+	if c.closed || c.nodes[n.name] != n || n.link != nil {
+		if conn != nil {
+			conn.Close()
+		}
+		return
+	}
+	if err != nil {
+		if n.pingSent == 0 {
+			n.pingSent = c.now()
+		}
+		return
+	}
+	l := c.newLink(conn, n, false)
+	n.link = l
+	// A PING right away, keeping the time of an unanswered older one so
+	// failure detection is not reset by reconnecting.
+	old := n.pingSent
+	typ := uint16(msgPing)
+	if n.flags&flagMeet != 0 {
+		typ = msgMeet
+	}
+	c.sendPing(l, typ)
+	if old != 0 {
+		n.pingSent = old
+	}
+	n.flags &^= flagMeet
+}
+
+// header builds this node's message header (clusterBuildMessageHdr).
+func (c *Cluster) header(typ uint16) *header {
+	me := c.myself
+	master := me.masterOf()
+	h := &header{typ: typ, sender: me.name, slots: master.slots, flags: me.flags,
+		currentEpoch: c.currentEpoch, configEpoch: master.configEpoch}
+	if me.isSlave() && me.master != nil {
+		h.slaveOf = me.master.name
+	}
+	h.myIP = c.e.Cfg.Str(config.ClusterAnnounceIP)
+	h.port, h.pport, h.cport = c.announcedPorts()
+	if c.stateOK {
+		h.state = 0
+	} else {
+		h.state = 1
+	}
+	h.offset = uint64(c.repl.Offset())
+	if me.isMaster() && c.mfEnd != 0 {
+		h.mflags |= mflagPaused
+	}
+	return h
+}
+
+func (c *Cluster) announcedPorts() (port, pport, cport uint16) {
+	p := int(c.e.Cfg.Int(config.Port))
+	if a := c.e.Cfg.Int(config.ClusterAnnouncePort); a != 0 {
+		p = int(a)
+	}
+	cp := c.busPort()
+	if a := c.e.Cfg.Int(config.ClusterAnnounceBusPort); a != 0 {
+		cp = int(a)
+	}
+	return uint16(p), 0, uint16(cp)
+}
+
+func (c *Cluster) gossipEntry(n *Node) gossip {
+	return gossip{name: n.name, pingSent: uint32(n.pingSent / 1000), pongRecv: uint32(n.pongRecv / 1000),
+		ip: n.ip, port: uint16(n.port), cport: uint16(n.cport), pport: uint16(n.pport), flags: n.flags}
+}
+
+// sendPing sends a PING, PONG or MEET with gossip about a tenth of the
+// nodes (at least 3) and every node in PFAIL (clusterSendPing).
+func (c *Cluster) sendPing(l *link, typ uint16) {
+	c.pingsSent++
+	fresh := len(c.nodes) - 2
+	wanted := max(len(c.nodes)/10, 3)
+	wanted = min(wanted, fresh)
+	if !l.inbound && typ == msgPing && l.node != nil {
+		l.node.pingSent = c.now()
+	}
+	h := c.header(typ)
+	var gs []gossip
+	tries := wanted * 3
+	for fresh > 0 && len(gs) < wanted && tries > 0 {
+		tries--
+		n := c.randomNode()
+		if n == c.myself || n.flags&flagPFail != 0 {
+			continue
+		}
+		if n.flags&(flagHandshake|flagNoAddr) != 0 || (n.link == nil && n.numSlots == 0) {
+			fresh--
+			continue
+		}
+		if n.lastGossip == c.pingsSent {
+			continue
+		}
+		n.lastGossip = c.pingsSent
+		gs = append(gs, c.gossipEntry(n))
+		fresh--
+	}
+	for _, n := range c.nodes {
+		if n.flags&flagPFail != 0 && n.flags&(flagHandshake|flagNoAddr) == 0 {
+			gs = append(gs, c.gossipEntry(n))
+		}
+	}
+	l.send(encodePing(h, gs, c.e.Cfg.Str(config.ClusterAnnounceHostname)))
+}
+
+// randomNode picks a node uniformly (map order is not random enough for
+// small maps to be fair, so pick by index).
+func (c *Cluster) randomNode() *Node {
+	i := c.rnd.Intn(len(c.nodes))
+	for _, n := range c.nodes {
+		if i == 0 {
+			return n
+		}
+		i--
+	}
+	return c.myself
+}
+
+// broadcast sends b to every known node with a link.
+func (c *Cluster) broadcast(b []byte) {
+	for _, n := range c.nodes {
+		if n.link == nil || n.flags&(flagMyself|flagHandshake) != 0 {
+			continue
+		}
+		n.link.send(b)
+	}
+}
+
+// broadcastPong sends a PONG to every node (all) or to our primary's
+// replicas (the new configuration reaches them first).
+func (c *Cluster) broadcastPong(localReplicas bool) {
+	for _, n := range c.nodes {
+		if n.link == nil || n == c.myself || n.inHandshake() {
+			continue
+		}
+		if localReplicas {
+			local := n.isSlave() && n.master != nil && (n.master == c.myself || n.master == c.myself.master)
+			if !local {
+				continue
+			}
+		}
+		c.sendPing(n.link, msgPong)
+	}
+}
+
+func (c *Cluster) sendFail(name string) {
+	c.broadcast(encodeFail(c.header(msgFail), name))
+}
+
+func (c *Cluster) sendUpdate(l *link, n *Node) {
+	if l == nil {
+		return
+	}
+	l.send(encodeUpdate(c.header(msgUpdate), n.configEpoch, n.name, &n.slots))
+}
+
+// Publish sends a PUBLISH to every node (PUBLISH in cluster mode).
+func (c *Cluster) Publish(channel, msg []byte) {
+	c.broadcast(encodePublish(c.header(msgPublish), channel, msg))
+}
+
+// PublishShard sends a PUBLISHSHARD to the nodes of this node's shard.
+func (c *Cluster) PublishShard(channel, msg []byte) {
+	b := encodePublish(c.header(msgPublishShard), channel, msg)
+	master := c.myself.masterOf()
+	for _, n := range c.nodes {
+		if n == c.myself || n.link == nil || n.inHandshake() {
+			continue
+		}
+		if n == master || (n.isSlave() && n.master == master) {
+			n.link.send(b)
+		}
+	}
+}

@@ -1,0 +1,281 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/abacusdb/abacus/internal/atomicfile"
+)
+
+// nodes.conf: one CLUSTER NODES line per node (handshake nodes left
+// out), then "vars currentEpoch N lastVoteEpoch N", as Redis writes it,
+// so a redis-server can read an Abacus node's file and the reverse.
+
+var flagNames = []struct {
+	f    uint16
+	name string
+}{
+	{flagMyself, "myself"}, {flagMaster, "master"}, {flagSlave, "slave"}, {flagPFail, "fail?"},
+	{flagFail, "fail"}, {flagHandshake, "handshake"}, {flagNoAddr, "noaddr"}, {flagNoFailover, "nofailover"},
+}
+
+func flagsString(f uint16) string {
+	var parts []string
+	for _, x := range flagNames {
+		if f&x.f != 0 {
+			parts = append(parts, x.name)
+		}
+	}
+	if len(parts) == 0 {
+		return "noflags"
+	}
+	return strings.Join(parts, ",")
+}
+
+// slotRanges lists a bitmap's slots as start-end ranges.
+func slotRanges(b *slotBitmap) [][2]int {
+	var out [][2]int
+	start := -1
+	for j := 0; j <= NumSlots; j++ {
+		in := j < NumSlots && b.has(j)
+		if in && start < 0 {
+			start = j
+		}
+		if !in && start >= 0 {
+			out = append(out, [2]int{start, j - 1})
+			start = -1
+		}
+	}
+	return out
+}
+
+// describe is a node's CLUSTER NODES line (clusterGenNodeDescription).
+func (c *Cluster) describe(n *Node) string {
+	var b strings.Builder
+	b.WriteString(n.name)
+	fmt.Fprintf(&b, " %s:%d@%d", n.ip, n.port, n.cport)
+	if n.hostname != "" {
+		b.WriteString("," + n.hostname)
+	}
+	b.WriteString(" " + flagsString(n.flags) + " ")
+	if n.master != nil {
+		b.WriteString(n.master.name)
+	} else {
+		b.WriteString("-")
+	}
+	epoch := n.configEpoch
+	if n.isSlave() && n.master != nil {
+		epoch = n.master.configEpoch
+	}
+	state := "disconnected"
+	if n.link != nil || n.flags&flagMyself != 0 {
+		state = "connected"
+	}
+	fmt.Fprintf(&b, " %d %d %d %s", n.pingSent, n.pongRecv, epoch, state)
+	for _, r := range slotRanges(&n.slots) {
+		if r[0] == r[1] {
+			fmt.Fprintf(&b, " %d", r[0])
+		} else {
+			fmt.Fprintf(&b, " %d-%d", r[0], r[1])
+		}
+	}
+	if n.flags&flagMyself != 0 {
+		for j := 0; j < NumSlots; j++ {
+			if t := c.migrating[j]; t != nil {
+				fmt.Fprintf(&b, " [%d->-%s]", j, t.name)
+			} else if f := c.importing[j]; f != nil {
+				fmt.Fprintf(&b, " [%d-<-%s]", j, f.name)
+			}
+		}
+	}
+	return b.String()
+}
+
+// nodesText is CLUSTER NODES (and the body of nodes.conf): every node
+// not filtered out, one line each.
+func (c *Cluster) nodesText(skip uint16) string {
+	var b strings.Builder
+	for _, n := range c.sortedNodes() {
+		if n.flags&skip != 0 {
+			continue
+		}
+		b.WriteString(c.describe(n))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (c *Cluster) saveConfig() error { return c.writeConfig(false) }
+
+// saveConfigSync is saveConfig made durable before it returns: a vote
+// or a won election must survive a crash (Redis's FSYNC_CONFIG).
+func (c *Cluster) saveConfigSync() error { return c.writeConfig(true) }
+
+// writeConfig replaces nodes.conf by renaming a complete new file over
+// it, so a crash leaves the old file or the new one, never a mix.
+func (c *Cluster) writeConfig(durable bool) error {
+	c.todoSave = false
+	text := c.nodesText(flagHandshake) +
+		fmt.Sprintf("vars currentEpoch %d lastVoteEpoch %d\n", c.currentEpoch, c.lastVoteEpoch)
+	tmp := c.confPath + ".tmp"
+	if !durable {
+		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+			return err
+		}
+		return os.Rename(tmp, c.confPath)
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if err = atomicfile.Commit(f, tmp, c.confPath, err); err != nil {
+		return err
+	}
+	return atomicfile.SyncDir(c.confPath)
+}
+
+// loadConfig reads nodes.conf; false when there is none (a new node).
+func (c *Cluster) loadConfig() (bool, error) {
+	data, err := os.ReadFile(c.confPath)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("Loading the cluster node config from %s: %v", c.confPath, err)
+	}
+	fmtErr := func(line string) (bool, error) {
+		return false, fmt.Errorf("Unrecoverable error: corrupted cluster config file %q.", strings.TrimSpace(line))
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if strings.EqualFold(f[0], "vars") {
+			if len(f)%2 == 0 {
+				return fmtErr(line)
+			}
+			for j := 1; j+1 < len(f); j += 2 {
+				v, _ := strconv.ParseUint(f[j+1], 10, 64)
+				switch strings.ToLower(f[j]) {
+				case "currentepoch":
+					c.currentEpoch = v
+				case "lastvoteepoch":
+					c.lastVoteEpoch = v
+				}
+			}
+			continue
+		}
+		if len(f) < 8 || !validName(f[0]) {
+			return fmtErr(line)
+		}
+		n := c.lookup(f[0])
+		if n == nil {
+			n = c.newNode(f[0], 0)
+			c.addNode(n)
+		}
+		addr := f[1]
+		if i := strings.IndexByte(addr, ','); i >= 0 {
+			n.hostname = addr[i+1:]
+			addr = addr[:i]
+		}
+		at := strings.LastIndexByte(addr, '@')
+		colon := strings.LastIndexByte(addr, ':')
+		if colon < 0 {
+			return fmtErr(line)
+		}
+		n.ip = addr[:colon]
+		if at > colon {
+			n.port, _ = strconv.Atoi(addr[colon+1 : at])
+			n.cport, _ = strconv.Atoi(addr[at+1:])
+		} else {
+			n.port, _ = strconv.Atoi(addr[colon+1:])
+			n.cport = n.port + 10000
+		}
+		for _, fl := range strings.Split(f[2], ",") {
+			switch fl {
+			case "myself":
+				if c.myself != nil {
+					return fmtErr(line)
+				}
+				c.myself = n
+				n.flags |= flagMyself
+			case "master":
+				n.flags |= flagMaster
+			case "slave":
+				n.flags |= flagSlave
+			case "fail?":
+				n.flags |= flagPFail
+			case "fail":
+				n.flags |= flagFail
+				n.failTime = c.now()
+			case "handshake":
+				n.flags |= flagHandshake
+			case "noaddr":
+				n.flags |= flagNoAddr
+			case "nofailover":
+				n.flags |= flagNoFailover
+			case "noflags":
+			default:
+				return fmtErr(line)
+			}
+		}
+		if f[3] != "-" {
+			m := c.lookup(f[3])
+			if m == nil {
+				m = c.newNode(f[3], 0)
+				c.addNode(m)
+			}
+			n.master = m
+			m.addReplica(n)
+		}
+		n.pongRecv = c.now()
+		n.configEpoch, _ = strconv.ParseUint(f[6], 10, 64)
+		for _, s := range f[8:] {
+			if strings.HasPrefix(s, "[") {
+				// [slot->-id] migrating, [slot-<-id] importing.
+				s = strings.Trim(s, "[]")
+				table, sep := &c.migrating, "->-"
+				if !strings.Contains(s, sep) {
+					table, sep = &c.importing, "-<-"
+				}
+				i := strings.Index(s, sep)
+				if i <= 0 {
+					return fmtErr(line)
+				}
+				j, err := strconv.Atoi(s[:i])
+				if err != nil || j < 0 || j >= NumSlots {
+					return fmtErr(line)
+				}
+				t := c.lookup(s[i+3:])
+				if t == nil {
+					t = c.newNode(s[i+3:], 0)
+					c.addNode(t)
+				}
+				table[j] = t
+				continue
+			}
+			lo, hi, ok := strings.Cut(s, "-")
+			a, err1 := strconv.Atoi(lo)
+			b := a
+			var err2 error
+			if ok {
+				b, err2 = strconv.Atoi(hi)
+			}
+			if err1 != nil || err2 != nil || a < 0 || b >= NumSlots || a > b {
+				return fmtErr(line)
+			}
+			for j := a; j <= b; j++ {
+				c.addSlot(n, j)
+			}
+		}
+	}
+	if c.myself == nil {
+		return false, fmt.Errorf("Unrecoverable error: corrupted cluster config file: no myself node.")
+	}
+	return true, nil
+}

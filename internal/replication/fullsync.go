@@ -1,0 +1,284 @@
+package replication
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/persist"
+)
+
+// Full sync without fork() and without stopping the world: the snapshot
+// is the keyspace's point-in-time snapshot (keyspace/snapshot.go), the
+// one BGSAVE uses, written a slice at a time under the server lock
+// (persist.Background.Stream) while clients run between the slices.
+//
+// A replica that needs a full sync waits (wait_bgsave) until a job takes
+// it. A job starts when the keyspace's snapshot is free (a BGSAVE or AOF
+// rewrite may hold it) and, for a diskless job, once
+// repl-diskless-sync-delay has passed since the first waiting replica
+// came (or repl-diskless-sync-max-replicas are waiting), so that replicas
+// arriving together share one snapshot. At its start, under the lock, the
+// job fixes the moment: each of its replicas gets +FULLRESYNC with the
+// offset of that moment, and from then on the stream the replica would be
+// sent is kept aside (replica.pending) while the snapshot goes out:
+//
+//   - diskless (repl-diskless-sync yes and every replica of the job said
+//     REPLCONF capa eof): $EOF:<40 random hex bytes>, the RDB as it is
+//     encoded, the same 40 bytes;
+//   - disk-based: the RDB is written to a temporary file in dir, then sent
+//     as $<length> and the file's bytes, and the file removed.
+//
+// The bytes go through each replica's output queue, at most syncWindow
+// of them queued at a time, so a slow replica slows its job down instead
+// of filling memory. When the RDB is out (diskless: and the replica's
+// first ACK says it loaded it) the job, under the lock, queues each
+// replica's pending stream and makes it online: from then on it gets the
+// stream as every online replica does.
+//
+// A redis-server replica (it did not say REPLCONF capa abacus) gets a
+// payload Redis 7.0 reads: RDB version 10, hashes without their field
+// TTLs, and no time series (docs/design.md, "Replication").
+
+// syncWindow is how many bytes of snapshot a job keeps queued per
+// replica before it waits for the socket to take them.
+const syncWindow = 4 << 20
+
+// syncJob is one snapshot sent to one or more replicas.
+type syncJob struct {
+	replicas []*replica
+	diskless bool
+	bg       *persist.Background
+}
+
+// queueFullSync makes r wait for the next full sync job.
+func (p *Primary) queueFullSync(r *replica) {
+	if len(p.waiting) == 0 {
+		p.waitSince = time.Now()
+	}
+	p.waiting = append(p.waiting, r)
+	if !p.syncer {
+		p.syncer = true
+		go p.runSyncs()
+	}
+}
+
+// runSyncs starts jobs while replicas wait, one at a time.
+func (p *Primary) runSyncs() {
+	for {
+		p.lock.Lock()
+		left := p.waiting[:0]
+		for _, r := range p.waiting {
+			if !r.s.Closed() {
+				left = append(left, r)
+			}
+		}
+		clear(p.waiting[len(left):])
+		p.waiting = left
+		if len(p.waiting) == 0 {
+			p.syncer = false
+			p.lock.Unlock()
+			return
+		}
+		job := p.readyJob()
+		p.lock.Unlock()
+		if job == nil {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		err := p.sendJob(job)
+		p.lock.Lock()
+		p.finishJob(job, err)
+		p.lock.Unlock()
+	}
+}
+
+// readyJob starts a job for the waiting replicas when it may start now,
+// under the lock.
+func (p *Primary) readyJob() *syncJob {
+	if p.e.KS.SnapshotOpen() || p.link != nil && p.link.syncing {
+		return nil
+	}
+	cfg := p.e.Cfg
+	// One kind per job: Abacus replicas and Redis's get different payloads.
+	abacus := p.waiting[0].abacus
+	diskless := cfg.Bool(config.ReplDisklessSync)
+	var take, rest []*replica
+	for _, r := range p.waiting {
+		if r.abacus == abacus {
+			take = append(take, r)
+			diskless = diskless && r.capaEOF
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	if diskless {
+		delay := time.Duration(cfg.Int(config.ReplDisklessSyncDelay)) * time.Second
+		most := int(cfg.Int(config.ReplDisklessSyncMaxReplicas))
+		if time.Since(p.waitSince) < delay && (most == 0 || len(take) < most) {
+			return nil
+		}
+	}
+	p.waiting = rest
+	p.waitSince = time.Now()
+
+	e := p.e
+	now := e.Clock.NowMs()
+	aux := persist.Aux(config.RedisVersion, now/1000, engine.UsedMemory())
+	aux = append(aux, "repl-stream-db", "0", "repl-id", e.Stats.Info.ReplID(), "repl-offset", strconv.FormatInt(p.offset, 10))
+	opt := persist.Options{Encode: e.FileEncodeOptions(now), Aux: aux, Functions: e.FunctionCodes(), Drive: e.SaveDriver(p.lock)}
+	if !abacus {
+		opt.Encode.NoFieldTTL = true
+		opt.Skip = func(o *keyspace.Object) bool { return o.Type == keyspace.TypeTimeSeries }
+	}
+	job := &syncJob{replicas: take, diskless: diskless}
+	job.bg = persist.StartBackground(e.KS, p.lock, opt)
+	p.seldb = -1 // the stream after the snapshot starts with a SELECT
+	for _, r := range take {
+		r.syncing, r.pending = true, nil
+		if r.psync {
+			r.s.Push([]byte("+FULLRESYNC " + e.Stats.Info.ReplID() + " " + strconv.FormatInt(p.offset, 10) + "\r\n"))
+		}
+	}
+	target := "disk"
+	if diskless {
+		target = "replicas sockets"
+	}
+	e.Log.Info(fmt.Sprintf("Starting BGSAVE for SYNC with target: %s (%d replicas)", target, len(take)))
+	return job
+}
+
+// sendJob writes the job's snapshot to its replicas, without the lock.
+func (p *Primary) sendJob(job *syncJob) error {
+	out := &jobWriter{p: p, job: job}
+	if job.diskless {
+		var mark [20]byte
+		rand.Read(mark[:])
+		eof := []byte(hex.EncodeToString(mark[:]))
+		if _, err := out.Write([]byte("$EOF:" + string(eof) + "\r\n")); err != nil {
+			return p.cancelJob(job, err)
+		}
+		if err := job.bg.Stream(out); err != nil {
+			return err
+		}
+		_, err := out.Write(eof)
+		return err
+	}
+	dir := p.e.Cfg.Str(config.Dir)
+	f, err := os.CreateTemp(dir, fmt.Sprintf("temp-repl-%d-*.rdb", os.Getpid()))
+	if err != nil {
+		return p.cancelJob(job, err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if err := job.bg.Stream(f); err != nil {
+		return err
+	}
+	size, err := f.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write([]byte("$" + strconv.FormatInt(size, 10) + "\r\n")); err != nil {
+		return err
+	}
+	_, err = io.CopyBuffer(out, f, make([]byte, 1<<20))
+	return err
+}
+
+func (p *Primary) cancelJob(job *syncJob, err error) error {
+	p.lock.Lock()
+	job.bg.Cancel()
+	p.lock.Unlock()
+	return err
+}
+
+// finishJob makes the job's replicas online with the stream they missed
+// meanwhile, or, when the job failed, closes their connections: they
+// will ask again. Under the lock.
+func (p *Primary) finishJob(job *syncJob, err error) {
+	for _, r := range job.replicas {
+		if r.s.Closed() || !r.syncing {
+			continue
+		}
+		if err != nil {
+			p.e.Log.Warn(fmt.Sprintf("Full sync to replica %s failed: %v", p.name(r), err))
+			r.s.Killed.Store(true)
+			p.e.Host.Kill(r.s)
+			continue
+		}
+		if job.diskless {
+			// The replica finds the end mark as the last bytes it read,
+			// so nothing may follow until it says it loaded the payload
+			// (its first REPLCONF ACK), as Redis 7.0 waits too.
+			r.ackWait = true
+			continue
+		}
+		p.startStream(r)
+	}
+}
+
+// startStream makes r online: the stream it missed during its full sync,
+// then everything after.
+func (p *Primary) startStream(r *replica) {
+	if len(r.pending) > 0 {
+		r.s.Push(r.pending)
+	}
+	r.pending, r.syncing, r.online, r.ackWait = nil, false, true, false
+	r.ackAt = p.e.Clock.NowMs()
+	p.e.Log.Info(fmt.Sprintf("Synchronization with replica %s succeeded", p.name(r)))
+}
+
+// jobWriter queues bytes to every replica of a job still connected,
+// waiting while one has more than syncWindow bytes queued. It fails when
+// none is left.
+type jobWriter struct {
+	p   *Primary
+	job *syncJob
+}
+
+func (w *jobWriter) Write(b []byte) (int, error) {
+	p, total := w.p, len(b)
+	for len(b) > 0 {
+		n := min(len(b), 1<<20)
+		for {
+			p.lock.Lock()
+			alive, full := 0, false
+			for _, r := range w.job.replicas {
+				if r.s.Closed() || !r.syncing {
+					continue
+				}
+				alive++
+				full = full || r.s.OutBuf.Load() > syncWindow
+			}
+			if alive == 0 {
+				p.lock.Unlock()
+				return 0, errNoneLeft
+			}
+			if !full {
+				for _, r := range w.job.replicas {
+					if !r.s.Closed() && r.syncing {
+						r.s.Push(b[:n])
+					}
+				}
+				p.lock.Unlock()
+				break
+			}
+			p.lock.Unlock()
+			time.Sleep(time.Millisecond)
+		}
+		b = b[n:]
+	}
+	return total, nil
+}
+
+var errNoneLeft = fmt.Errorf("no replica left to send the snapshot to")
