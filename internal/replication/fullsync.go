@@ -17,8 +17,10 @@ import (
 
 // Full sync without fork() and without stopping the world: the snapshot
 // is the keyspace's point-in-time snapshot (keyspace/snapshot.go), the
-// one BGSAVE uses, written a slice at a time under the server lock
-// (persist.Background.Stream) while clients run between the slices.
+// one BGSAVE uses, encoded a slice at a time under the server lock by the
+// event loop between its rounds of clients (persist.Background.Stream
+// driven by engine.Env.SaveDriver), the encoded chunks written out by the
+// job's goroutine.
 //
 // A replica that needs a full sync waits (wait_bgsave) until a job takes
 // it. A job starts when the keyspace's snapshot is free (a BGSAVE or AOF
