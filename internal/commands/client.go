@@ -484,9 +484,14 @@ func cmdClientReply(c *engine.Ctx) {
 	}
 }
 
-// clientHelp is Redis 7.4's CLIENT HELP, less the subcommands Abacus does
-// not have yet (CACHING, GETREDIR, TRACKING, TRACKINGINFO).
+// clientHelp is redis-server 7.0's CLIENT HELP with the lines of the
+// later subcommands and KILL filters Abacus has (SETINFO, NO-TOUCH, KILL
+// ID and MAXAGE) as Redis 7.4 words them.
 var clientHelp = []string{
+	"CACHING (YES|NO)",
+	"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+	"GETREDIR",
+	"    Return the client ID we are redirecting to when tracking is enabled.",
 	"GETNAME",
 	"    Return the name of the current connection.",
 	"ID",
@@ -529,6 +534,11 @@ var clientHelp = []string{
 	"    * LIB-VER: the client lib version.",
 	"UNBLOCK <clientid> [TIMEOUT|ERROR]",
 	"    Unblock the specified blocked client.",
+	"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+	"         [OPTIN] [OPTOUT] [NOLOOP]",
+	"    Control server assisted client side caching.",
+	"TRACKINGINFO",
+	"    Report tracking status for the current connection.",
 	"NO-EVICT (ON|OFF)",
 	"    Protect current client connection from eviction.",
 	"NO-TOUCH (ON|OFF)",

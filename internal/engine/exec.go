@@ -730,5 +730,5 @@ func (c *Ctx) ReplyHelp(name string, lines ...string) {
 		c.W.Simple(l)
 	}
 	c.W.Simple("HELP")
-	c.W.Simple("    Print this help.")
+	c.W.Simple("    Prints this help.")
 }
