@@ -151,8 +151,10 @@ func (p *Primary) promote() {
 	p.seldb = -1
 }
 
-// run keeps the link up until it is stopped, reconnecting after a second
-// when it breaks.
+// run keeps the link up until it is stopped. After a broken or failed
+// session it reconnects with backoff: 1 s after a link that was
+// streaming (as Redis's replication cron does), then 2 s, then every
+// maxBackoff while attempts keep failing.
 func (p *Primary) run(l *link) {
 	for {
 		err := p.session(l)
@@ -165,17 +167,33 @@ func (p *Primary) run(l *link) {
 		if p.link == l {
 			l.state, l.syncing, l.conn = "connect", false, nil
 		}
+		wait := min(time.Second<<min(l.attempts, 8), maxBackoff)
+		l.attempts++
 		p.lock.Unlock()
-		if err != nil {
+		var ne net.Error
+		switch {
+		case errors.Is(err, errMasterTimeout):
+			p.e.Log.Warn("MASTER timeout: no data nor PING received...")
+		case errors.As(err, &ne) && ne.Timeout():
+			p.e.Log.Warn("Timeout connecting to the MASTER...")
+		case err != nil:
 			p.e.Log.Warn(fmt.Sprintf("Error condition on socket for SYNC: %v", err))
 		}
+		p.e.Log.Info(fmt.Sprintf("Reconnecting to MASTER %s:%d in %v (attempt %d)", l.host, l.port, wait, l.attempts))
 		select {
 		case <-l.stop:
 			return
-		case <-time.After(time.Second):
+		case <-time.After(wait):
 		}
 	}
 }
+
+// maxBackoff is the longest wait between attempts to reach the primary.
+const maxBackoff = 4 * time.Second
+
+// errMasterTimeout: the primary sent nothing, not even a PING, for
+// repl-timeout while the link was streaming.
+var errMasterTimeout = errors.New("no data nor PING received from the master within repl-timeout")
 
 // session is one connection: handshake, sync, then the stream until the
 // link breaks or stops.
@@ -400,6 +418,7 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 	}
 	l.state, l.syncing = "connected", false
 	l.lastIO = p.e.Clock.NowMs()
+	l.attempts = 0
 	sess := &engine.Session{ID: 1<<62 + linkIDs.Add(1), Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
 		Authed: true, User: "default", Proto: 2, Flags: "M", Created: p.e.Clock.NowMs()}
 	l.sess = sess
@@ -445,6 +464,9 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 	for {
 		conn.SetReadDeadline(time.Now().Add(timeout))
 		args, raw, err := readCommand(r, p.e.Cfg.Int(config.ProtoMaxBulkLen))
+		if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+			return errMasterTimeout
+		}
 		if err != nil {
 			return err
 		}
