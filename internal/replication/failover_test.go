@@ -186,3 +186,44 @@ func TestRedisFailoverToAbacus(t *testing.T) {
 		t.Errorf("Abacus did not take the hand-over with a partial resync:\n%s", a.Logs.String())
 	}
 }
+
+// FAILOVER without TO picks the first replica caught up; the other
+// replica stays with the old primary, now a replica in a chain, and gets
+// the new primary's writes through it.
+func TestFailoverToAnyReplicaKeepsChain(t *testing.T) {
+	cfg := servertest.WithConfig("repl-diskless-sync-delay", "0")
+	a, b, c := servertest.Start(t, cfg), servertest.Start(t, cfg), servertest.Start(t, cfg)
+	ac, bc, cc := a.Raw(t), b.Raw(t), c.Raw(t)
+	host, port, _ := strings.Cut(a.Addr, ":")
+	bc.Do("REPLICAOF", host, port)
+	cc.Do("REPLICAOF", host, port)
+	loadTypes(t, ac)
+	sameData(t, ac, bc)
+	sameData(t, ac, cc)
+	eventually(t, "both replicas online", func() bool {
+		return strings.Contains(field(t, ac, "replication", "slave1"), "state=online")
+	})
+	if got := ac.Do("FAILOVER"); got != "+OK\r\n" {
+		t.Fatalf("FAILOVER: %q", got)
+	}
+	var promoted, other *servertest.Conn
+	eventually(t, "a replica promoted", func() bool {
+		switch {
+		case role(t, bc) == "master":
+			promoted, other = bc, cc
+		case role(t, cc) == "master":
+			promoted, other = cc, bc
+		default:
+			return false
+		}
+		return field(t, ac, "replication", "master_failover_state") == "no-failover" &&
+			field(t, ac, "replication", "master_link_status") == "up"
+	})
+	if !strings.Contains(a.Logs.String(), "FAILOVER requested to any replica.") {
+		t.Errorf("no log line for FAILOVER to any replica:\n%s", a.Logs.String())
+	}
+	promoted.Do("SET", "after", "1")
+	randomWrites(t, promoted, rand.New(rand.NewSource(8)), 100)
+	sameData(t, promoted, ac)
+	sameData(t, ac, other)
+}
