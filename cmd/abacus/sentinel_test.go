@@ -65,6 +65,22 @@ func TestSentinelFailover(t *testing.T) {
 		return true
 	})
 
+	// Clients write through Sentinel across the kill: every write a
+	// replica acknowledged (WAIT 1 1000) before it must be on the new
+	// primary, and the clients go on writing there after it.
+	writers := []*ackWriter{goFailoverWriter(t, sentinels), pyFailoverWriter(t, sentinels)}
+	eventuallyTrue(t, 30*time.Second, "the clients' writes are acknowledged", func() bool {
+		for _, w := range writers {
+			if len(w.snapshot()) < 20 {
+				return false
+			}
+		}
+		return true
+	})
+	var ackedBefore [][]string
+	for _, w := range writers {
+		ackedBefore = append(ackedBefore, w.snapshot())
+	}
 	primary.cmd.Process.Kill()
 	var promoted, other *proc
 	eventuallyTrue(t, 60*time.Second, "a replica is promoted", func() bool {
@@ -87,6 +103,28 @@ func TestSentinelFailover(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		if got, err := nc.Get(ctx, "before:"+strconv.Itoa(i)).Result(); err != nil || got != strconv.Itoa(i) {
 			t.Fatalf("before:%d on the new primary: %q %v", i, got, err)
+		}
+	}
+	eventuallyTrue(t, 60*time.Second, "the clients write through the new primary", func() bool {
+		for i, w := range writers {
+			if len(w.snapshot()) < len(ackedBefore[i])+10 {
+				return false
+			}
+		}
+		return true
+	})
+	for i, w := range writers {
+		w.stop()
+		missing := 0
+		for _, k := range ackedBefore[i] {
+			if got, err := nc.Get(ctx, k).Result(); err != nil || got != ackedValue(k) {
+				missing++
+			}
+		}
+		t.Logf("%s: %d writes acknowledged before the kill, %d after; %d missing on the new primary",
+			w.name, len(ackedBefore[i]), len(w.snapshot())-len(ackedBefore[i]), missing)
+		if missing > 0 {
+			t.Errorf("%s: %d of %d acknowledged writes missing on the new primary", w.name, missing, len(ackedBefore[i]))
 		}
 	}
 	oc := servertest.NewClient(t, other.addr)

@@ -236,6 +236,7 @@ func NewEnv(ks *keyspace.Keyspace, cfg *config.Config, clk clock.Clock, log *slo
 	e.ps.init()
 	ks.Expired = e.keyExpired
 	ks.Added, ks.FieldsExpired = e.keyAdded, e.fieldsExpired
+	ks.FieldExpired = e.propFieldExpired
 	ks.Missed, ks.MissWanted = e.keyMissed, e.missWanted
 	return e
 }

@@ -146,6 +146,22 @@ func (e *Env) propExpired(db *keyspace.DB, key string) {
 	}
 }
 
+// propFieldExpired is the keyspace's hook for a hash field removed
+// because its TTL passed: the AOF and replicas get HDEL key field, as
+// Redis 7.4 propagates it, each on its own outside a command (no DEL
+// follows when the hash went with its last field: the HDEL deletes it
+// there too). A replica reclaims fields only for its own reads; the
+// primary's HDEL removes them from its dataset and stream.
+func (e *Env) propFieldExpired(db *keyspace.DB, key string, field []byte) {
+	if !e.propActive() || e.replicaExpiry.Load() {
+		return
+	}
+	e.queueProp(db.ID, [][]byte{[]byte("HDEL"), []byte(key), field})
+	if e.depth == 0 {
+		e.propFlush()
+	}
+}
+
 // propFlush hands the pending entries to the sink, in MULTI/EXEC when a
 // top-level command left more than one (Redis 7's propagatePendingCommands).
 func (e *Env) propFlush() {

@@ -104,7 +104,7 @@ func (db *DB) expireFieldsOf(o *Object) (deleted bool) {
 		return false
 	}
 	now := db.ks.Now
-	n := fe.ExpireFields(now, math.MaxInt, nil)
+	n := fe.ExpireFields(now, math.MaxInt, db.onFieldExpired(o.Key))
 	db.ks.Stats.ExpiredFields += int64(n)
 	if fe.Len(now) == 0 {
 		key := o.Key
@@ -116,6 +116,16 @@ func (db *DB) expireFieldsOf(o *Object) (deleted bool) {
 	db.UpdateFieldExpiry(o)
 	db.fieldsExpired(o.Key, n, false)
 	return false
+}
+
+// onFieldExpired is the callback ExpireFields calls for each field of key
+// it removes: the keyspace's FieldExpired hook, or nil without one.
+func (db *DB) onFieldExpired(key string) func(field []byte) {
+	hook := db.ks.FieldExpired
+	if hook == nil {
+		return nil
+	}
+	return func(field []byte) { hook(db, key, field) }
 }
 
 // fieldsExpired tells the keyspace's FieldsExpired hook that n expired
@@ -219,7 +229,7 @@ func (db *DB) expireFields(budget int) int {
 			db.fexpRemove(o)
 			continue
 		}
-		n := fe.ExpireFields(now, budget-steps, nil)
+		n := fe.ExpireFields(now, budget-steps, db.onFieldExpired(o.Key))
 		db.ks.Stats.ExpiredFields += int64(n)
 		done += n
 		if n > 1 {

@@ -315,6 +315,10 @@ type Keyspace struct {
 	// reclaimed, lazily or by the active cycle, with deleted set when that
 	// left the hash empty and the key went with it. It may be nil.
 	FieldsExpired func(db *DB, key string, deleted bool)
+	// FieldExpired is called for each expired hash field as it is
+	// reclaimed, before FieldsExpired (the AOF and replicas get an HDEL).
+	// field is valid only during the call. It may be nil.
+	FieldExpired func(db *DB, key string, field []byte)
 }
 
 // Stats counts what INFO reports.

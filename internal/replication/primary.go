@@ -48,6 +48,8 @@ type Primary struct {
 	// noPingUntil (unix ms) holds the stream's PINGs back while a
 	// cluster manual failover waits for a replica to reach our offset.
 	noPingUntil int64
+	// fo is the FAILOVER under way (failover.go).
+	fo failover
 
 	replicas []*replica
 	waits    []*waitReq // clients blocked in WAIT
@@ -216,10 +218,11 @@ func (p *Primary) cron() {
 		n++
 		p.lock.Lock()
 		period := max(p.e.Cfg.Int(config.ReplPingReplicaPeriod), 1)
-		if len(p.replicas) > 0 && n%period == 0 && p.e.Clock.NowMs() >= p.noPingUntil {
+		if len(p.replicas) > 0 && n%period == 0 && p.e.Clock.NowMs() >= p.noPingUntil && p.fo.state == "" {
 			p.send(resp.AppendCommand(nil, []byte("PING")))
 		}
 		p.housekeeping()
+		p.updateFailover()
 		p.lock.Unlock()
 	}
 }
@@ -272,6 +275,7 @@ func cmdReplconf(c *engine.Ctx) {
 					if len(p.waits) > 0 {
 						p.ackArrived()
 					}
+					p.updateFailover()
 				}
 			}
 			return // never answered
@@ -300,6 +304,13 @@ func cmdPsync(c *engine.Ctx) {
 	p := ext.Of(c.Env)
 	if p.online(c.S) != nil {
 		return // already a replica: Redis ignores it
+	}
+	if len(c.Args) > 3 && ascii.EqualFold(c.Args[3], "failover") && !p.failoverRequest(c) {
+		return
+	}
+	if p.fo.state != "" {
+		c.Error("NOMASTERLINK Can't SYNC while failing over")
+		return
 	}
 	replid := string(c.Args[1])
 	want, ok := num.ParseInt(c.Args[2])
@@ -417,7 +428,7 @@ func (p *Primary) info(b *engine.InfoBuilder) {
 		}
 		b.KV("slave"+strconv.Itoa(i), fmt.Sprintf("ip=%s,port=%d,state=%s,offset=%d,lag=%d", p.ip(r), r.port, state, r.ackOff, (now-r.ackAt)/1000))
 	}
-	b.KV("master_failover_state", "no-failover")
+	b.KV("master_failover_state", p.failoverState())
 	b.KV("master_replid", e.Stats.Info.ReplID())
 	if p.replid2 != "" {
 		b.KV("master_replid2", p.replid2)

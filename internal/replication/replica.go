@@ -64,6 +64,10 @@ func init() {
 // REPLICAOF host port | NO ONE
 func cmdReplicaof(c *engine.Ctx) {
 	p := ext.Of(c.Env)
+	if p.fo.state != "" {
+		c.Error("ERR REPLICAOF not allowed while failing over.")
+		return
+	}
 	if ascii.EqualFold(c.Args[1], "no") && ascii.EqualFold(c.Args[2], "one") {
 		if p.link != nil {
 			p.promote()
@@ -103,14 +107,24 @@ func (p *Primary) follow(host string, port int) {
 	p.e.SetReadOnlyReplica(p.e.Cfg.Bool(config.ReplicaReadOnly))
 	p.e.SetActiveExpire(false) // keys expire by the primary's DEL
 	p.e.SetReplicaExpiry(true)
-	// Every replica of ours resyncs: our history is about to change.
-	for _, r := range p.replicas {
-		r.s.Killed.Store(true)
-		p.e.Host.Kill(r.s)
+	// Every replica of ours resyncs: our history is about to change. A
+	// failover's hand-over keeps them until the target's answer changes
+	// it (a new replid or a full sync), as they may continue with us.
+	if p.fo.state != failoverInProgress {
+		p.dropReplicas()
 	}
 	l := &link{host: host, port: port, stop: make(chan struct{}), state: "connect"}
 	p.link = l
 	go p.run(l)
+}
+
+// dropReplicas disconnects every replica of ours (they reconnect and
+// resync).
+func (p *Primary) dropReplicas() {
+	for _, r := range p.live() {
+		r.s.Killed.Store(true)
+		p.e.Host.Kill(r.s)
+	}
 }
 
 func (p *Primary) stopLink() {
@@ -137,8 +151,10 @@ func (p *Primary) promote() {
 	p.seldb = -1
 }
 
-// run keeps the link up until it is stopped, reconnecting after a second
-// when it breaks.
+// run keeps the link up until it is stopped. After a broken or failed
+// session it reconnects with backoff: 1 s after a link that was
+// streaming (as Redis's replication cron does), then 2 s, then every
+// maxBackoff while attempts keep failing.
 func (p *Primary) run(l *link) {
 	for {
 		err := p.session(l)
@@ -151,17 +167,33 @@ func (p *Primary) run(l *link) {
 		if p.link == l {
 			l.state, l.syncing, l.conn = "connect", false, nil
 		}
+		wait := min(time.Second<<min(l.attempts, 8), maxBackoff)
+		l.attempts++
 		p.lock.Unlock()
-		if err != nil {
+		var ne net.Error
+		switch {
+		case errors.Is(err, errMasterTimeout):
+			p.e.Log.Warn("MASTER timeout: no data nor PING received...")
+		case errors.As(err, &ne) && ne.Timeout():
+			p.e.Log.Warn("Timeout connecting to the MASTER...")
+		case err != nil:
 			p.e.Log.Warn(fmt.Sprintf("Error condition on socket for SYNC: %v", err))
 		}
+		p.e.Log.Info(fmt.Sprintf("Reconnecting to MASTER %s:%d in %v (attempt %d)", l.host, l.port, wait, l.attempts))
 		select {
 		case <-l.stop:
 			return
-		case <-time.After(time.Second):
+		case <-time.After(wait):
 		}
 	}
 }
+
+// maxBackoff is the longest wait between attempts to reach the primary.
+const maxBackoff = 4 * time.Second
+
+// errMasterTimeout: the primary sent nothing, not even a PING, for
+// repl-timeout while the link was streaming.
+var errMasterTimeout = errors.New("no data nor PING received from the master within repl-timeout")
 
 // session is one connection: handshake, sync, then the stream until the
 // link breaks or stops.
@@ -179,6 +211,10 @@ func (p *Primary) session(l *link) error {
 	}
 	l.conn, l.state = conn, "connecting"
 	myPort := p.e.Cfg.Int(config.Port)
+	if lp := p.e.Host.Port(); lp > 0 {
+		// The port actually listened on (the same unless port was 0).
+		myPort = int64(lp)
+	}
 	if ap := p.e.Cfg.Int(config.ReplicaAnnouncePort); ap != 0 {
 		myPort = ap
 	}
@@ -191,6 +227,7 @@ func (p *Primary) session(l *link) error {
 	}
 	auth := p.e.Cfg.Str(config.MasterAuth)
 	user := p.e.Cfg.Str(config.MasterUser)
+	failing := p.fo.state == failoverInProgress
 	p.lock.Unlock()
 
 	r := bufio.NewReaderSize(conn, 64<<10)
@@ -235,7 +272,12 @@ func (p *Primary) session(l *link) error {
 		return err
 	}
 	p.e.Log.Info(fmt.Sprintf("Trying a partial resynchronization (request %s:%d).", replid, next))
-	reply, err := ask("PSYNC", replid, strconv.FormatInt(next, 10))
+	psync := []string{"PSYNC", replid, strconv.FormatInt(next, 10)}
+	if failing {
+		// The target, holding our replid, promotes itself and continues.
+		psync = append(psync, "FAILOVER")
+	}
+	reply, err := ask(psync...)
 	for err == nil && reply == "" {
 		// Newlines keep the link alive while the primary prepares.
 		conn.SetReadDeadline(time.Now().Add(timeout))
@@ -244,6 +286,11 @@ func (p *Primary) session(l *link) error {
 	}
 	if err != nil {
 		return err
+	}
+	if failing {
+		if err := p.failoverAnswered(l, reply); err != nil {
+			return err
+		}
 	}
 	switch {
 	case strings.HasPrefix(reply, "+FULLRESYNC "):
@@ -273,6 +320,7 @@ func (p *Primary) session(l *link) error {
 			// continues under it.
 			p.replid2, p.off2 = p.e.Stats.Info.ReplID(), p.offset+1
 			p.e.Stats.Info.SetReplID(f[1])
+			p.dropReplicas()
 		}
 		p.lock.Unlock()
 		p.e.Log.Info("MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.")
@@ -351,6 +399,7 @@ func (p *Primary) loadSnapshot(l *link, payload []byte, replid string, off int64
 		return fmt.Errorf("failed loading the primary's functions: %w", err)
 	}
 	e.KS.Adopt(ks)
+	p.dropReplicas()
 	e.Stats.Info.SetReplID(replid)
 	p.offset, p.replid2, p.off2 = off, "", -1
 	p.backlog = newRing(p.backlogSize())
@@ -369,6 +418,7 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 	}
 	l.state, l.syncing = "connected", false
 	l.lastIO = p.e.Clock.NowMs()
+	l.attempts = 0
 	sess := &engine.Session{ID: 1<<62 + linkIDs.Add(1), Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
 		Authed: true, User: "default", Proto: 2, Flags: "M", Created: p.e.Clock.NowMs()}
 	l.sess = sess
@@ -414,6 +464,9 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 	for {
 		conn.SetReadDeadline(time.Now().Add(timeout))
 		args, raw, err := readCommand(r, p.e.Cfg.Int(config.ProtoMaxBulkLen))
+		if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
+			return errMasterTimeout
+		}
 		if err != nil {
 			return err
 		}
