@@ -209,10 +209,10 @@ func throughputRows(abacus string, pipes []int, maxReplicas, rounds, n int, lag 
 	}
 }
 
-// pacedWriter SETs random keys of a 1M keyspace (32-byte values) at rate
-// commands/s over conns connections, each sending what is due every
-// millisecond as one pipeline, until stop; it returns how many it sent.
-func pacedWriter(s *harness.Server, rate, conns int, stop *atomic.Bool) int64 {
+// pacedWriter SETs keys picked by key (32-byte values) at rate commands/s
+// over conns connections, each sending what is due every millisecond as
+// one pipeline, until stop; it returns how many it sent.
+func pacedWriter(s *harness.Server, rate, conns int, key func(*rand.Rand) string, stop *atomic.Bool) int64 {
 	var total atomic.Int64
 	var wg sync.WaitGroup
 	for c := 0; c < conns; c++ {
@@ -234,7 +234,7 @@ func pacedWriter(s *harness.Server, rate, conns int, stop *atomic.Bool) int64 {
 				}
 				due = min(due, 999)
 				for i := 0; i < due; i++ {
-					conn.Send("SET", "key:"+strconv.Itoa(rnd.IntN(1_000_000)), val)
+					conn.Send("SET", key(rnd), val)
 				}
 				conn.Flush()
 				sent += due
@@ -265,7 +265,8 @@ func lagRun(p *pair, rate int, dur time.Duration) lagResult {
 	var sent int64
 	done := make(chan struct{})
 	c0, rc0 := cpuTicks(p.ppid), cpuTicks(p.rpids[0])
-	go func() { sent = pacedWriter(p.primary, rate, 4, &stop); close(done) }()
+	anyKey := func(r *rand.Rand) string { return "key:" + strconv.Itoa(r.IntN(1_000_000)) }
+	go func() { sent = pacedWriter(p.primary, rate, 4, anyKey, &stop); close(done) }()
 	var lags, queued []float64
 	var res lagResult
 	start := time.Now()

@@ -45,6 +45,7 @@ func main() {
 	only := flag.String("only", "sync,set,lag", "rows to run")
 	rate := flag.Int("rate", 100_000, "SET/s of the lag rows")
 	lagTime := flag.Duration("lag-time", 15*time.Second, "length of one lag round (after 1 s of warm-up)")
+	syncWrites := flag.Int("sync-writes", 20_000, "SET/s during the full syncs of the rows with writes (0: no such rows)")
 	n := flag.Int("n", 200_000, "requests per redis-benchmark run")
 	pipelines := flag.String("pipelines", "1,16", "pipeline depths of the SET rows")
 	replicas := flag.Int("replicas", 2, "most replicas attached in the SET rows")
@@ -58,7 +59,7 @@ func main() {
 	}
 	harness.Header(fmt.Sprintf("replbench, load average %s", harness.LoadAvg()))
 	if want["sync"] {
-		syncRows(abacus, *keys, *rounds)
+		syncRows(abacus, *keys, *rounds, *syncWrites)
 		fmt.Printf("\nload average: %s\n", harness.LoadAvg())
 	}
 	if want["set"] || want["lag"] {
