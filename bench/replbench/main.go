@@ -2,7 +2,8 @@
 // Abacus replica against redis-server to redis-server, on loopback:
 //
 //	go run ./bench/replbench [-keys 1000000] [-rounds 3] [-only sync,lag,set]
-//		[-rate 100000] [-lag-time 15s] [-n 200000] [-pipelines 1,16] [-replicas 2]
+//		[-sync-writes 20000] [-rate 100000] [-lag-time 15s] [-n 200000]
+//		[-pipelines 1,16] [-replicas 2]
 //
 // The rows:
 //
@@ -15,9 +16,11 @@
 //     primary's RSS and PSS are sampled every 10 and 50 ms, summed with its
 //     children's (redis-server's fork: the RSS sum counts pages the child
 //     shares twice, the PSS sum counts what the two hold in RAM, the
-//     copy-on-write copies included). Primary and replica CPU seconds,
-//     the children's included. Afterwards DBSIZE and DEBUG DIGEST of the
-//     replica must equal the primary's.
+//     copy-on-write copies included). With -sync-writes, the same two
+//     syncs again while SETs of the load's string keys are paced at that
+//     rate on the primary (what a fork pays copy-on-write for). Primary
+//     and replica CPU seconds, the children's included. Afterwards
+//     DBSIZE and DEBUG DIGEST of the replica must equal the primary's.
 //   - set: redis-benchmark -t set -c 50 -r 100000 at each pipeline depth
 //     with 0, 1 and -replicas replicas attached; requests/s, the primary's
 //     CPU per request and the replicas' (they run on the same cores).
