@@ -23,14 +23,10 @@ func tagInSlots(limit, avoid int) (string, int) {
 	}
 }
 
-// slotMoveScript runs, on a two-node cluster of redis-server or of Abacus
-// nodes, what clients see when a slot leaves a node: a client blocked in
-// BLPOP on a key of that slot gets -MOVED (Redis's cron redirects it); a
-// subscriber to a shard channel of that slot gets a sunsubscribe push
-// (RESP2 and RESP3); a BLPOP and a shard channel of a slot that stays are
-// untouched and served afterwards. It returns the raw replies, with the
-// other node's address written B.
-func slotMoveScript(t *testing.T, redisServer bool) []string {
+// twoNodeCluster is a cluster of two primaries of one kind, slots split
+// in halves (redis-cli --cluster create wants three).
+func twoNodeCluster(t *testing.T, redisServer bool) (*clusterNode, *clusterNode) {
+	t.Helper()
 	a, b := startClusterNode(t, redisServer), startClusterNode(t, redisServer)
 	ctx := context.Background()
 	ca, cb := a.client(), b.client()
@@ -49,6 +45,22 @@ func slotMoveScript(t *testing.T, redisServer bool) []string {
 		return a.info("cluster_known_nodes") == "2" && b.info("cluster_known_nodes") == "2"
 	})
 	waitClusterOK(t, a, b)
+	return a, b
+}
+
+// slotMoveScript runs, on a two-node cluster of redis-server or of Abacus
+// nodes, what clients see when a slot leaves a node: a client blocked in
+// BLPOP on a key of that slot gets -MOVED (Redis's cron redirects it); a
+// subscriber to a shard channel of that slot gets a sunsubscribe push
+// (RESP2 and RESP3); a BLPOP and a shard channel of a slot that stays are
+// untouched and served afterwards. It returns the raw replies, with the
+// other node's address written B.
+func slotMoveScript(t *testing.T, redisServer bool) []string {
+	a, b := twoNodeCluster(t, redisServer)
+	ctx := context.Background()
+	ca, cb := a.client(), b.client()
+	defer ca.Close()
+	defer cb.Close()
 	aID, bID := a.myself()[0], b.myself()[0]
 
 	mv, slot := tagInSlots(8192, -1)
