@@ -143,11 +143,7 @@ func TestClusterReshardUnderLoad(t *testing.T) {
 	a1, a2, r1 := startClusterNode(t, false), startClusterNode(t, false), startClusterNode(t, true)
 	nodes := []*clusterNode{a1, a2, r1}
 	// a1, first, gets slots 0-5460: the load's slots start there.
-	out := redisCli(t, append(append([]string{"--cluster", "create"}, addrs(nodes)...), "--cluster-replicas", "0", "--cluster-yes")...)
-	if !strings.Contains(out, "[OK] All 16384 slots covered.") {
-		t.Fatalf("--cluster create:\n%s", out)
-	}
-	waitClusterOK(t, nodes...)
+	createCluster(t, nodes, 0)
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs(nodes), MaxRedirects: 16})
 	defer cc.Close()
 	ctx := context.Background()

@@ -186,6 +186,7 @@ func (c *Cluster) cron(iter int) {
 	c.manualFailoverCron()
 	if me.isSlave() {
 		c.handleReplicaFailover()
+		c.replicaMigrationCron()
 	}
 	_ = update // the state is recomputed every run, as Redis's cron does
 	c.updateState()
