@@ -28,6 +28,7 @@ func tagInSlots(limit, avoid int) (string, int) {
 func twoNodeCluster(t *testing.T, redisServer bool) (*clusterNode, *clusterNode) {
 	t.Helper()
 	a, b := startClusterNode(t, redisServer), startClusterNode(t, redisServer)
+	relaxNodeTimeout(t, a, b)
 	ctx := context.Background()
 	ca, cb := a.client(), b.client()
 	defer ca.Close()
@@ -46,6 +47,20 @@ func twoNodeCluster(t *testing.T, redisServer bool) (*clusterNode, *clusterNode)
 	})
 	waitClusterOK(t, a, b)
 	return a, b
+}
+
+// relaxNodeTimeout sets Redis's default cluster-node-timeout (15 s) on
+// nodes of a test that needs no failure detection.
+func relaxNodeTimeout(t *testing.T, nodes ...*clusterNode) {
+	t.Helper()
+	for _, n := range nodes {
+		c := n.client()
+		err := c.ConfigSet(context.Background(), "cluster-node-timeout", "15000").Err()
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // slotMoveScript runs, on a two-node cluster of redis-server or of Abacus
