@@ -50,6 +50,8 @@ func main() {
 	n := flag.Int("n", 100000, "requests per measurement")
 	clients := flag.Int("clients", 50, "redis-benchmark connections")
 	reshardKeys := flag.Int("reshard-keys", 20000, "keys moved by the reshard measurement")
+	reshardRounds := flag.Int("reshard-rounds", 1, "reshards per cluster (A B A B, slots moved back and forth; medians)")
+	failover := flag.Bool("failover", true, "measure the failover time")
 	flag.Parse()
 	for _, tool := range []string{"redis-benchmark", "redis-cli", "redis-server"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -74,33 +76,52 @@ func main() {
 
 	harness.Header(fmt.Sprintf("3 primaries per cluster, redis-benchmark --cluster, %d clients, %d requests, medians of %d rounds; load average %s.",
 		*clients, *n, *rounds, harness.LoadAvg()))
-	fmt.Println("| test | pipeline | abacus req/s | redis req/s | ratio | abacus CPU µs/req | redis CPU µs/req |")
-	fmt.Println("|---|---|---|---|---|---|---|")
-	for _, test := range strings.Split(*tests, ",") {
-		for _, p := range harness.Pipelines(*pipes) {
-			var rate, cpu [2][]float64
-			for i := 0; i < *rounds; i++ {
-				for k, c := range cls {
-					r, u := c.bench(test, p, *n, *clients)
-					rate[k] = append(rate[k], r)
-					cpu[k] = append(cpu[k], u)
+	if *tests != "" {
+		fmt.Println("| test | pipeline | abacus req/s | redis req/s | ratio | abacus CPU µs/req | redis CPU µs/req |")
+		fmt.Println("|---|---|---|---|---|---|---|")
+		for _, test := range strings.Split(*tests, ",") {
+			for _, p := range harness.Pipelines(*pipes) {
+				var rate, cpu [2][]float64
+				for i := 0; i < *rounds; i++ {
+					for k, c := range cls {
+						r, u := c.bench(test, p, *n, *clients)
+						rate[k] = append(rate[k], r)
+						cpu[k] = append(cpu[k], u)
+					}
 				}
+				ra, rr := harness.Median(rate[0]), harness.Median(rate[1])
+				fmt.Printf("| %s | %d | %.0f | %.0f | %.2fx | %.2f | %.2f |\n", strings.ToUpper(test), p, ra, rr, ra/rr,
+					harness.Median(cpu[0]), harness.Median(cpu[1]))
 			}
-			ra, rr := harness.Median(rate[0]), harness.Median(rate[1])
-			fmt.Printf("| %s | %d | %.0f | %.0f | %.2fx | %.2f | %.2f |\n", strings.ToUpper(test), p, ra, rr, ra/rr,
-				harness.Median(cpu[0]), harness.Median(cpu[1]))
 		}
 	}
-
 	fmt.Println()
-	fmt.Println("| cluster | reshard: keys moved | slots | seconds | keys/s | failover: kill -9 to replica is primary (ms) | to cluster_state:ok (ms) |")
-	fmt.Println("|---|---|---|---|---|---|---|")
-	for _, c := range cls {
-		keys, secs, rerr := c.reshard(*reshardKeys, 1000)
-		promoted, ok := c.failover(b)
-		rs := fmt.Sprintf("%d | 1000 | %.1f | %.0f", keys, secs, float64(keys)/secs)
+	fmt.Println("| cluster | reshard: keys moved | slots | seconds | keys/s | CPU µs/key (source+target) | failover: kill -9 to replica is primary (ms) | to cluster_state:ok (ms) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	var secs, cpus [2][]float64
+	rerr := ""
+	for i := 0; i < *reshardRounds && rerr == ""; i++ {
+		for k, c := range cls {
+			// Odd rounds move the slots back, so every round moves the
+			// same keys.
+			from, to := i%2, 1-i%2
+			var sec, cpu float64
+			if sec, cpu, rerr = c.reshard(*reshardKeys, 1000, from, to, i == 0); rerr != "" {
+				rerr = c.kind + ": " + rerr
+				break
+			}
+			secs[k], cpus[k] = append(secs[k], sec), append(cpus[k], cpu)
+		}
+	}
+	for k, c := range cls {
+		var promoted, ok int64
+		if *failover {
+			promoted, ok = c.failover(b)
+		}
+		rs := fmt.Sprintf("%d | 1000 | %.1f | %.0f | %.1f", *reshardKeys, harness.Median(secs[k]),
+			float64(*reshardKeys)/harness.Median(secs[k]), harness.Median(cpus[k]))
 		if rerr != "" {
-			rs = "failed: " + rerr + " | 1000 | - | -"
+			rs = "failed: " + rerr + " | 1000 | - | - | -"
 		}
 		fmt.Printf("| %s | %s | %d | %d |\n", c.kind, rs, promoted, ok)
 	}
@@ -220,33 +241,43 @@ func (c *cluster) bench(test string, pipe, n, clients int) (float64, float64) {
 	return rate, float64(after-before) * 10_000 / float64(n)
 }
 
-// reshard stores keys in slots 0..slots-1 (node 0's) and times moving
-// those slots to node 1 with redis-cli --cluster reshard.
-func (c *cluster) reshard(keys, slots int) (int, float64, string) {
-	conn := c.nodes[0].Dial()
-	stored := 0
-	for i := 0; stored < keys; i++ {
-		k := "rk:" + strconv.Itoa(i)
-		if keyspace.HashSlot([]byte(k)) >= slots {
-			continue
+// reshard stores keys in slots 0..slots-1 (node from's) when fill, and
+// times moving those slots from node from to node to with redis-cli
+// --cluster reshard: seconds, and the CPU µs the two nodes spent per key.
+func (c *cluster) reshard(keys, slots, from, to int, fill bool) (float64, float64, string) {
+	if fill {
+		conn := c.nodes[from].Dial()
+		stored := 0
+		for i := 0; stored < keys; i++ {
+			k := "rk:" + strconv.Itoa(i)
+			if keyspace.HashSlot([]byte(k)) >= slots {
+				continue
+			}
+			conn.Send("SET", k, "value-"+strconv.Itoa(i))
+			stored++
+			if stored%1000 == 0 {
+				conn.Flush()
+			}
 		}
-		conn.Send("SET", k, "value-"+strconv.Itoa(i))
-		stored++
-		if stored%1000 == 0 {
-			conn.Flush()
-		}
+		conn.Flush()
+		conn.Close()
 	}
-	conn.Flush()
-	conn.Close()
+	// The previous round's last SETSLOTs may still be spreading.
+	waitFor(30*time.Second, "the nodes to agree", func() bool {
+		out, _ := cli("--cluster", "check", addr(c.nodes[from]))
+		return strings.Contains(out, "[OK] All nodes agree about slots configuration.") && !strings.Contains(out, "[WARNING]")
+	})
+	cpu := func() int64 { return c.nodes[from].CPUTicks() + c.nodes[to].CPUTicks() }
+	before := cpu()
 	start := time.Now()
-	out, err := cli("--cluster", "reshard", addr(c.nodes[0]), "--cluster-from", c.ids[0], "--cluster-to", c.ids[1],
+	out, err := cli("--cluster", "reshard", addr(c.nodes[from]), "--cluster-from", c.ids[from], "--cluster-to", c.ids[to],
 		"--cluster-slots", strconv.Itoa(slots), "--cluster-yes", "--cluster-pipeline", "100")
 	secs := time.Since(start).Seconds()
 	if err != nil {
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		return 0, 0, strings.TrimSpace(lines[len(lines)-1])
 	}
-	return stored, secs, ""
+	return secs, float64(cpu()-before) * 10_000 / float64(keys), ""
 }
 
 // failover adds a replica to node 2, kills node 2 with SIGKILL and times

@@ -400,7 +400,57 @@ func TestClusterMixedWithRedisServer(t *testing.T) {
 		f := r1.myself()
 		return f != nil && strings.Contains(f[2], "slave") && f[3] == a2.myself()[0]
 	})
+	// The primary must know the node as its replica before it accepts
+	// the replica's MFSTART (it ignores one from a node it still takes
+	// for a primary, as Redis does).
+	eventuallyTrue(t, 30*time.Second, "the rejoined replica in sync and known to its primary", func() bool {
+		c := r1.client()
+		s, _ := c.Info(ctx, "replication").Result()
+		c.Close()
+		c = a2.client()
+		reps, _ := c.Do(ctx, "CLUSTER", "REPLICAS", a2.myself()[0]).StringSlice()
+		c.Close()
+		return strings.Contains(s, "master_link_status:up") && len(reps) == 1 &&
+			strings.HasPrefix(reps[0], r1.myself()[0])
+	})
+	// A manual failover (MFSTART: the Abacus primary pauses writes and
+	// reports its final offset, the replica catches up and is elected)
+	// makes the redis-server node primary again, under a write load:
+	// every write acknowledged before, during or after it is there.
+	stop := make(chan struct{})
+	acked := make(chan []string)
+	go func() {
+		var ok []string
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				acked <- ok
+				return
+			default:
+			}
+			k := fmt.Sprintf("fb:%d", i)
+			if cc.Set(ctx, k, i, 0).Err() == nil {
+				ok = append(ok, k)
+			}
+		}
+	}()
+	if err := r1.client().Do(ctx, "CLUSTER", "FAILOVER").Err(); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyTrue(t, 30*time.Second, "the manual failover back to redis-server", func() bool {
+		f, g := r1.myself(), a2.myself()
+		return f != nil && g != nil && strings.Contains(f[2], "master") && strings.Contains(g[2], "slave")
+	})
 	waitClusterOK(t, r1, a1, r2, a2, r3)
+	close(stop)
+	written := <-acked
+	cc.ReloadState(ctx)
+	for _, k := range append(written, "k:7") {
+		if v, err := cc.Get(ctx, k).Result(); err != nil || (k != "k:7" && "fb:"+v != k) {
+			t.Fatalf("%s after failing back: %q %v", k, v, err)
+		}
+	}
+	t.Logf("%d writes acknowledged across the manual failover", len(written))
 
 	// The Abacus primary dies: its redis-server replica takes over.
 	a1.kill9()

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
@@ -23,8 +24,11 @@ type link struct {
 	out     chan []byte
 	done    chan struct{}
 	once    sync.Once
-	// Under the server lock: CLUSTER LINKS figures.
-	sentBytes, queued int64
+	// The bytes queued and not yet written (send-buffer-used), and the
+	// memory their buffers hold (send-buffer-allocated): added by send
+	// under the server lock, taken off by writeLoop once written, so
+	// atomic. cluster-link-sendbuf-limit is checked against allocated.
+	pending, allocated atomic.Int64
 }
 
 // sendQueue bounds a link's queued messages: a peer that reads nothing
@@ -69,7 +73,8 @@ func (l *link) send(b []byte) {
 	}
 	select {
 	case l.out <- b:
-		l.queued += int64(len(b))
+		l.pending.Add(int64(len(b)))
+		l.allocated.Add(int64(cap(b)))
 		if t := be.Uint16(b[offType:]); t < msgTypeCount {
 			l.c.statsSent[t]++
 		}
@@ -87,7 +92,10 @@ func (l *link) writeLoop() {
 			return
 		case b := <-l.out:
 			l.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
-			if _, err := l.conn.Write(b); err != nil {
+			_, err := l.conn.Write(b)
+			l.pending.Add(-int64(len(b)))
+			l.allocated.Add(-int64(cap(b)))
+			if err != nil {
 				l.c.lock.Lock()
 				l.close()
 				l.c.lock.Unlock()

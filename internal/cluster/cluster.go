@@ -135,6 +135,7 @@ type Cluster struct {
 	pingsSent          uint64
 	statsSent          [msgTypeCount]int64
 	statsRecv          [msgTypeCount]int64
+	linksOverLimit     int64 // links freed for cluster-link-sendbuf-limit
 	pfailNodes         int
 	amongMinoritySince int64
 	firstStateCheck    int64

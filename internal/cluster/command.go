@@ -193,7 +193,7 @@ func (cl *Cluster) infoText() string {
 		}
 	}
 	fmt.Fprintf(&b, "cluster_stats_messages_received:%d\r\n", tot)
-	b.WriteString("total_cluster_links_buffer_limit_exceeded:0\r\n")
+	fmt.Fprintf(&b, "total_cluster_links_buffer_limit_exceeded:%d\r\n", cl.linksOverLimit)
 	return b.String()
 }
 
@@ -861,11 +861,11 @@ func cmdLinks(c *engine.Ctx, cl *Cluster) {
 		c.W.BulkString("create-time")
 		c.W.Int(l.ctime)
 		c.W.BulkString("events")
-		c.W.BulkString("r")
+		c.W.BulkString(linkEvents(l))
 		c.W.BulkString("send-buffer-allocated")
-		c.W.Int(0)
+		c.W.Int(l.allocated.Load())
 		c.W.BulkString("send-buffer-used")
-		c.W.Int(0)
+		c.W.Int(l.pending.Load())
 	}
 }
 

@@ -39,8 +39,17 @@ func flagsString(f uint16) string {
 func slotRanges(b *slotBitmap) [][2]int {
 	var out [][2]int
 	start := -1
-	for j := 0; j <= NumSlots; j++ {
-		in := j < NumSlots && b.has(j)
+	for j := 0; j < NumSlots; {
+		// Whole bytes that neither start nor end a range are skipped:
+		// nodes.conf is written on every slot change, and a byte at a
+		// time keeps that cheap when slots are many.
+		if j&7 == 0 {
+			if x := b[j>>3]; (x == 0 && start < 0) || (x == 0xff && start >= 0) {
+				j += 8
+				continue
+			}
+		}
+		in := b.has(j)
 		if in && start < 0 {
 			start = j
 		}
@@ -48,6 +57,10 @@ func slotRanges(b *slotBitmap) [][2]int {
 			out = append(out, [2]int{start, j - 1})
 			start = -1
 		}
+		j++
+	}
+	if start >= 0 {
+		out = append(out, [2]int{start, NumSlots - 1})
 	}
 	return out
 }

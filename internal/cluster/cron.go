@@ -126,6 +126,7 @@ func (c *Cluster) cron(iter int) {
 			c.delNode(n)
 			continue
 		}
+		c.freeLinksOverLimit(n)
 		if n.link == nil && !n.connecting && n.cport != 0 {
 			n.connecting = true
 			c.wg.Add(1)
@@ -185,6 +186,7 @@ func (c *Cluster) cron(iter int) {
 	c.manualFailoverCron()
 	if me.isSlave() {
 		c.handleReplicaFailover()
+		c.replicaMigrationCron()
 	}
 	_ = update // the state is recomputed every run, as Redis's cron does
 	c.updateState()

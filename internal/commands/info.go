@@ -290,7 +290,7 @@ func infoStats(e *engine.Env, b *engine.InfoBuilder) {
 	b.Int("pubsubshard_channels", int64(e.NumChannels(engine.SubShard)))
 	b.KV("latest_fork_usec", "0")
 	b.KV("total_forks", "0")
-	b.KV("migrate_cached_sockets", "0")
+	b.Int("migrate_cached_sockets", int64(migrateCaches.Of(e).len()))
 	b.KV("slave_expires_tracked_keys", "0")
 	b.KV("active_defrag_hits", "0")
 	b.KV("active_defrag_misses", "0")

@@ -1,8 +1,8 @@
 package commands
 
 import (
-	"bufio"
 	"encoding/binary"
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -19,9 +19,9 @@ import (
 // connection, and deleted here once the target accepted them (unless
 // COPY). As in Redis, the command blocks its caller while it talks to the
 // target, within the timeout per network operation; Abacus also holds the
-// server lock meanwhile, as Redis's single thread does. Abacus opens a
-// connection per MIGRATE (Redis caches them for 10 s), so SELECT is always
-// sent and migrate_cached_sockets stays 0.
+// server lock meanwhile, as Redis's single thread does. Connections are
+// cached per target (migrate_conn.go), and SELECT is sent only when the
+// cached connection has another DB selected.
 
 func init() {
 	engine.Register(
@@ -136,20 +136,6 @@ func cmdMigrate(c *engine.Ctx) {
 	// the keys that exist, with their payloads and TTLs
 	var keys [][]byte
 	buf := resp.Writer{}
-	if m.password != nil {
-		if m.user != nil {
-			buf.Array(3)
-			buf.BulkString("AUTH")
-			buf.Bulk(m.user)
-		} else {
-			buf.Array(2)
-			buf.BulkString("AUTH")
-		}
-		buf.Bulk(m.password)
-	}
-	buf.Array(2)
-	buf.BulkString("SELECT")
-	buf.BulkString(strconv.FormatInt(m.db, 10))
 	opt := engine.DumpOptions(c)
 	// A cluster node restores with RESTORE-ASKING, which the target serves
 	// while it imports the slot (as Redis's migrateCommand sends it).
@@ -191,44 +177,97 @@ func cmdMigrate(c *engine.Ctx) {
 		c.W.Simple("NOKEY")
 		return
 	}
-	timeout := time.Duration(m.timeout) * time.Millisecond
-	conn, err := net.DialTimeout("tcp", net.JoinHostPort(m.host, m.port), timeout)
-	if err != nil {
-		c.Error(errMigrateConnect)
-		return
-	}
-	defer conn.Close()
-	conn.SetWriteDeadline(time.Now().Add(timeout))
-	if _, err := conn.Write(buf.Buf); err != nil {
-		c.Error("IOERR error or timeout writing to target instance")
-		return
-	}
-	r := bufio.NewReader(conn)
-	readLine := func() (string, bool) {
-		conn.SetReadDeadline(time.Now().Add(timeout))
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return "", false
+	addr := net.JoinHostPort(m.host, m.port)
+	mc := migrateCaches.Of(c.Env)
+	// As Redis: a failure other than a timeout to send, or to read the
+	// first reply (a cached connection the target closed), is tried once
+	// more on a new connection.
+	for mayRetry := true; ; mayRetry = false {
+		s := mc.get(addr, time.Duration(m.timeout)*time.Millisecond)
+		if s == nil {
+			c.Error(errMigrateConnect)
+			return
 		}
-		return strings.TrimRight(line, "\r\n"), true
-	}
-	var authReply, selectReply string
-	if m.password != nil {
-		if authReply, ok = readLine(); !ok {
-			c.Error("IOERR error or timeout reading to target instance")
+		if !migrateOnce(c, m, s, buf.Buf, keys, why, mayRetry) {
+			mc.put(addr, s)
+			return
+		}
+		if s.conn == nil {
 			return
 		}
 	}
-	if selectReply, ok = readLine(); !ok {
-		c.Error("IOERR error or timeout reading to target instance")
-		return
+}
+
+// migrateOnce sends the RESTOREs of keys (body) on s, preceded by AUTH and
+// by SELECT unless s has the DB selected, and replies to the client. It
+// returns true when s is closed: then s.conn is nil if the client has its
+// reply, and kept (closed) if the call may be retried.
+func migrateOnce(c *engine.Ctx, m *migrateArgs, s *migrateSocket, body []byte, keys [][]byte, why []string, mayRetry bool) bool {
+	timeout := time.Duration(m.timeout) * time.Millisecond
+	head := resp.Writer{}
+	if m.password != nil {
+		if m.user != nil {
+			head.Array(3)
+			head.BulkString("AUTH")
+			head.Bulk(m.user)
+		} else {
+			head.Array(2)
+			head.BulkString("AUTH")
+		}
+		head.Bulk(m.password)
+	}
+	selectDB := s.lastDB != m.db
+	if selectDB {
+		head.Array(2)
+		head.BulkString("SELECT")
+		head.BulkString(strconv.FormatInt(m.db, 10))
+	}
+	fail := func(what string, err error, retry bool) bool {
+		s.conn.Close()
+		var ne net.Error
+		if retry && !(errors.As(err, &ne) && ne.Timeout()) {
+			return true
+		}
+		s.conn = nil
+		c.Error("IOERR error or timeout " + what + " to target instance")
+		return true
+	}
+	s.conn.SetWriteDeadline(time.Now().Add(timeout))
+	bufs := net.Buffers{head.Buf, body}
+	if _, err := bufs.WriteTo(s.conn); err != nil {
+		return fail("writing", err, mayRetry)
+	}
+	readLine := func() (string, error) {
+		s.conn.SetReadDeadline(time.Now().Add(timeout))
+		line, err := s.r.ReadString('\n')
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimRight(line, "\r\n"), nil
+	}
+	var authReply, selectReply string
+	var err error
+	if m.password != nil {
+		if authReply, err = readLine(); err != nil {
+			return fail("reading", err, mayRetry)
+		}
+	}
+	if selectDB {
+		if selectReply, err = readLine(); err != nil {
+			return fail("reading", err, mayRetry)
+		}
 	}
 	var targetErr string
 	var deleted [][]byte
 	socketErr := false
 	for i, k := range keys {
-		line, ok := readLine()
-		if !ok {
+		line, err := readLine()
+		if err != nil {
+			if i == 0 {
+				// No reply at all: nothing was restored there nor
+				// deleted here, so a new connection may try again.
+				return fail("reading", err, mayRetry)
+			}
 			socketErr = true
 			break
 		}
@@ -260,12 +299,21 @@ func cmdMigrate(c *engine.Ctx) {
 	}
 	switch {
 	case targetErr != "":
+		// The DB selected on the target is no longer known.
+		s.lastDB = -1
 		c.Error("ERR Target instance replied with error: " + targetErr[1:])
+		if socketErr {
+			s.conn.Close()
+			s.conn = nil
+			return true
+		}
 	case socketErr:
-		c.Error("IOERR error or timeout reading to target instance")
+		return fail("reading", nil, false)
 	default:
+		s.lastDB = m.db
 		c.W.OK()
 	}
+	return false
 }
 
 // abacusOnly says why a redis-server 7.0 target cannot restore payload p of
