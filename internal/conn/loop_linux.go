@@ -893,7 +893,7 @@ func (c *client) writeReading(p []byte) (int, error) {
 		return fdWriteReading(c.fd, p, killed, c.wdl.Load, func() bool { return c.readAside(c.fd) })
 	}
 	if c.raw == nil {
-		return c.conn.Write(p)
+		return c.outWrite(p)
 	}
 	var n int
 	var err error
