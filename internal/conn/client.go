@@ -807,7 +807,7 @@ func (c *client) socketFull(rest []byte) (int, error) {
 	}
 	c.setOutBuf(int64(len(rest)))
 	c.outShown = true
-	n, err := c.writeReading(rest) // only raw writes report errAgain
+	n, err := c.writeReading(rest) // only raw and TLS writes report errAgain
 	c.endDirect()
 	if c.outShown {
 		c.sess.OutBuf.Store(0)
