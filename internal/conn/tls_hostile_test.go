@@ -104,3 +104,16 @@ func TestTLSClientNotReadingNoLimit(t *testing.T) {
 		t.Fatalf("PING after: %q", r)
 	}
 }
+
+// A TLS client without a limit that writes its whole pipeline before it
+// reads is served as a plaintext one (TestPipelineBeforeReadingNoLimit):
+// its input is read while its replies wait for it.
+func TestTLSPipelineBeforeReadingNoLimit(t *testing.T) {
+	p := newTestPKI(t)
+	inst, tlsAddr := startTLS(t, p, "no")
+	c, _ := dialTLSClient(t, p, tlsAddr)
+	pipelineThenRead(t, c)
+	if r := inst.Raw(t).Do("PING"); r != "+PONG\r\n" {
+		t.Fatalf("PING: %q", r)
+	}
+}
