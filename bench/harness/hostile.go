@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -117,4 +119,22 @@ func (s *Server) UnreadAttack(key string, stop chan struct{}, cycles *atomic.Int
 		}
 		c.Close()
 	}
+}
+
+// CPUNanos is the process's CPU time in nanoseconds, summed over its
+// threads (/proc/PID/task/*/schedstat): finer than CPUTicks' 10 ms.
+func (s *Server) CPUNanos() int64 {
+	dirs, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", s.cmd.Process.Pid))
+	var sum int64
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			v, _ := strconv.ParseInt(f[0], 10, 64)
+			sum += v
+		}
+	}
+	return sum
 }

@@ -7,6 +7,7 @@
 //
 //	go run ./bench/trickle                       # 1,000,000 arguments over 40 s
 //	go run ./bench/trickle -args 300000 -over 20s -rounds 1
+//	go run ./bench/trickle -parse 1kb,1mb,100mb -rounds 3   # parse CPU per MB by command size
 //
 // Only loopback addresses are used.
 package main
@@ -26,12 +27,22 @@ func main() {
 	n := flag.Int("n", 200000, "GET requests per redis-benchmark run")
 	clients := flag.Int("c", 50, "redis-benchmark clients")
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
+	parse := flag.String("parse", "", "command sizes (\"1kb,1mb,100mb\"): measure the parse cost per MB instead (parse.go)")
+	total := flag.Int("total", 128, "-parse: MB sent per run")
+	before := flag.String("before", "", "-parse: an older abacus binary to run alongside")
 	flag.Parse()
 
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
 	defer cleanup()
 	servers := harness.StartBoth(bin)
+	if *before != "" {
+		servers = append(servers, harness.Start("before", *before))
+	}
 	defer harness.StopAll(servers)
+	if *parse != "" {
+		parseBench(servers, parseSizes(*parse), *total<<20, *rounds)
+		return
+	}
 	cmd := harness.RPush("trickle", *nargs)
 	fmt.Printf("RPUSH of %d arguments (%d bytes) trickled over %v; redis-benchmark GET -P 1 -c %d -n %d\n\n",
 		*nargs, len(cmd), *over, *clients, *n)

@@ -2,6 +2,7 @@ package conn
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"runtime/debug"
@@ -66,6 +67,9 @@ type client struct {
 	// raw does the connection's reads and writes with raw system calls
 	// (rawio.go); nil for connections other than TCP.
 	raw *rawIO
+	// tsock is a TLS client's socket, whose writes never wait
+	// (tlssock.go); nil for other clients.
+	tsock *tlsSock
 
 	// The event loop's side (loop_linux.go). fd is the socket's
 	// descriptor for a client the loop accepted (-1 otherwise); it stays
@@ -216,6 +220,9 @@ func (s *Server) accept(conn net.Conn) {
 	}
 	if !inLoop {
 		c.conn, c.raw = conn, newRawIO(conn)
+		if tc, ok := conn.(*tls.Conn); ok {
+			c.tsock, _ = tc.NetConn().(*tlsSock)
+		}
 	}
 	s.clients[sess.ID] = c
 	s.wg.Add(1)
@@ -800,7 +807,7 @@ func (c *client) socketFull(rest []byte) (int, error) {
 	}
 	c.setOutBuf(int64(len(rest)))
 	c.outShown = true
-	n, err := c.writeReading(rest) // only raw writes report errAgain
+	n, err := c.writeReading(rest) // only raw and TLS writes report errAgain
 	c.endDirect()
 	if c.outShown {
 		c.sess.OutBuf.Store(0)

@@ -150,6 +150,14 @@
 //   - wQueue: the pushed-output writer alone writes, for the rest of the
 //     connection; the owner's replies join the queue in stage instead.
 //
+// A TLS client's writes go through its tls.Conn to a socket that never
+// waits (tlsSock): the ciphertext it does not take stays pending there,
+// and a write that leaves some reports the socket full like a raw one,
+// so the same routes follow; the writers that may wait (outWrite,
+// writeReading) flush it, one at a time (tlsSock.flushMu). So neither a
+// reply nor a close_notify sent by a kill under the server lock waits
+// for a TLS client that does not read.
+//
 // So bytes reach a socket by three routes: the owner's write of its
 // staged replies (finish, finished by writeRest after a handoff), the
 // pushed-output writer (writeLoop), and the refusal line sent to a

@@ -899,8 +899,11 @@ func (c *client) writeReading(p []byte) (int, error) {
 	if c.fd >= 0 {
 		return fdWriteReading(c.fd, p, killed, c.wdl.Load, func() bool { return c.readAside(c.fd) })
 	}
+	if c.tsock != nil {
+		return c.tlsWriteReading(p)
+	}
 	if c.raw == nil {
-		return c.conn.Write(p)
+		return c.outWrite(p)
 	}
 	var n int
 	var err error
@@ -917,9 +920,15 @@ func (c *client) writeReading(p []byte) (int, error) {
 // (writeReading); false: the connection ended, or the input passed
 // client-query-buffer-limit (the client is closed, as Redis closes it).
 func (c *client) readAside(fd int) bool {
-	s := c.srv
 	n, err := fdRead(fd, c.reader.ReadBuf(loopMaxRead))
 	c.reader.Filled(n)
+	return c.tookAside(n) && (err == nil || err == errAgain)
+}
+
+// tookAside accounts for n bytes readAside put in the input; false: the
+// input passed client-query-buffer-limit (the client is closed).
+func (c *client) tookAside(n int) bool {
+	s := c.srv
 	if n > 0 {
 		s.Env.Stats.NetInputBytes.Add(int64(n))
 		c.sess.LastIO.Store(s.Env.NowMs())
@@ -931,7 +940,7 @@ func (c *client) readAside(fd int) bool {
 			return false
 		}
 	}
-	return err == nil || err == errAgain
+	return true
 }
 
 func fdShutdown(fd int) { unix.Shutdown(fd, unix.SHUT_RDWR) }

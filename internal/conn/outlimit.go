@@ -238,7 +238,7 @@ func (c *client) dropForLimit() {
 // Redis's checkClientOutputBufferLimits; it keeps the time the soft limit
 // was first reached (c.softSince) as a side effect.
 func (c *client) overLimit(unread int64) bool {
-	used := unread - replyBufBytes
+	used := unread + c.tlsPending() - replyBufBytes
 	if used <= 0 {
 		// Redis checks only once replies overflow its static buffer.
 		return false
@@ -301,6 +301,7 @@ func (c *client) describe(omem int64) string {
 // setOutBuf publishes c's unread output (CLIENT LIST omem) and notes it
 // in the server's recent peak.
 func (c *client) setOutBuf(n int64) {
+	n += c.tlsPending()
 	c.sess.OutBuf.Store(n)
 	c.srv.outPeak.note(c.srv.peakSecond(), n)
 }

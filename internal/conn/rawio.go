@@ -152,18 +152,24 @@ func (c *client) connRead(p []byte) (int, error) {
 	if c.raw != nil {
 		return c.raw.read(p)
 	}
+	if c.tsock != nil {
+		return c.tlsRead(p)
+	}
 	return c.conn.Read(p)
 }
 
 // connWrite writes to the client's connection: errAgain, with what was
 // written, when the socket does not take all of it, except for
-// connections other than TCP, which wait.
+// connections other than TCP, unix and TLS, which wait.
 func (c *client) connWrite(p []byte) (int, error) {
 	if c.inLoop {
 		return fdWrite(c.fd, p)
 	}
 	if c.raw != nil {
 		return c.raw.tryWrite(p)
+	}
+	if c.tsock != nil {
+		return c.tlsWrite(p)
 	}
 	return c.conn.Write(p)
 }
@@ -174,6 +180,9 @@ func (c *client) connWrite(p []byte) (int, error) {
 // otherwise.
 func (c *client) outWrite(p []byte) (int, error) {
 	if c.fd < 0 {
+		if c.tsock != nil {
+			return c.tlsWriteWait(p)
+		}
 		return c.conn.Write(p)
 	}
 	return fdWriteWait(c.fd, p, c.sess.Killed.Load, c.wdl.Load)

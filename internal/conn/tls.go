@@ -19,7 +19,10 @@ import (
 // socket clients are: the event loop reads plaintext straight from the
 // socket, and leaving it alone keeps the plaintext path as fast as it
 // was. The handshake runs on that goroutine at the client's first read,
-// so a slow or stuck handshake holds only its own goroutine.
+// so a slow or stuck handshake holds only its own goroutine. After it,
+// writes to the client never wait for its socket (tlssock.go), so one
+// that does not read is served on and closed at its output limit as a
+// plaintext client is.
 //
 // The certificate, key and CA files are read when the listener starts
 // and again when CONFIG SET changes one of the tls-* parameters; the
@@ -139,6 +142,11 @@ func (l *tlsListener) Accept() (net.Conn, error) {
 		if ka := l.s.Cfg.Int(config.TCPKeepalive); ka > 0 {
 			tc.SetKeepAlive(true)
 			tc.SetKeepAlivePeriod(time.Duration(ka) * time.Second)
+		}
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		if ts, err := newTLSSock(tc); err == nil {
+			c = ts
 		}
 	}
 	return tls.Server(c, l.s.tls.cfg.Load()), nil

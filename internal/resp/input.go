@@ -209,7 +209,7 @@ func (r *Reader) queryStart() (body []byte, from int) {
 
 // Mem is the memory the input holds: its buffers and the parse state.
 func (r *Reader) Mem() int {
-	n := cap(r.buf) + cap(r.st.spans)*16 + cap(r.st.bigs)*24
+	n := cap(r.buf)
 	for _, bb := range r.bigs {
 		n += cap(bb.b)
 	}

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/abacusdb/abacus/internal/num"
 )
@@ -83,10 +84,6 @@ func (p *Parser) Parse(buf []byte, args [][]byte) ([][]byte, int, error) {
 	return args, n, err
 }
 
-// span is where a complete argument lies: buf[start:end] of the command,
-// or, with start < 0, the next big body (partial.bigs).
-type span struct{ start, end int }
-
 // partial is the progress through one command, kept between calls so
 // that a command arriving in many reads is parsed once, not from its
 // first byte on each read: the parse cost is linear in the command's size
@@ -99,24 +96,12 @@ type partial struct {
 	inBody bool
 	bulk   int64
 	line   lineScan
-	spans  []span   // the complete arguments, in order
-	bigs   [][]byte // the bodies of the big arguments among them
+	// got counts the complete arguments. Where they lie is not kept: the
+	// command's bytes are walked again once it is whole (collect).
+	got int64
 }
 
-func (st *partial) reset() {
-	st.multi, st.n, st.off, st.inBody, st.bulk = false, 0, 0, false, 0
-	st.line = lineScan{}
-	if len(st.spans) > 0 {
-		if cap(st.spans) > 1<<16 {
-			st.spans = nil // a huge command's: not kept for the next
-		}
-		st.spans = st.spans[:0]
-	}
-	if len(st.bigs) > 0 {
-		clear(st.bigs)
-		st.bigs = st.bigs[:0]
-	}
-}
+func (st *partial) reset() { *st = partial{} }
 
 // lineScan remembers how far the search for the end of the current line
 // went, so that a line arriving byte by byte is scanned once.
@@ -178,16 +163,40 @@ func (st *partial) parse(b []byte, args [][]byte, maxBulk int64, authed bool, r 
 	if err := st.parseMultibulk(b, maxBulk, authed, r); err != nil {
 		return args, 0, err
 	}
-	bi := 0
-	for _, sp := range st.spans {
-		if sp.start < 0 {
-			args = append(args, st.bigs[bi])
-			bi++
-			continue
+	return st.collect(b, args, r), st.off, nil
+}
+
+// collect appends the arguments of the command that parseMultibulk has
+// just read whole from b: a second walk over its headers, which
+// parseMultibulk has checked, instead of a record of each argument kept
+// as the command arrived, which for small arguments was as large as the
+// command itself and grew by doubling. args grows once, to its final
+// size: the command is all there, so its count is no mere claim.
+func (st *partial) collect(b []byte, args [][]byte, r *Reader) [][]byte {
+	args = slices.Grow(args, int(max(st.n, 0))) // "*-1" counts -1
+	// The count line ends at its first '\r': parseMultibulk found no
+	// NUL before it (lineScan.find).
+	pos := bytes.IndexByte(b, '\r') + 2
+	for i := int64(0); i < st.n; i++ {
+		// "$<length>\r\n", which bulkLine has read: only digits.
+		j, l := pos+1, 0
+		for ; b[j] != '\r'; j++ {
+			l = l*10 + int(b[j]-'0')
 		}
-		args = append(args, b[sp.start:sp.end:sp.end])
+		start := j + 2
+		if r != nil && l >= BigArg {
+			if body, found, _ := r.findBig(start); found {
+				// Kept out of b: the next header follows at start.
+				args = append(args, body[:l:l])
+				pos = start
+				continue
+			}
+		}
+		end := start + int(l)
+		args = append(args, b[start:end:end])
+		pos = end + 2
 	}
-	return args, st.off, nil
+	return args
 }
 
 func (st *partial) parseInline(b []byte, args [][]byte) ([][]byte, int, error) {
@@ -303,7 +312,7 @@ func (st *partial) parseMultibulk(b []byte, maxBulk int64, authed bool, r *Reade
 		}
 		st.multi, st.n, st.off, st.line = true, n, cr+2, lineScan{}
 	}
-	for int64(len(st.spans)) < st.n {
+	for st.got < st.n {
 		if !st.inBody {
 			cr := st.line.find(b, st.off, '\r')
 			if cr < 0 {
@@ -323,12 +332,11 @@ func (st *partial) parseMultibulk(b []byte, maxBulk int64, authed bool, r *Reade
 		}
 		if r != nil && st.bulk >= BigArg {
 			// A Reader keeps big bodies out of its buffer.
-			if body, found, complete := r.findBig(st.off); found {
+			if _, found, complete := r.findBig(st.off); found {
 				if !complete {
 					return ErrIncomplete
 				}
-				st.spans = append(st.spans, span{-1, 0})
-				st.bigs = append(st.bigs, body[:st.bulk:st.bulk])
+				st.got++
 				st.inBody = false
 				continue
 			}
@@ -340,7 +348,7 @@ func (st *partial) parseMultibulk(b []byte, maxBulk int64, authed bool, r *Reade
 			return ErrIncomplete
 		}
 		end := st.off + int(st.bulk)
-		st.spans = append(st.spans, span{st.off, end})
+		st.got++
 		st.off, st.inBody = end+2, false // Redis does not check that these two bytes are CRLF.
 	}
 	return nil
