@@ -81,6 +81,9 @@ type replica struct {
 	// stream since the snapshot's moment, queued once the RDB is out.
 	syncing bool
 	pending []byte
+	// softSince is when (unix ms) pending first passed the replica
+	// class's soft output limit; 0 while under it.
+	softSince int64
 	// ackWait: the diskless payload is out; the stream starts at its ACK.
 	ackWait bool
 }
@@ -196,11 +199,43 @@ func (p *Primary) send(b []byte) {
 		if r.online {
 			r.s.Push(b)
 		} else if r.syncing {
+			before := len(r.pending)
 			r.pending = append(r.pending, b...)
+			if before>>16 != len(r.pending)>>16 {
+				p.checkPending(r)
+			}
 		}
 	}
 	clear(p.replicas[len(live):])
 	p.replicas = live
+}
+
+// checkPending closes a syncing replica whose stream held back for it
+// passed the replica class's client-output-buffer-limit (the hard limit,
+// or the soft one for longer than its seconds), as Redis closes a replica
+// whose output buffer grows while it loads the snapshot: the replica
+// asks for a full sync again. Checked at each 64 KiB of growth.
+func (p *Primary) checkPending(r *replica) {
+	hard, soft, secs := config.OutputBufferLimit(p.e.Cfg.Str(config.ClientOutputBufferLimit), "replica")
+	n := uint64(len(r.pending))
+	over := hard > 0 && n >= hard
+	if !over && soft > 0 && n >= soft {
+		now := p.e.Clock.NowMs()
+		if r.softSince == 0 {
+			r.softSince = now
+		}
+		over = now-r.softSince > secs*1000
+	} else if !over {
+		r.softSince = 0
+	}
+	if !over {
+		return
+	}
+	p.e.Stats.OutputLimitCloses.Add(1)
+	p.e.Log.Warn(fmt.Sprintf("Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", p.name(r)))
+	r.pending, r.syncing = nil, false
+	r.s.Killed.Store(true)
+	p.e.Host.Kill(r.s)
 }
 
 // cron sends the stream's PING every repl-ping-replica-period seconds
