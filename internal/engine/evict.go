@@ -337,7 +337,7 @@ func (e *Env) EvictedClients() int64 { return e.mem.evictedClients }
 // evictKey deletes an evicted key and propagates its deletion: DEL, or
 // UNLINK with lazyfree-lazy-eviction, as Redis's propagateDeletion.
 func (e *Env) evictKey(db *keyspace.DB, key string) {
-	if !db.Delete(key) {
+	if !db.DeleteEvicted(key) {
 		return // it had expired: the expiry counted and propagated it
 	}
 	e.KS.Stats.EvictedKeys++
