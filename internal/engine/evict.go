@@ -415,8 +415,13 @@ func (e *Env) evictionCandidate(p Policy) (*keyspace.DB, string) {
 				continue
 			}
 			total += n
-			for range samples {
-				if o := db.Sample(volatile); o != nil {
+			var buf [evpoolSize]*keyspace.Object
+			for left := samples; left > 0; left -= len(buf) {
+				got := buf[:min(left, len(buf))]
+				if !db.SampleN(volatile, got) {
+					break
+				}
+				for _, o := range got {
 					pool.insert(evCandidate{key: o.Key, db: db.ID, idle: e.evictionScore(p, o)})
 				}
 			}

@@ -288,6 +288,49 @@ func (d *dict) Random(r *rand.Rand) *Object {
 	return o
 }
 
+// randomN is Random for every element of out (see DB.SampleN).
+func (d *dict) randomN(r *rand.Rand, out []*Object) bool {
+	if d.Len() == 0 {
+		return false
+	}
+	if d.rehashIdx >= 0 {
+		d.rehashStep(1)
+	}
+	// Level 1: a non-empty bucket for each draw.
+	for i := range out {
+		var head *Object
+		for head == nil {
+			if d.rehashing() {
+				n0, n1 := len(d.t[0])-d.rehashIdx, len(d.t[1])
+				if j := r.IntN(n0 + n1); j < n0 {
+					head = d.t[0][d.rehashIdx+j]
+				} else {
+					head = d.t[1][j-n0]
+				}
+			} else {
+				head = d.t[0][r.IntN(len(d.t[0]))]
+			}
+		}
+		out[i] = head
+	}
+	// Level 2: a uniform pick in each chain.
+	for i, head := range out {
+		if head.next == nil {
+			continue
+		}
+		n := 0
+		for o := head; o != nil; o = o.next {
+			n++
+		}
+		o := head
+		for k := r.IntN(n); k > 0; k-- {
+			o = o.next
+		}
+		out[i] = o
+	}
+	return true
+}
+
 // Scan calls fn for the objects of the buckets at cursor and returns the
 // next cursor (0 when the scan is complete). Redis's dictScan algorithm: the
 // cursor's bits are incremented from the high end, so a scan that started on
