@@ -255,40 +255,13 @@ func (d *dict) Clear() {
 
 // Random returns a random object, or nil when empty.
 func (d *dict) Random(r *rand.Rand) *Object {
-	if d.Len() == 0 {
-		return nil
-	}
-	if d.rehashIdx >= 0 {
-		d.rehashStep(1)
-	}
-	var head *Object
-	for head == nil {
-		if d.rehashing() {
-			// Buckets of t[0] below rehashIdx are empty.
-			n0, n1 := len(d.t[0])-d.rehashIdx, len(d.t[1])
-			i := r.IntN(n0 + n1)
-			if i < n0 {
-				head = d.t[0][d.rehashIdx+i]
-			} else {
-				head = d.t[1][i-n0]
-			}
-		} else {
-			head = d.t[0][r.IntN(len(d.t[0]))]
-		}
-	}
-	n := 0
-	for o := head; o != nil; o = o.next {
-		n++
-	}
-	k := r.IntN(n)
-	o := head
-	for ; k > 0; k-- {
-		o = o.next
-	}
-	return o
+	var o [1]*Object
+	d.randomN(r, o[:])
+	return o[0]
 }
 
-// randomN is Random for every element of out (see DB.SampleN).
+// randomN fills out with random objects (see DB.SampleN); it returns
+// false, filling nothing, when d is empty.
 func (d *dict) randomN(r *rand.Rand, out []*Object) bool {
 	if d.Len() == 0 {
 		return false
