@@ -28,6 +28,7 @@ import (
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/conn"
 	"github.com/abacusdb/abacus/internal/durability"
+	"github.com/abacusdb/abacus/internal/gcgoal"
 	"github.com/abacusdb/abacus/internal/httpapi"
 	_ "github.com/abacusdb/abacus/internal/metrics"
 	"github.com/abacusdb/abacus/internal/rdb"
@@ -165,6 +166,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 		defer os.Remove(path)
 	}
 	log.Info("Server initialized")
+	gcgoal.Start() // the collector's headroom follows the data's size
 	// The RDB file loads whole into a fresh keyspace or not at all: a bad
 	// file stops the start.
 	dur := durability.New(srv.Env, srv)

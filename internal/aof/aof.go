@@ -50,8 +50,10 @@ type AOF struct {
 	mu      sync.Mutex // guards f, pend, written, the commit state, for the syncers
 	pend    []byte     // fed, not yet written to the file
 	written int64      // bytes written to f (all files, since Open)
-	dirty   bool       // written since the last fsync
-	synced  int64      // written offset the last fsync covered (under mu)
+	// wrote mirrors written for Durable's check without mu.
+	wrote  atomic.Int64
+	dirty  bool  // written since the last fsync
+	synced int64 // written offset the last fsync covered (under mu)
 	// LastFsync is when the last fsync ended (under mu).
 	LastFsync time.Time
 	stop      chan struct{}
@@ -125,16 +127,38 @@ func (a *AOF) newIncr() error {
 	a.man = &m
 	a.mu.Lock()
 	old := a.f
+	background := false
 	if old != nil {
-		// What was fed before belongs to the old file, on disk before
-		// anything goes to the new one (a waiter's fsync of the new file
-		// must not stand for the old one's bytes).
-		a.syncLocked()
+		// What was fed before belongs to the old file. Under appendfsync
+		// always it is on disk before anything goes to the new one (a
+		// waiter's fsync of the new file must not stand for the old one's
+		// bytes). Under the other policies nobody waits for it: the old
+		// file is synced and closed in the background, as Redis closes it
+		// in a bio thread, not under the server lock (a rotation at the
+		// start of a rewrite held clients for an fsync of up to a second
+		// of writes on a busy disk).
+		if a.Policy() == FsyncAlways {
+			a.syncLocked()
+		} else {
+			a.flushLocked()
+			background = a.dirty
+			a.dirty = false
+		}
 	}
 	a.f = f
 	a.size = 0
 	a.mu.Unlock()
-	if old != nil {
+	switch {
+	case background:
+		go func() {
+			if err := syncFile(old); err != nil {
+				a.mu.Lock()
+				a.WriteErr = err
+				a.mu.Unlock()
+			}
+			old.Close()
+		}()
+	case old != nil:
 		old.Close()
 	}
 	a.seldb = -1
@@ -149,6 +173,17 @@ func (a *AOF) Rotate() error { return a.newIncr() }
 // keeping only the incremental files from seq keepFrom on, and removes
 // the files the manifest no longer names.
 func (a *AOF) Install(baseName string, baseSeq int64, keepFrom int64) error {
+	remove, err := a.InstallDeferred(baseName, baseSeq, keepFrom)
+	remove()
+	return err
+}
+
+// InstallDeferred is Install that leaves the removal of the files the
+// manifest no longer names to the function it returns, to be called
+// without the server lock: unlinking the last name of a large file frees
+// its blocks there and then (hundreds of ms for an incremental file of
+// 10M writes on a busy disk), and nothing reads those files any more.
+func (a *AOF) InstallDeferred(baseName string, baseSeq int64, keepFrom int64) (remove func(), err error) {
 	m := &Manifest{Base: &ManifestFile{Name: baseName, Seq: baseSeq, Type: TypeBase}}
 	for _, f := range a.man.Incrs {
 		if f.Seq >= keepFrom {
@@ -156,7 +191,7 @@ func (a *AOF) Install(baseName string, baseSeq int64, keepFrom int64) error {
 		}
 	}
 	if err := WriteManifest(a.Dir, a.Name, m); err != nil {
-		return err
+		return func() {}, err
 	}
 	old := a.man
 	a.man = m
@@ -164,9 +199,10 @@ func (a *AOF) Install(baseName string, baseSeq int64, keepFrom int64) error {
 	for _, f := range m.Files() {
 		keep[f.Name] = true
 	}
+	var gone []string
 	for _, f := range append(old.Files(), old.History...) {
 		if !keep[f.Name] {
-			os.Remove(filepath.Join(a.Dir, f.Name))
+			gone = append(gone, filepath.Join(a.Dir, f.Name))
 		}
 	}
 	a.Size = 0
@@ -176,7 +212,11 @@ func (a *AOF) Install(baseName string, baseSeq int64, keepFrom int64) error {
 		}
 	}
 	a.BaseSize = a.Size
-	return nil
+	return func() {
+		for _, p := range gone {
+			os.Remove(p)
+		}
+	}, nil
 }
 
 // NextBaseSeq is the sequence number the next base takes.
@@ -273,6 +313,7 @@ func (a *AOF) flushLocked() {
 	n, err := a.f.Write(a.pend)
 	a.size += int64(n)
 	a.written += int64(n)
+	a.wrote.Store(a.written)
 	if n > 0 {
 		a.dirty = true
 	}

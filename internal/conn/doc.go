@@ -17,6 +17,10 @@
 //     are served after the round's others, within a budget of reply
 //     bytes and of the loop's time (serveHeavy), the largest queue
 //     first, so that clients that do not read cannot stall the others.
+//     Then, while the engine has background steps (a save's encoding,
+//     engine.Env.RunInBackground), the loop runs them for a bounded time
+//     under the server lock, taken with TryLock so the loop never waits
+//     for it holding eventLoop.mu (background_linux.go).
 //   - A client goroutine (client.serve) serves a client the loop cannot:
 //     unix sockets, io-event-loop no, systems without epoll, and a loop
 //     client that must wait ("handoff": a blocking command parked it,

@@ -88,6 +88,8 @@ type eventLoop struct {
 	// runs, so scripts that start while it is set cost one atomic load.
 	busySig   chan struct{}
 	busyArmed atomic.Bool
+	// bgOff unregisters the loop as a driver of background steps.
+	bgOff func()
 }
 
 // newEventLoop makes the loop's epoll set, or returns nil (the server
@@ -115,6 +117,7 @@ func newEventLoop(s *Server) *eventLoop {
 		return nil
 	}
 	l := &eventLoop{s: s, epfd: epfd, evfd: evfd, busySig: make(chan struct{}, 1)}
+	l.bgOff = s.Env.AddBackgroundDriver(l.wake)
 	s.wg.Add(2)
 	go l.run()
 	go l.busyWatch()
@@ -182,6 +185,7 @@ func (l *eventLoop) run() {
 	defer l.mu.Unlock()
 	for {
 		if s.closing.Load() {
+			l.bgOff()
 			l.closeAll()
 			// busyServe checks closing before it polls again.
 			unix.Close(l.epfd)
@@ -199,7 +203,7 @@ func (l *eventLoop) run() {
 		l.othersRan = false
 		// Clients held for the AOF's fsync are woken by its end, not by
 		// polling: no spin while they wait (syncWake).
-		n := l.wait(events, len(l.kick) == 0 && len(l.heavy) == 0, len(l.pending) == 0)
+		n := l.wait(events, len(l.kick) == 0 && len(l.heavy) == 0 && !s.Env.BackgroundReady(), len(l.pending) == 0)
 		for i := 0; i < n; i++ {
 			fd := int(events[i].Fd)
 			if fd == l.evfd {
@@ -225,6 +229,9 @@ func (l *eventLoop) run() {
 		}
 		l.serveHeavy()
 		l.flushAll(false)
+		if s.Env.BackgroundReady() {
+			l.background()
+		}
 	}
 }
 

@@ -422,6 +422,7 @@ func (d *Durability) startRewrite() error {
 		opt := d.saveOptions()
 		opt.Path = filepath.Join(a.Dir, bn)
 		opt.Aux = append(append([]string(nil), opt.Aux...), "aof-base", "1")
+		opt.Drive = d.e.SaveDriver(d.lock)
 		bg := persist.StartBackground(d.e.KS, d.lock, opt)
 		st.bg = bg
 		write = func() error {
@@ -439,15 +440,21 @@ func (d *Durability) startRewrite() error {
 	}
 	st.rewriting, st.started = true, time.Now()
 	st.rewriteEnd = make(chan struct{})
+	end := st.rewriteEnd
 	lock := d.lock
 	d.e.Log.Info("Background append only file rewriting started")
 	go func() {
 		err := write()
 		lock.Lock()
-		defer lock.Unlock()
+		remove := func() {}
+		defer func() {
+			lock.Unlock()
+			remove() // the old files, outside the lock
+			close(end)
+		}()
 		st.bg = nil
 		if err == nil && st.a == a {
-			err = a.Install(bn, seq, keep)
+			remove, err = a.InstallDeferred(bn, seq, keep)
 		}
 		st.rewriting = false
 		st.lastSecs = int64(time.Since(st.started).Seconds())
@@ -461,7 +468,6 @@ func (d *Durability) startRewrite() error {
 			st.rewrites++
 			d.e.Log.Info("Background AOF rewrite finished successfully")
 		}
-		close(st.rewriteEnd)
 	}()
 	return nil
 }

@@ -193,7 +193,9 @@ func (d *Durability) startBgsave() error {
 	p.lastTry = d.e.Clock.NowMs() / 1000
 	p.bgStart = time.Now()
 	p.bgDirty = d.e.Stats.Dirty.Load()
-	bg := persist.StartBackground(d.e.KS, lock, d.saveOptions())
+	opt := d.saveOptions()
+	opt.Drive = d.e.SaveDriver(lock)
+	bg := persist.StartBackground(d.e.KS, lock, opt)
 	p.bg = bg
 	done := make(chan struct{})
 	p.bgDone = done

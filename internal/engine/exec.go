@@ -118,6 +118,9 @@ type Env struct {
 	// nil when cluster-enabled is no.
 	cluster ClusterView
 	clp     clusterParams // parameters routing reads (cluster_route.go)
+	// bgw is the background work the event loops run between rounds
+	// (background.go).
+	bgw bgWork
 }
 
 // SetReadOnlyReplica turns the replica's write refusal on or off.

@@ -34,7 +34,24 @@ type Options struct {
 	// Skip, when set, leaves out the keys it returns true for (what a
 	// redis-server replica cannot hold); called under the lock.
 	Skip func(o *keyspace.Object) bool
+	// Drive, when set, runs a background save's encoding under the server
+	// lock on the goroutine that serves the clients, between their
+	// commands (engine.Env.RunInBackground): it calls step with the lock
+	// held until step returns StepDone, each time until about deadline,
+	// and after StepBlocked only once wake has been called. Stream then
+	// only writes the encoded chunks out. Without it Stream takes the lock
+	// itself for each slice.
+	Drive func(step func(deadline time.Time) Step) (wake func())
 }
+
+// Step is what a driven save's step reports (Options.Drive).
+type Step int
+
+const (
+	StepMore    Step = iota // call again soon
+	StepBlocked             // the chunks wait for the file: call after wake
+	StepDone                // the snapshot is written (or canceled)
+)
 
 // DefaultSliceKeys bounds the work done per hold of the server lock by a
 // background save.
@@ -91,6 +108,7 @@ type Background struct {
 	RenameHold time.Duration
 	canceled   bool // the snapshot is closed
 	dropped    bool // Cancel was called: the file must not replace the target
+	d          *driven
 }
 
 // StartBackground opens ks's snapshot at this moment. The caller holds
@@ -116,6 +134,11 @@ func (b *Background) Cancel() {
 		b.canceled = true
 		b.ks.EndSnapshot()
 	}
+	if d := b.d; d != nil && !d.closed {
+		d.closed = true
+		close(d.full)
+		d.wake() // the step then reports StepDone
+	}
 }
 
 // Run writes the snapshot to a temporary file a slice at a time (Stream),
@@ -136,7 +159,13 @@ func (b *Background) Run() error {
 		os.Remove(tmp)
 		return werr
 	}
-	werr = f.Sync()
+	return b.install(f, tmp)
+}
+
+// install syncs and closes the written file and renames it over the
+// target, unless the save was dropped meanwhile.
+func (b *Background) install(f *os.File, tmp string) error {
+	werr := f.Sync()
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}

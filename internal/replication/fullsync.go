@@ -17,8 +17,10 @@ import (
 
 // Full sync without fork() and without stopping the world: the snapshot
 // is the keyspace's point-in-time snapshot (keyspace/snapshot.go), the
-// one BGSAVE uses, written a slice at a time under the server lock
-// (persist.Background.Stream) while clients run between the slices.
+// one BGSAVE uses, encoded a slice at a time under the server lock by the
+// event loop between its rounds of clients (persist.Background.Stream
+// driven by engine.Env.SaveDriver), the encoded chunks written out by the
+// job's goroutine.
 //
 // A replica that needs a full sync waits (wait_bgsave) until a job takes
 // it. A job starts when the keyspace's snapshot is free (a BGSAVE or AOF
@@ -133,7 +135,7 @@ func (p *Primary) readyJob() *syncJob {
 	now := e.Clock.NowMs()
 	aux := persist.Aux(config.RedisVersion, now/1000, engine.UsedMemory())
 	aux = append(aux, "repl-stream-db", "0", "repl-id", e.Stats.Info.ReplID(), "repl-offset", strconv.FormatInt(p.offset, 10))
-	opt := persist.Options{Encode: e.FileEncodeOptions(now), Aux: aux, Functions: e.FunctionCodes()}
+	opt := persist.Options{Encode: e.FileEncodeOptions(now), Aux: aux, Functions: e.FunctionCodes(), Drive: e.SaveDriver(p.lock)}
 	if !abacus {
 		opt.Encode.NoFieldTTL = true
 		opt.Skip = func(o *keyspace.Object) bool { return o.Type == keyspace.TypeTimeSeries }

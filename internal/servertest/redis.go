@@ -1,11 +1,13 @@
 package servertest
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,10 +99,12 @@ func StartRedis(extra ...string) (*RedisServer, error) {
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
 		deadline := time.Now().Add(5 * time.Second)
 		for time.Now().Before(deadline) {
-			c, err := net.Dial("tcp", addr)
-			if err == nil {
-				c.Close()
+			switch ready(addr) {
+			case loaded:
 				return &RedisServer{Addr: addr, cmd: cmd, dir: dir}, nil
+			case loading:
+				// Listening: its data may take long to load.
+				deadline = time.Now().Add(time.Minute)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -108,6 +112,36 @@ func StartRedis(extra ...string) (*RedisServer, error) {
 		cmd.Wait()
 	}
 	return nil, fmt.Errorf("redis-server did not start")
+}
+
+// startState is how far a starting server has got.
+type startState int
+
+const (
+	down    startState = iota // not accepting connections
+	loading                   // answering -LOADING
+	loaded                    // answering (-NOAUTH under requirepass too)
+)
+
+// ready sends PING to the server at addr and says how far it has got.
+func ready(addr string) startState {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return down
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return down
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	switch {
+	case err != nil:
+		return down
+	case strings.HasPrefix(line, "-LOADING"):
+		return loading
+	}
+	return loaded
 }
 
 // Stop kills the server and removes its directory.
