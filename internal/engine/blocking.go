@@ -49,6 +49,9 @@ type Waiter struct {
 	out      resp.Writer   // the reply, once done
 	done     bool
 	wake     func()
+	// firstRun is how long the command took when it blocked; Redis adds
+	// it to the time of the run that serves it (updateStatsOnUnblock).
+	firstRun time.Duration
 	// onTimeout writes the timeout reply of a wait that no key ends
 	// (BlockFor); nil means a null array.
 	onTimeout func(w *resp.Writer)
@@ -293,15 +296,20 @@ func (e *Env) serveWaiter(w *Waiter, key string) {
 		w.out.Buf = w.out.Buf[:mark]
 		return
 	}
-	// The call was counted when the command first ran; its time and
-	// outcome are known now.
+	// The call and its first run's time were counted when the command
+	// blocked; as Redis's updateStatsOnUnblock, the time again plus this
+	// run's goes to the command's time, histogram and slow log, and this
+	// run's alone to the command-unblocking latency event.
 	st := e.cmdStat(w.cmd.Name)
 	dur := time.Since(start)
-	st.Usec += dur.Microseconds()
+	total := w.firstRun + dur
+	st.Usec += total.Microseconds()
 	if failed {
 		st.Failed++
 	}
-	e.trackLatency(st, dur)
+	e.trackLatency(st, total)
+	e.slowlogPush(w.cmd, w.S, w.args, total)
+	e.latencySample("command-unblocking", dur)
 	e.endWait(w)
 }
 
@@ -462,11 +470,25 @@ func ClientUnblock(c *Ctx) {
 		const msg = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 		c.Env.CountError(msg)
 		w.out.Error(msg)
-		c.Env.cmdStat(w.cmd.Name).Failed++
+		// Redis's call() counts CLIENT UNBLOCK itself as failed too: an
+		// error reply was counted while it ran.
+		c.err = true
+	} else if w.onTimeout != nil {
+		w.onTimeout(&w.out)
 	} else {
 		w.out.NullArray()
 	}
-	c.Env.endWait(w)
+	// Either way Redis 7.0 (updateStatsOnUnblock(target, 0, 0, 1)) counts
+	// the blocked command as failed and adds its first run's time again,
+	// to its time, its histogram and the slow log, the last with the
+	// arguments already dropped.
+	e := c.Env
+	st := e.cmdStat(w.cmd.Name)
+	st.Failed++
+	st.Usec += w.firstRun.Microseconds()
+	e.trackLatency(st, w.firstRun)
+	e.slowlogPush(w.cmd, w.S, nil, w.firstRun)
+	e.endWait(w)
 	c.W.Int(1)
 }
 

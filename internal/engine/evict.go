@@ -124,6 +124,7 @@ type memState struct {
 	lastForcedGC                 time.Duration
 	evictedClients               int64
 	clientsCheckedAt             int64 // unix ms of evictClients' last sample
+	hold                         holdState
 }
 
 // UsedMemory is the server's used memory: the live heap at the last
@@ -221,6 +222,7 @@ func (e *Env) oomRefusal(s *Session, cmd *Command) string {
 	if maxmem == 0 {
 		return ""
 	}
+	e.holdForCollector(maxmem) // evict_hold.go
 	oom := e.performEvictions(maxmem) == evictFail
 	deny := cmd.Flags&FlagDenyOOM != 0 || cmd.Name == "exec" && s.tx.flags&FlagDenyOOM != 0
 	switch cmd.Name {
@@ -265,18 +267,24 @@ func evictionTimeLimit(tenacity int64) time.Duration {
 // next command goes on where this one stopped).
 func (e *Env) performEvictions(maxmem int64) evictResult {
 	used := e.UsedMemory()
-	if used <= maxmem {
+	policy := e.Policy()
+	// Eviction's target: maxmem, less what the runtime uses past its
+	// limit (evict_hold.go) under the evicting policies.
+	target := maxmem
+	if policy != NoEviction {
+		target -= e.mem.hold.excess
+	}
+	if used <= target {
 		e.noteExceeded(false)
 		return evictOK
 	}
-	policy := e.Policy()
 	res := evictOK
 	if policy == NoEviction {
 		res = evictFail
 	} else {
 		start := time.Since(monoBase)
 		limit := evictionTimeLimit(e.Cfg.Int(config.MaxMemoryEvictionTenacity))
-		for n := 1; e.UsedMemory() > maxmem; n++ {
+		for n := 1; e.UsedMemory() > target; n++ {
 			db, key := e.evictionCandidate(policy)
 			if db == nil {
 				res = evictFail
@@ -288,6 +296,9 @@ func (e *Env) performEvictions(maxmem int64) evictResult {
 				break
 			}
 		}
+	}
+	if res == evictFail && e.UsedMemory() <= maxmem {
+		res = evictOK // under maxmemory, only not under the target
 	}
 	if res == evictFail && e.forceMeasure() && e.UsedMemory() <= maxmem {
 		// The estimate was stale (values freed in place, a flush):
@@ -337,7 +348,7 @@ func (e *Env) EvictedClients() int64 { return e.mem.evictedClients }
 // evictKey deletes an evicted key and propagates its deletion: DEL, or
 // UNLINK with lazyfree-lazy-eviction, as Redis's propagateDeletion.
 func (e *Env) evictKey(db *keyspace.DB, key string) {
-	if !db.Delete(key) {
+	if !db.DeleteEvicted(key) {
 		return // it had expired: the expiry counted and propagated it
 	}
 	e.KS.Stats.EvictedKeys++
@@ -415,8 +426,13 @@ func (e *Env) evictionCandidate(p Policy) (*keyspace.DB, string) {
 				continue
 			}
 			total += n
-			for range samples {
-				if o := db.Sample(volatile); o != nil {
+			var buf [evpoolSize]*keyspace.Object
+			for left := samples; left > 0; left -= len(buf) {
+				got := buf[:min(left, len(buf))]
+				if !db.SampleN(volatile, got) {
+					break
+				}
+				for _, o := range got {
 					pool.insert(evCandidate{key: o.Key, db: db.ID, idle: e.evictionScore(p, o)})
 				}
 			}

@@ -513,7 +513,15 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 	if failed {
 		st.Failed++
 	}
-	if !s.Blocked {
+	blocked := s.Blocked && !nested
+	if blocked {
+		// As Redis's call(): a command that blocked has its call and
+		// time counted now, its histogram and slow log entry when it is
+		// served (serveWaiter), and neither if it times out.
+		if w := e.blk.byID[s.ID]; w != nil {
+			w.firstRun = dur
+		}
+	} else {
 		e.trackLatency(st, dur)
 	}
 	if e.trk.hooked && cmd.Flags&FlagReadonly != 0 {
@@ -529,7 +537,9 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 			e.trackRead(ts, cmd, args)
 		}
 	}
-	e.slowlogPush(cmd, s, args, dur)
+	if !blocked {
+		e.slowlogPush(cmd, s, args, dur)
+	}
 	e.latencySample(commandLatencyEvent(cmd), dur)
 	if len(e.monitors) > 0 && cmd.Flags&(FlagAdmin|FlagSkipMonitor) == 0 {
 		e.FeedMonitors(s, cmd, args)

@@ -255,37 +255,53 @@ func (d *dict) Clear() {
 
 // Random returns a random object, or nil when empty.
 func (d *dict) Random(r *rand.Rand) *Object {
+	var o [1]*Object
+	d.randomN(r, o[:])
+	return o[0]
+}
+
+// randomN fills out with random objects (see DB.SampleN); it returns
+// false, filling nothing, when d is empty.
+func (d *dict) randomN(r *rand.Rand, out []*Object) bool {
 	if d.Len() == 0 {
-		return nil
+		return false
 	}
 	if d.rehashIdx >= 0 {
 		d.rehashStep(1)
 	}
-	var head *Object
-	for head == nil {
-		if d.rehashing() {
-			// Buckets of t[0] below rehashIdx are empty.
-			n0, n1 := len(d.t[0])-d.rehashIdx, len(d.t[1])
-			i := r.IntN(n0 + n1)
-			if i < n0 {
-				head = d.t[0][d.rehashIdx+i]
+	// Level 1: a non-empty bucket for each draw.
+	for i := range out {
+		var head *Object
+		for head == nil {
+			if d.rehashing() {
+				n0, n1 := len(d.t[0])-d.rehashIdx, len(d.t[1])
+				if j := r.IntN(n0 + n1); j < n0 {
+					head = d.t[0][d.rehashIdx+j]
+				} else {
+					head = d.t[1][j-n0]
+				}
 			} else {
-				head = d.t[1][i-n0]
+				head = d.t[0][r.IntN(len(d.t[0]))]
 			}
-		} else {
-			head = d.t[0][r.IntN(len(d.t[0]))]
 		}
+		out[i] = head
 	}
-	n := 0
-	for o := head; o != nil; o = o.next {
-		n++
+	// Level 2: a uniform pick in each chain.
+	for i, head := range out {
+		if head.next == nil {
+			continue
+		}
+		n := 0
+		for o := head; o != nil; o = o.next {
+			n++
+		}
+		o := head
+		for k := r.IntN(n); k > 0; k-- {
+			o = o.next
+		}
+		out[i] = o
 	}
-	k := r.IntN(n)
-	o := head
-	for ; k > 0; k-- {
-		o = o.next
-	}
-	return o
+	return true
 }
 
 // Scan calls fn for the objects of the buckets at cursor and returns the

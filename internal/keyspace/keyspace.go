@@ -297,6 +297,7 @@ type Keyspace struct {
 	// (negative: lost) since the server last reset it (memacct.go).
 	UsedDelta int64
 	rnd       *rand.Rand
+	spare     []*Object    // evicted keys' objects for new string keys (recycle.go)
 	wj        watchJournal // WATCH changes an undone script takes back (watch.go)
 	undo      undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
 	snap      *snapshot    // the open point-in-time snapshot (snapshot.go)
@@ -524,7 +525,10 @@ func (db *DB) remove(key string) *Object {
 }
 
 // Delete removes key and reports whether a live value was there.
-func (db *DB) Delete(key string) bool {
+func (db *DB) Delete(key string) bool { return db.del(key) != nil }
+
+// del is Delete, returning the object it removed.
+func (db *DB) del(key string) *Object {
 	if db.ks.snap != nil {
 		db.snapTouch(key)
 	}
@@ -533,14 +537,14 @@ func (db *DB) Delete(key string) bool {
 	}
 	o := db.dict.Get(key)
 	if o == nil {
-		return false
+		return nil
 	}
 	if db.expireIfNeeded(o) || db.fieldsDue(o) && db.expireFieldsOf(o) {
-		return false
+		return nil
 	}
 	db.remove(key)
 	db.touched(key)
-	return true
+	return o
 }
 
 // Take removes key and returns its live object (RENAME, MOVE).

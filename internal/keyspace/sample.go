@@ -20,3 +20,22 @@ func (db *DB) NextExpiry() *Object {
 	}
 	return db.expires[0]
 }
+
+// SampleN fills out with random stored objects as len(out) calls of Sample
+// would (the same key may come twice), or returns false, filling nothing,
+// when there is none. For the key table it draws them level by level,
+// every bucket slot first, then every chain, so that the cache misses of
+// the draws overlap (prefetch.go's reasoning) where Sample's come one
+// after another.
+func (db *DB) SampleN(volatile bool, out []*Object) bool {
+	if volatile {
+		if len(db.expires) == 0 {
+			return false
+		}
+		for i := range out {
+			out[i] = db.expires[db.ks.rnd.IntN(len(db.expires))]
+		}
+		return true
+	}
+	return db.dict.randomN(db.ks.rnd, out)
+}

@@ -27,7 +27,7 @@ func (db *DB) StoreString(cur *Object, key, val []byte, at int64, keepTTL bool) 
 		db.journal(string(key))
 	}
 	if cur == nil || cur.Type != TypeString {
-		k, o := newStringObject(key, val)
+		k, o := newStringObject(db.ks.spareObject(), key, val)
 		o.Expire = at
 		db.Set(k, o, keepTTL)
 		return
@@ -74,8 +74,12 @@ func (o *Object) overwriteString(b []byte) {
 // key's bytes, so a read finds both in the same cache line or two. The key
 // part is never written again: the value part is handed out with its
 // capacity capped, so an append reallocates instead of running into it.
-func newStringObject(key, val []byte) (string, *Object) {
-	o := &Object{Type: TypeString}
+// o is a zero Object to fill, or nil for a new one.
+func newStringObject(o *Object, key, val []byte) (string, *Object) {
+	if o == nil {
+		o = new(Object)
+	}
+	o.Type = TypeString
 	if len(val) <= 20 {
 		if v, ok := parseInt(val); ok {
 			o.SetInt(v)
