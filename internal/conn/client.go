@@ -623,6 +623,10 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s := c.srv
 	s.mu.Lock()
 	defer func() {
+		if !c.deferWrite && s.Env.BroadcastDue() {
+			// A client on its own goroutine: its batch is its round.
+			s.Env.BroadcastTracking()
+		}
 		s.current = nil
 		c.w.Limit, c.w.Dropped = 0, false
 		aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // the batch's AOF bytes (the effect stream on disk)

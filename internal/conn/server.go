@@ -389,6 +389,12 @@ func (s *Server) cron() {
 		if !s.paused() {
 			s.activeExpire(period / 4)
 		}
+		if s.Env.BroadcastDue() {
+			// Keys the cron expired, or changed outside any round.
+			s.mu.Lock()
+			s.Env.BroadcastTracking()
+			s.mu.Unlock()
+		}
 	}
 }
 
