@@ -630,6 +630,9 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 		s.current = nil
 		c.w.Limit, c.w.Dropped = 0, false
 		aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // the batch's AOF bytes (the effect stream on disk)
+		if len(s.heldQs) > 0 {
+			s.releasePushes(aofOff, c.roundWakes) // what the batch pushed to others follows its writes to disk
+		}
 		direct := c.stage()
 		s.mu.Unlock()
 		c.mustSync(aofOff) // appendfsync always: on disk before the replies (finish)
@@ -924,7 +927,11 @@ func (c *client) push(b []byte) {
 			}
 		}
 	}
-	q.addWaking(c, b, wl)
+	hold := s.holdPushes()
+	q.addWaking(c, b, wl, hold)
+	if hold {
+		s.held(q)
+	}
 }
 
 // pausedFor reports whether CLIENT PAUSE holds the command args back:

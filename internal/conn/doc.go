@@ -105,6 +105,13 @@
 // appends it to its replies in order. kill sets Session.Killed and shuts
 // the socket down (under ioMu); the owner notices and closes.
 //
+// With the AOF on, pushed bytes are held in the queue (outQueue.held)
+// until the batch that pushed them has fed its writes to the AOF
+// (Server.releasePushes, under the server lock, with the batch's
+// position; pushes made outside a batch are released by the cron, the
+// loop's round end or Server.Unlock), and the writer waits for that
+// position to be durable before it writes them (holdPushes, out.go).
+//
 // The queue (client.out) is made once, by compare-and-swap: by a push,
 // or by the owner when its socket is full (queueRest); whoever makes it
 // counts its writer in Server.wg. Its output buffer limits are checked by

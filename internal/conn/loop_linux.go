@@ -248,6 +248,7 @@ func (l *eventLoop) broadcastTracking() {
 		}()
 	}
 	s.Env.BroadcastTracking()
+	s.releaseHeld()
 	s.mu.Unlock()
 }
 

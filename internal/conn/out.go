@@ -3,6 +3,8 @@ package conn
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/abacusdb/abacus/internal/config"
 )
 
 // outLimit caps the output queued for a client whose class has no
@@ -37,27 +39,43 @@ type outQueue struct {
 	// closing: no more output, write what is left and exit; failed: the
 	// connection broke or is being closed, drop everything.
 	closing, failed bool
+	// held, when not -1, is the index in chunks from which the bytes are
+	// held back: pushed while the AOF is on by a batch whose effects are
+	// not written yet (holdPushes). The writer takes only the chunks
+	// before it; held bytes start a chunk of their own. syncPos is the
+	// AOF position the released chunks wait for (the largest of their
+	// batches'; 0: none): the writer waits for it to be durable before it
+	// writes them, as Redis writes every client's output after the AOF's
+	// write and fsync in beforeSleep.
+	held    int
+	syncPos int64
+	// inHeld says the queue is in Server.heldQs (under the server lock).
+	inHeld bool
 }
 
 // chunkBytes is the size of the chunks small outputs are copied into.
 const chunkBytes = 16 << 10
 
 func newOutQueue() *outQueue {
-	return &outQueue{wake: make(chan struct{}, 1), done: make(chan struct{})}
+	return &outQueue{wake: make(chan struct{}, 1), done: make(chan struct{}), held: -1}
 }
 
 // add queues a copy of b for c; a client over its limit is closed.
-func (q *outQueue) add(c *client, b []byte) { q.addWaking(c, b, nil) }
+func (q *outQueue) add(c *client, b []byte) { q.addWaking(c, b, nil, false) }
 
 // addWaking is add whose writer, with wl set, wakes at the end of the
-// event loop's round instead of at once.
-func (q *outQueue) addWaking(c *client, b []byte, wl *wakeList) {
+// event loop's round instead of at once. With hold, b is held back until
+// Server.releasePushes.
+func (q *outQueue) addWaking(c *client, b []byte, wl *wakeList, hold bool) {
 	q.mu.Lock()
 	if q.failed || q.closing {
 		q.mu.Unlock()
 		return
 	}
-	if k := len(q.chunks) - 1; k >= 0 && cap(q.chunks[k])-len(q.chunks[k]) >= len(b) {
+	if hold && q.held < 0 {
+		q.held = len(q.chunks) // b starts a chunk of its own
+	}
+	if k := len(q.chunks) - 1; k >= 0 && k >= q.held && cap(q.chunks[k])-len(q.chunks[k]) >= len(b) {
 		q.chunks[k] = append(q.chunks[k], b...)
 	} else if q.free != nil && len(b) <= chunkBytes {
 		q.chunks = append(q.chunks, append(q.free[:0], b...))
@@ -97,6 +115,9 @@ func (q *outQueue) prepend(c *client, b []byte) {
 		return
 	}
 	q.chunks = append([][]byte{append([]byte(nil), b...)}, q.chunks...)
+	if q.held >= 0 {
+		q.held++
+	}
 	q.n += int64(len(b))
 	n := q.n
 	q.mu.Unlock()
@@ -126,6 +147,54 @@ func (q *outQueue) signal() {
 	select {
 	case q.wake <- struct{}{}:
 	default:
+	}
+}
+
+// holdPushes says whether output pushed now must wait for the AOF: with
+// the AOF on, Redis writes no client's output before beforeSleep has
+// written (and under appendfsync always, fsynced) the AOF, so a message
+// published, a keyspace event or an invalidation never reaches a client
+// before the write behind it is on disk. Pushed bytes are held in their
+// queue (outQueue.held) until the batch that pushed them has written its
+// effects (releasePushes, with the position Persistence.Flush gave the
+// batch), and the queue's writer waits for that position to be durable.
+// Under the server lock.
+func (s *Server) holdPushes() bool { return s.Cfg.Bool(config.AppendOnly) }
+
+// held registers q as holding pushed bytes back (under the server lock).
+func (s *Server) held(q *outQueue) {
+	if !q.inHeld {
+		q.inHeld = true
+		s.heldQs = append(s.heldQs, q)
+		s.heldCount.Store(int64(len(s.heldQs)))
+	}
+}
+
+// releasePushes lets the held queues' writers have their bytes once the
+// AOF position pos (0: none) is durable, waking them after the event
+// loop's round when wl is set, else at once. Under the server lock, after
+// the writes that made the pushes were fed to the AOF.
+func (s *Server) releasePushes(pos int64, wl *wakeList) {
+	for i, q := range s.heldQs {
+		q.release(pos)
+		q.inHeld = false
+		s.heldQs[i] = nil
+		if wl != nil {
+			wl.later(q)
+		} else {
+			q.signal()
+		}
+	}
+	s.heldQs = s.heldQs[:0]
+	s.heldCount.Store(0)
+}
+
+// releaseHeld releases the bytes pushed outside a client's batch (by the
+// cron, the loop's round end, a lock holder such as replication) at the
+// AOF's position now.
+func (s *Server) releaseHeld() {
+	if len(s.heldQs) > 0 {
+		s.releasePushes(s.Env.Persistence().Flush(false), nil)
 	}
 }
 
@@ -160,6 +229,23 @@ func (w *wakeList) wakeAll() {
 	}
 }
 
+// release lets the writer have the held bytes once the AOF position pos
+// (0: none) is durable.
+func (q *outQueue) release(pos int64) {
+	q.mu.Lock()
+	q.held = -1
+	q.syncPos = max(q.syncPos, pos)
+	q.mu.Unlock()
+}
+
+// ready is how many chunks the writer may take.
+func (q *outQueue) ready() int {
+	if q.held < 0 || q.closing {
+		return len(q.chunks)
+	}
+	return q.held
+}
+
 // size is how many bytes wait in the queue.
 func (q *outQueue) size() int64 {
 	q.mu.Lock()
@@ -174,7 +260,7 @@ func (q *outQueue) fail() {
 	for _, b := range q.chunks {
 		n += cap(b)
 	}
-	q.failed, q.chunks, q.n, q.free = true, nil, 0, nil
+	q.failed, q.chunks, q.n, q.free, q.held = true, nil, 0, nil, -1
 	q.mu.Unlock()
 	ReleaseMemory(int64(n))
 }
@@ -199,7 +285,7 @@ func (c *client) writeLoop(q *outQueue) {
 	var spare [][]byte
 	for {
 		q.mu.Lock()
-		for len(q.chunks) == 0 && !q.closing && !q.failed {
+		for q.ready() == 0 && !q.closing && !q.failed {
 			q.mu.Unlock()
 			<-q.wake
 			q.mu.Lock()
@@ -208,9 +294,24 @@ func (c *client) writeLoop(q *outQueue) {
 			q.mu.Unlock()
 			return
 		}
-		chunks := q.chunks
-		q.chunks = spare[:0]
+		var chunks [][]byte
+		if k := q.ready(); k == len(q.chunks) {
+			chunks = q.chunks
+			q.chunks = spare[:0]
+		} else {
+			// Held chunks stay: the released ones move out.
+			chunks = append(spare[:0], q.chunks[:k]...)
+			n := copy(q.chunks, q.chunks[k:])
+			clear(q.chunks[n:])
+			q.chunks = q.chunks[:n]
+			q.held = 0
+		}
+		pos := q.syncPos
+		q.syncPos = 0
 		q.mu.Unlock()
+		if pos != 0 {
+			s.Env.Persistence().Wait(pos)
+		}
 		for i, b := range chunks {
 			chunks[i] = nil
 			now := s.Env.Clock.NowMs()
