@@ -1,11 +1,9 @@
 package durability_test
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -102,13 +100,7 @@ func TestPushesFollowFsync(t *testing.T) {
 				if k < 0 {
 					t.Fatalf("frame names no write: %q", g.frame)
 				}
-				v := g.frame[k : k+4]
-				bulk := "$" + strconv.Itoa(len(v)) + "\r\n" + v + "\r\n"
-				at := bytes.Index(b, []byte(bulk))
-				if at < 0 {
-					t.Fatalf("SET of %s missing from the AOF", v)
-				}
-				if end := int64(at + len(bulk)); end > g.covered {
+				if end := valueEnd(t, b, g.frame[k:k+4]); end > g.covered {
 					t.Errorf("%q received with the AOF synced up to %d, the write behind it ends at %d", g.frame, g.covered, end)
 				}
 			}
