@@ -839,7 +839,7 @@ func (c *client) queue() *outQueue {
 	if q := c.out.Load(); q != nil {
 		return q
 	}
-	q := newOutQueue()
+	q := newOutQueue(c)
 	if !c.out.CompareAndSwap(nil, q) {
 		return c.out.Load()
 	}

@@ -150,12 +150,17 @@
 //   - wQueueWaits: a push created the queue while a write was in flight.
 //     endDirect (or queueRest) then moves to wQueue and starts the
 //     queue's writer, so the pushed bytes follow the replies.
-//   - wQueue: the pushed-output writer alone writes, for the rest of the
-//     connection; the owner's replies join the queue in stage instead.
+//   - wQueue: the queue alone is written, for the rest of the
+//     connection; the owner's replies join it in stage instead. Its
+//     writer is whoever holds outQueue.busy (under outQueue.mu): the
+//     pushed-output writer, or an event loop that drains it without
+//     blocking at the end of its round (outQueue.drain, from wakeAll)
+//     instead of waking the writer, and gives what the socket did not
+//     take back to the queue's head for the writer.
 //
 // So bytes reach a socket by three routes: the owner's write of its
 // staged replies (finish, finished by writeRest after a handoff), the
-// pushed-output writer (writeLoop), and the refusal line sent to a
+// queue's writer (writeLoop, or a loop's drain), and the refusal line sent to a
 // connection turned away before it becomes a client (Server.accept). The
 // queue stays a route of its own because pushes come from other clients'
 // goroutines under the server lock and must not wait for the receiving

@@ -51,13 +51,21 @@ type outQueue struct {
 	syncPos int64
 	// inHeld says the queue is in Server.heldQs (under the server lock).
 	inHeld bool
+	// busy is set while someone writes chunks it took from the queue:
+	// its writer goroutine, or an event loop draining it at the end of
+	// its round (drain). Whoever sets it is the one writer to the socket
+	// until it clears it; spare is that writer's scratch.
+	busy  bool
+	spare [][]byte
+	// c is the client the queue belongs to.
+	c *client
 }
 
 // chunkBytes is the size of the chunks small outputs are copied into.
 const chunkBytes = 16 << 10
 
-func newOutQueue() *outQueue {
-	return &outQueue{wake: make(chan struct{}, 1), done: make(chan struct{}), held: -1}
+func newOutQueue(c *client) *outQueue {
+	return &outQueue{wake: make(chan struct{}, 1), done: make(chan struct{}), held: -1, c: c}
 }
 
 // add queues a copy of b for c; a client over its limit is closed.
@@ -217,7 +225,8 @@ func (w *wakeList) later(q *outQueue) {
 	w.mu.Unlock()
 }
 
-// wakeAll wakes the writers on the list.
+// wakeAll drains the queues on the list from the event loop (drain), or
+// wakes their writers.
 func (w *wakeList) wakeAll() {
 	w.mu.Lock()
 	qs := w.qs
@@ -225,7 +234,9 @@ func (w *wakeList) wakeAll() {
 	w.mu.Unlock()
 	for _, q := range qs {
 		q.wakeQueued.Store(false)
-		q.signal()
+		if !q.drain() {
+			q.signal()
+		}
 	}
 }
 
@@ -236,6 +247,40 @@ func (q *outQueue) release(pos int64) {
 	q.held = -1
 	q.syncPos = max(q.syncPos, pos)
 	q.mu.Unlock()
+}
+
+// take moves the chunks the writer may have out of the queue, and
+// returns them with the AOF position they wait for. q.mu held, by the
+// one who then sets busy.
+func (q *outQueue) take() ([][]byte, int64) {
+	var chunks [][]byte
+	if k := q.ready(); k == len(q.chunks) {
+		chunks = q.chunks
+		q.chunks = q.spare[:0]
+	} else {
+		// Held chunks stay: the released ones move out.
+		chunks = append(q.spare[:0], q.chunks[:k]...)
+		n := copy(q.chunks, q.chunks[k:])
+		clear(q.chunks[n:])
+		q.chunks = q.chunks[:n]
+		q.held = 0
+	}
+	q.spare = nil
+	pos := q.syncPos
+	q.syncPos = 0
+	return chunks, pos
+}
+
+// wroteLocked accounts for n bytes of chunk b written (all of it: b may be
+// kept for the next small output). q.mu held.
+func (q *outQueue) wroteLocked(b []byte, n int) {
+	if q.failed {
+		return
+	}
+	q.n -= int64(n)
+	if n == len(b) && cap(b) == chunkBytes && q.free == nil {
+		q.free = b
+	}
 }
 
 // ready is how many chunks the writer may take.
@@ -282,10 +327,9 @@ func (c *client) writeLoop(q *outQueue) {
 	s := c.srv
 	defer s.wg.Done()
 	defer close(q.done)
-	var spare [][]byte
 	for {
 		q.mu.Lock()
-		for q.ready() == 0 && !q.closing && !q.failed {
+		for q.busy || q.ready() == 0 && !q.closing && !q.failed {
 			q.mu.Unlock()
 			<-q.wake
 			q.mu.Lock()
@@ -294,20 +338,8 @@ func (c *client) writeLoop(q *outQueue) {
 			q.mu.Unlock()
 			return
 		}
-		var chunks [][]byte
-		if k := q.ready(); k == len(q.chunks) {
-			chunks = q.chunks
-			q.chunks = spare[:0]
-		} else {
-			// Held chunks stay: the released ones move out.
-			chunks = append(spare[:0], q.chunks[:k]...)
-			n := copy(q.chunks, q.chunks[k:])
-			clear(q.chunks[n:])
-			q.chunks = q.chunks[:n]
-			q.held = 0
-		}
-		pos := q.syncPos
-		q.syncPos = 0
+		chunks, pos := q.take()
+		q.busy = true
 		q.mu.Unlock()
 		if pos != 0 {
 			s.Env.Persistence().Wait(pos)
@@ -315,19 +347,17 @@ func (c *client) writeLoop(q *outQueue) {
 		for i, b := range chunks {
 			chunks[i] = nil
 			now := s.Env.Clock.NowMs()
-			n, err := c.outWrite(b) // wown is wQueue: this goroutine alone writes
+			n, err := c.outWrite(b) // wown is wQueue and busy is ours: this goroutine alone writes
 			s.Env.Stats.NetOutputBytes.Add(int64(n))
 			if n > 0 {
 				c.sess.LastIO.Store(now)
 			}
 			q.mu.Lock()
-			if !q.failed {
-				q.n -= int64(len(b))
-				if cap(b) == chunkBytes && q.free == nil {
-					q.free = b
-				}
-			}
+			q.wroteLocked(b, len(b))
 			left := q.n
+			if err != nil {
+				q.busy = false
+			}
 			q.mu.Unlock()
 			c.sess.OutBuf.Store(left)
 			if err != nil {
@@ -336,6 +366,81 @@ func (c *client) writeLoop(q *outQueue) {
 				return
 			}
 		}
-		spare = chunks
+		q.mu.Lock()
+		q.busy = false
+		q.spare = chunks[:0]
+		q.mu.Unlock()
 	}
+}
+
+// drain writes the queue's ready bytes from an event loop at the end of
+// its round, without blocking, instead of waking the writer goroutine:
+// a PUBLISH to many subscribers then costs the loop one write per
+// subscriber per round, as in Redis, and no goroutine wake-up each. It
+// reports false when it wrote nothing and the writer must be woken (the
+// client is not the loop's kind, a write or the AOF's fsync is in
+// progress); a socket that does not take everything gets the rest back
+// at the head of the queue, and the writer is woken to wait for it.
+func (q *outQueue) drain() bool {
+	c := q.c
+	if c == nil || c.fd < 0 || c.wown.Load() != wQueue {
+		return false // the writer alone writes TLS, or bytes behind a direct write
+	}
+	s := c.srv
+	q.mu.Lock()
+	if q.busy || q.failed || q.closing || q.ready() == 0 {
+		q.mu.Unlock()
+		return false
+	}
+	if q.syncPos != 0 && !s.Env.Persistence().Durable(q.syncPos, nil) {
+		q.mu.Unlock()
+		return false // the writer waits for the fsync
+	}
+	chunks, _ := q.take()
+	q.busy = true
+	q.mu.Unlock()
+	now := s.Env.Clock.NowMs()
+	total := 0
+	var rest [][]byte
+	for i, b := range chunks {
+		n, err := fdWrite(c.fd, b)
+		total += n
+		q.mu.Lock()
+		q.wroteLocked(b, n)
+		q.mu.Unlock()
+		chunks[i] = nil
+		if err != nil {
+			// The rest goes back to the head of the queue for the writer
+			// (which meets a failure again and closes).
+			if n < len(b) {
+				rest = append(rest, b[n:])
+			}
+			for _, r := range chunks[i+1:] {
+				rest = append(rest, r)
+			}
+			clear(chunks[i+1:])
+			break
+		}
+	}
+	s.Env.Stats.NetOutputBytes.Add(int64(total))
+	if total > 0 {
+		c.sess.LastIO.Store(now)
+	}
+	q.mu.Lock()
+	if len(rest) > 0 && !q.failed {
+		q.chunks = append(rest, q.chunks...)
+		if q.held >= 0 {
+			q.held += len(rest)
+		}
+	}
+	q.busy = false
+	q.spare = chunks[:0]
+	more := q.ready() > 0 || q.closing || q.failed
+	left := q.n
+	q.mu.Unlock()
+	c.sess.OutBuf.Store(left)
+	if more {
+		q.signal()
+	}
+	return true
 }
