@@ -232,9 +232,13 @@ func (w *wakeList) wakeAll() {
 	qs := w.qs
 	w.qs = nil
 	w.mu.Unlock()
-	for _, q := range qs {
+	var now int64
+	for i, q := range qs {
+		if i == 0 {
+			now = q.c.srv.Env.Clock.NowMs() // one clock read for the round's writes
+		}
 		q.wakeQueued.Store(false)
-		if !q.drain() {
+		if !q.drain(now) {
 			q.signal()
 		}
 	}
@@ -381,7 +385,7 @@ func (c *client) writeLoop(q *outQueue) {
 // client is not the loop's kind, a write or the AOF's fsync is in
 // progress); a socket that does not take everything gets the rest back
 // at the head of the queue, and the writer is woken to wait for it.
-func (q *outQueue) drain() bool {
+func (q *outQueue) drain(now int64) bool {
 	c := q.c
 	if c == nil || c.fd < 0 || c.wown.Load() != wQueue {
 		return false // the writer alone writes TLS, or bytes behind a direct write
@@ -399,17 +403,18 @@ func (q *outQueue) drain() bool {
 	chunks, _ := q.take()
 	q.busy = true
 	q.mu.Unlock()
-	now := s.Env.Clock.NowMs()
 	total := 0
 	var rest [][]byte
+	done := len(chunks) // chunks written whole
 	for i, b := range chunks {
 		n, err := fdWrite(c.fd, b)
 		total += n
-		q.mu.Lock()
-		q.wroteLocked(b, n)
-		q.mu.Unlock()
-		chunks[i] = nil
 		if err != nil {
+			done = i
+			q.mu.Lock()
+			q.wroteLocked(b, n)
+			q.mu.Unlock()
+			chunks[i] = nil
 			// The rest goes back to the head of the queue for the writer
 			// (which meets a failure again and closes).
 			if n < len(b) {
@@ -427,6 +432,10 @@ func (q *outQueue) drain() bool {
 		c.sess.LastIO.Store(now)
 	}
 	q.mu.Lock()
+	for i, b := range chunks[:done] {
+		q.wroteLocked(b, len(b))
+		chunks[i] = nil
+	}
 	if len(rest) > 0 && !q.failed {
 		q.chunks = append(rest, q.chunks...)
 		if q.held >= 0 {
