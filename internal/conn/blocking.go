@@ -109,6 +109,9 @@ func (c *client) waitBlocked() bool {
 	c.w.Buf = append(c.w.Buf, w.Reply()...)
 	c.applyReplyMode(mark)
 	aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // see runLocked
+	if len(s.heldQs) > 0 {
+		s.releasePushes(aofOff, nil)
+	}
 	direct := c.stage()
 	s.mu.Unlock()
 	c.mustSync(aofOff)

@@ -630,9 +630,16 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s := c.srv
 	s.mu.Lock()
 	defer func() {
+		if !c.deferWrite && s.Env.BroadcastDue() {
+			// A client on its own goroutine: its batch is its round.
+			s.Env.BroadcastTracking()
+		}
 		s.current = nil
 		c.w.Limit, c.w.Dropped = 0, false
 		aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // the batch's AOF bytes (the effect stream on disk)
+		if len(s.heldQs) > 0 {
+			s.releasePushes(aofOff, c.roundWakes) // what the batch pushed to others follows its writes to disk
+		}
 		direct := c.stage()
 		s.mu.Unlock()
 		c.mustSync(aofOff) // appendfsync always: on disk before the replies (finish)
@@ -839,7 +846,7 @@ func (c *client) queue() *outQueue {
 	if q := c.out.Load(); q != nil {
 		return q
 	}
-	q := newOutQueue()
+	q := newOutQueue(c)
 	if !c.out.CompareAndSwap(nil, q) {
 		return c.out.Load()
 	}
@@ -927,7 +934,11 @@ func (c *client) push(b []byte) {
 			}
 		}
 	}
-	q.addWaking(c, b, wl)
+	hold := s.holdPushes()
+	q.addWaking(c, b, wl, hold)
+	if hold {
+		s.held(q)
+	}
 }
 
 // pausedFor reports whether CLIENT PAUSE holds the command args back:

@@ -109,6 +109,13 @@
 // appends it to its replies in order. kill sets Session.Killed and shuts
 // the socket down (under ioMu); the owner notices and closes.
 //
+// With the AOF on, pushed bytes are held in the queue (outQueue.held)
+// until the batch that pushed them has fed its writes to the AOF
+// (Server.releasePushes, under the server lock, with the batch's
+// position; pushes made outside a batch are released by the cron, the
+// loop's round end or Server.Unlock), and the writer waits for that
+// position to be durable before it writes them (holdPushes, out.go).
+//
 // The queue (client.out) is made once, by compare-and-swap: by a push,
 // or by the owner when its socket is full (queueRest); whoever makes it
 // counts its writer in Server.wg. Its output buffer limits are checked by
@@ -147,8 +154,13 @@
 //   - wQueueWaits: a push created the queue while a write was in flight.
 //     endDirect (or queueRest) then moves to wQueue and starts the
 //     queue's writer, so the pushed bytes follow the replies.
-//   - wQueue: the pushed-output writer alone writes, for the rest of the
-//     connection; the owner's replies join the queue in stage instead.
+//   - wQueue: the queue alone is written, for the rest of the
+//     connection; the owner's replies join it in stage instead. Its
+//     writer is whoever holds outQueue.busy (under outQueue.mu): the
+//     pushed-output writer, or an event loop that drains it without
+//     blocking at the end of its round (outQueue.drain, from wakeAll)
+//     instead of waking the writer, and gives what the socket did not
+//     take back to the queue's head for the writer.
 //
 // A TLS client's writes go through its tls.Conn to a socket that never
 // waits (tlsSock): the ciphertext it does not take stays pending there,
@@ -160,7 +172,7 @@
 //
 // So bytes reach a socket by three routes: the owner's write of its
 // staged replies (finish, finished by writeRest after a handoff), the
-// pushed-output writer (writeLoop), and the refusal line sent to a
+// queue's writer (writeLoop, or a loop's drain), and the refusal line sent to a
 // connection turned away before it becomes a client (Server.accept). The
 // queue stays a route of its own because pushes come from other clients'
 // goroutines under the server lock and must not wait for the receiving

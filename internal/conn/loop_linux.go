@@ -228,11 +228,35 @@ func (l *eventLoop) run() {
 			}
 		}
 		l.serveHeavy()
+		if s.Env.BroadcastDue() {
+			l.broadcastTracking()
+		}
 		l.flushAll(false)
 		if s.Env.BackgroundReady() {
 			l.background()
 		}
 	}
+}
+
+// broadcastTracking sends the BCAST invalidations of the round's writes
+// (Env.BroadcastTracking), once per round as Redis does in beforeSleep.
+// When the server lock is taken (a script may hold it for long), the
+// loop lets go of its set while it waits, as in serve, so that the busy
+// watcher can answer its clients meanwhile.
+func (l *eventLoop) broadcastTracking() {
+	s := l.s
+	if !s.mu.TryLock() {
+		l.mu.Unlock()
+		s.mu.Lock()
+		defer func() {
+			l.want.Store(true)
+			l.mu.Lock()
+			l.want.Store(false)
+		}()
+	}
+	s.Env.BroadcastTracking()
+	s.releaseHeld()
+	s.mu.Unlock()
 }
 
 // flushAll writes the replies the round of events left pending. Writing

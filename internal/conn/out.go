@@ -3,6 +3,8 @@ package conn
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/abacusdb/abacus/internal/config"
 )
 
 // outLimit caps the output queued for a client whose class has no
@@ -37,27 +39,51 @@ type outQueue struct {
 	// closing: no more output, write what is left and exit; failed: the
 	// connection broke or is being closed, drop everything.
 	closing, failed bool
+	// held, when not -1, is the index in chunks from which the bytes are
+	// held back: pushed while the AOF is on by a batch whose effects are
+	// not written yet (holdPushes). The writer takes only the chunks
+	// before it; held bytes start a chunk of their own. syncPos is the
+	// AOF position the released chunks wait for (the largest of their
+	// batches'; 0: none): the writer waits for it to be durable before it
+	// writes them, as Redis writes every client's output after the AOF's
+	// write and fsync in beforeSleep.
+	held    int
+	syncPos int64
+	// inHeld says the queue is in Server.heldQs (under the server lock).
+	inHeld bool
+	// busy is set while someone writes chunks it took from the queue:
+	// its writer goroutine, or an event loop draining it at the end of
+	// its round (drain). Whoever sets it is the one writer to the socket
+	// until it clears it; spare is that writer's scratch.
+	busy  bool
+	spare [][]byte
+	// c is the client the queue belongs to.
+	c *client
 }
 
 // chunkBytes is the size of the chunks small outputs are copied into.
 const chunkBytes = 16 << 10
 
-func newOutQueue() *outQueue {
-	return &outQueue{wake: make(chan struct{}, 1), done: make(chan struct{})}
+func newOutQueue(c *client) *outQueue {
+	return &outQueue{wake: make(chan struct{}, 1), done: make(chan struct{}), held: -1, c: c}
 }
 
 // add queues a copy of b for c; a client over its limit is closed.
-func (q *outQueue) add(c *client, b []byte) { q.addWaking(c, b, nil) }
+func (q *outQueue) add(c *client, b []byte) { q.addWaking(c, b, nil, false) }
 
 // addWaking is add whose writer, with wl set, wakes at the end of the
-// event loop's round instead of at once.
-func (q *outQueue) addWaking(c *client, b []byte, wl *wakeList) {
+// event loop's round instead of at once. With hold, b is held back until
+// Server.releasePushes.
+func (q *outQueue) addWaking(c *client, b []byte, wl *wakeList, hold bool) {
 	q.mu.Lock()
 	if q.failed || q.closing {
 		q.mu.Unlock()
 		return
 	}
-	if k := len(q.chunks) - 1; k >= 0 && cap(q.chunks[k])-len(q.chunks[k]) >= len(b) {
+	if hold && q.held < 0 {
+		q.held = len(q.chunks) // b starts a chunk of its own
+	}
+	if k := len(q.chunks) - 1; k >= 0 && k >= q.held && cap(q.chunks[k])-len(q.chunks[k]) >= len(b) {
 		q.chunks[k] = append(q.chunks[k], b...)
 	} else if q.free != nil && len(b) <= chunkBytes {
 		q.chunks = append(q.chunks, append(q.free[:0], b...))
@@ -97,6 +123,9 @@ func (q *outQueue) prepend(c *client, b []byte) {
 		return
 	}
 	q.chunks = append([][]byte{append([]byte(nil), b...)}, q.chunks...)
+	if q.held >= 0 {
+		q.held++
+	}
 	q.n += int64(len(b))
 	n := q.n
 	q.mu.Unlock()
@@ -129,6 +158,54 @@ func (q *outQueue) signal() {
 	}
 }
 
+// holdPushes says whether output pushed now must wait for the AOF: with
+// the AOF on, Redis writes no client's output before beforeSleep has
+// written (and under appendfsync always, fsynced) the AOF, so a message
+// published, a keyspace event or an invalidation never reaches a client
+// before the write behind it is on disk. Pushed bytes are held in their
+// queue (outQueue.held) until the batch that pushed them has written its
+// effects (releasePushes, with the position Persistence.Flush gave the
+// batch), and the queue's writer waits for that position to be durable.
+// Under the server lock.
+func (s *Server) holdPushes() bool { return s.Cfg.Bool(config.AppendOnly) }
+
+// held registers q as holding pushed bytes back (under the server lock).
+func (s *Server) held(q *outQueue) {
+	if !q.inHeld {
+		q.inHeld = true
+		s.heldQs = append(s.heldQs, q)
+		s.heldCount.Store(int64(len(s.heldQs)))
+	}
+}
+
+// releasePushes lets the held queues' writers have their bytes once the
+// AOF position pos (0: none) is durable, waking them after the event
+// loop's round when wl is set, else at once. Under the server lock, after
+// the writes that made the pushes were fed to the AOF.
+func (s *Server) releasePushes(pos int64, wl *wakeList) {
+	for i, q := range s.heldQs {
+		q.release(pos)
+		q.inHeld = false
+		s.heldQs[i] = nil
+		if wl != nil {
+			wl.later(q)
+		} else {
+			q.signal()
+		}
+	}
+	s.heldQs = s.heldQs[:0]
+	s.heldCount.Store(0)
+}
+
+// releaseHeld releases the bytes pushed outside a client's batch (by the
+// cron, the loop's round end, a lock holder such as replication) at the
+// AOF's position now.
+func (s *Server) releaseHeld() {
+	if len(s.heldQs) > 0 {
+		s.releasePushes(s.Env.Persistence().Flush(false), nil)
+	}
+}
+
 // wakeList holds the queues whose writers an event loop wakes after its
 // round of events, beside the replies it writes then (flushAll): output
 // pushed by the round's commands (a PUBLISH to many subscribers) goes out
@@ -148,16 +225,74 @@ func (w *wakeList) later(q *outQueue) {
 	w.mu.Unlock()
 }
 
-// wakeAll wakes the writers on the list.
+// wakeAll drains the queues on the list from the event loop (drain), or
+// wakes their writers.
 func (w *wakeList) wakeAll() {
 	w.mu.Lock()
 	qs := w.qs
 	w.qs = nil
 	w.mu.Unlock()
-	for _, q := range qs {
+	var now int64
+	for i, q := range qs {
+		if i == 0 {
+			now = q.c.srv.Env.Clock.NowMs() // one clock read for the round's writes
+		}
 		q.wakeQueued.Store(false)
-		q.signal()
+		if !q.drain(now) {
+			q.signal()
+		}
 	}
+}
+
+// release lets the writer have the held bytes once the AOF position pos
+// (0: none) is durable.
+func (q *outQueue) release(pos int64) {
+	q.mu.Lock()
+	q.held = -1
+	q.syncPos = max(q.syncPos, pos)
+	q.mu.Unlock()
+}
+
+// take moves the chunks the writer may have out of the queue, and
+// returns them with the AOF position they wait for. q.mu held, by the
+// one who then sets busy.
+func (q *outQueue) take() ([][]byte, int64) {
+	var chunks [][]byte
+	if k := q.ready(); k == len(q.chunks) {
+		chunks = q.chunks
+		q.chunks = q.spare[:0]
+	} else {
+		// Held chunks stay: the released ones move out.
+		chunks = append(q.spare[:0], q.chunks[:k]...)
+		n := copy(q.chunks, q.chunks[k:])
+		clear(q.chunks[n:])
+		q.chunks = q.chunks[:n]
+		q.held = 0
+	}
+	q.spare = nil
+	pos := q.syncPos
+	q.syncPos = 0
+	return chunks, pos
+}
+
+// wroteLocked accounts for n bytes of chunk b written (all of it: b may be
+// kept for the next small output). q.mu held.
+func (q *outQueue) wroteLocked(b []byte, n int) {
+	if q.failed {
+		return
+	}
+	q.n -= int64(n)
+	if n == len(b) && cap(b) == chunkBytes && q.free == nil {
+		q.free = b
+	}
+}
+
+// ready is how many chunks the writer may take.
+func (q *outQueue) ready() int {
+	if q.held < 0 || q.closing {
+		return len(q.chunks)
+	}
+	return q.held
 }
 
 // size is how many bytes wait in the queue.
@@ -174,7 +309,7 @@ func (q *outQueue) fail() {
 	for _, b := range q.chunks {
 		n += cap(b)
 	}
-	q.failed, q.chunks, q.n, q.free = true, nil, 0, nil
+	q.failed, q.chunks, q.n, q.free, q.held = true, nil, 0, nil, -1
 	q.mu.Unlock()
 	ReleaseMemory(int64(n))
 }
@@ -196,10 +331,9 @@ func (c *client) writeLoop(q *outQueue) {
 	s := c.srv
 	defer s.wg.Done()
 	defer close(q.done)
-	var spare [][]byte
 	for {
 		q.mu.Lock()
-		for len(q.chunks) == 0 && !q.closing && !q.failed {
+		for q.busy || q.ready() == 0 && !q.closing && !q.failed {
 			q.mu.Unlock()
 			<-q.wake
 			q.mu.Lock()
@@ -208,25 +342,26 @@ func (c *client) writeLoop(q *outQueue) {
 			q.mu.Unlock()
 			return
 		}
-		chunks := q.chunks
-		q.chunks = spare[:0]
+		chunks, pos := q.take()
+		q.busy = true
 		q.mu.Unlock()
+		if pos != 0 {
+			s.Env.Persistence().Wait(pos)
+		}
 		for i, b := range chunks {
 			chunks[i] = nil
 			now := s.Env.Clock.NowMs()
-			n, err := c.outWrite(b) // wown is wQueue: this goroutine alone writes
+			n, err := c.outWrite(b) // wown is wQueue and busy is ours: this goroutine alone writes
 			s.Env.Stats.NetOutputBytes.Add(int64(n))
 			if n > 0 {
 				c.sess.LastIO.Store(now)
 			}
 			q.mu.Lock()
-			if !q.failed {
-				q.n -= int64(len(b))
-				if cap(b) == chunkBytes && q.free == nil {
-					q.free = b
-				}
-			}
+			q.wroteLocked(b, len(b))
 			left := q.n
+			if err != nil {
+				q.busy = false
+			}
 			q.mu.Unlock()
 			c.sess.OutBuf.Store(left)
 			if err != nil {
@@ -235,6 +370,86 @@ func (c *client) writeLoop(q *outQueue) {
 				return
 			}
 		}
-		spare = chunks
+		q.mu.Lock()
+		q.busy = false
+		q.spare = chunks[:0]
+		q.mu.Unlock()
 	}
+}
+
+// drain writes the queue's ready bytes from an event loop at the end of
+// its round, without blocking, instead of waking the writer goroutine:
+// a PUBLISH to many subscribers then costs the loop one write per
+// subscriber per round, as in Redis, and no goroutine wake-up each. It
+// reports false when it wrote nothing and the writer must be woken (the
+// client is not the loop's kind, a write or the AOF's fsync is in
+// progress); a socket that does not take everything gets the rest back
+// at the head of the queue, and the writer is woken to wait for it.
+func (q *outQueue) drain(now int64) bool {
+	c := q.c
+	if c == nil || c.fd < 0 || c.wown.Load() != wQueue {
+		return false // the writer alone writes TLS, or bytes behind a direct write
+	}
+	s := c.srv
+	q.mu.Lock()
+	if q.busy || q.failed || q.closing || q.ready() == 0 {
+		q.mu.Unlock()
+		return false
+	}
+	if q.syncPos != 0 && !s.Env.Persistence().Durable(q.syncPos, nil) {
+		q.mu.Unlock()
+		return false // the writer waits for the fsync
+	}
+	chunks, _ := q.take()
+	q.busy = true
+	q.mu.Unlock()
+	total := 0
+	var rest [][]byte
+	done := len(chunks) // chunks written whole
+	for i, b := range chunks {
+		n, err := fdWrite(c.fd, b)
+		total += n
+		if err != nil {
+			done = i
+			q.mu.Lock()
+			q.wroteLocked(b, n)
+			q.mu.Unlock()
+			chunks[i] = nil
+			// The rest goes back to the head of the queue for the writer
+			// (which meets a failure again and closes).
+			if n < len(b) {
+				rest = append(rest, b[n:])
+			}
+			for _, r := range chunks[i+1:] {
+				rest = append(rest, r)
+			}
+			clear(chunks[i+1:])
+			break
+		}
+	}
+	s.Env.Stats.NetOutputBytes.Add(int64(total))
+	if total > 0 {
+		c.sess.LastIO.Store(now)
+	}
+	q.mu.Lock()
+	for i, b := range chunks[:done] {
+		q.wroteLocked(b, len(b))
+		chunks[i] = nil
+	}
+	if len(rest) > 0 && !q.failed {
+		q.chunks = append(rest, q.chunks...)
+		if q.held >= 0 {
+			q.held += len(rest)
+		}
+	}
+	q.busy = false
+	q.spare = chunks[:0]
+	more := q.ready() > 0 || q.closing || q.failed
+	left := q.n
+	q.mu.Unlock()
+	c.sess.OutBuf.Store(left)
+	if more {
+		q.signal()
+	}
+	return true
 }

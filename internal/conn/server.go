@@ -29,6 +29,12 @@ type Server struct {
 	// current is the client whose commands run now (under mu), so that
 	// output pushed to it joins its replies in order.
 	current *client
+	// heldQs are the pushed-output queues holding bytes back until the
+	// AOF position of the writes behind them is known (under mu; see
+	// holdPushes).
+	heldQs []*outQueue
+	// heldCount is len(heldQs), for the cron's look without the lock.
+	heldCount atomic.Int64
 
 	lnMu      sync.Mutex
 	listeners []net.Listener
@@ -120,7 +126,10 @@ func New(cfg *config.Config, opt Options) *Server {
 func (s *Server) Lock() { s.mu.Lock() }
 
 // Unlock releases the server lock.
-func (s *Server) Unlock() { s.mu.Unlock() }
+func (s *Server) Unlock() {
+	s.releaseHeld() // output pushed by what ran under it (replication, tests)
+	s.mu.Unlock()
+}
 
 // ListenAndServe binds the configured addresses and serves until Close.
 func (s *Server) ListenAndServe() error {
@@ -389,6 +398,14 @@ func (s *Server) cron() {
 		if !s.paused() {
 			s.activeExpire(period / 4)
 		}
+		if s.Env.BroadcastDue() || s.heldCount.Load() > 0 {
+			// Keys the cron expired, or changed outside any round, and
+			// output pushed outside any batch.
+			s.mu.Lock()
+			s.Env.BroadcastTracking()
+			s.releaseHeld()
+			s.mu.Unlock()
+		}
 	}
 }
 
@@ -428,6 +445,7 @@ func (s *Server) activeExpire(budget time.Duration) {
 		}
 		s.Env.KS.Now = s.Env.Clock.NowMs()
 		n := s.Env.KS.ExpireCycle(200)
+		s.releaseHeld() // expired events, after the DELs they follow
 		s.mu.Unlock()
 		if n == 0 {
 			return

@@ -38,6 +38,18 @@ func (l *fsyncLog) sync(f *os.File) error {
 	return nil
 }
 
+// valueEnd is where the command holding the bulk string val ends in the
+// AOF's bytes b.
+func valueEnd(t *testing.T, b []byte, val string) int64 {
+	t.Helper()
+	bulk := "$" + strconv.Itoa(len(val)) + "\r\n" + val + "\r\n"
+	at := bytes.Index(b, []byte(bulk))
+	if at < 0 {
+		t.Fatalf("SET of %s missing from the AOF", val)
+	}
+	return int64(at + len(bulk))
+}
+
 func (l *fsyncLog) coveredOf(name string) int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -132,12 +144,7 @@ func TestGroupCommitAcknowledgesOnlySynced(t *testing.T) {
 	for g := range acks {
 		for _, a := range acks[g] {
 			writes++
-			bulk := "$" + strconv.Itoa(len(a.val)) + "\r\n" + a.val + "\r\n"
-			at := bytes.Index(b, []byte(bulk))
-			if at < 0 {
-				t.Fatalf("acknowledged SET of %s missing from the AOF", a.val)
-			}
-			if end := int64(at + len(bulk)); end > a.covered {
+			if end := valueEnd(t, b, a.val); end > a.covered {
 				t.Fatalf("SET of %s acknowledged with the AOF synced up to %d, its command ends at %d", a.val, a.covered, end)
 			}
 		}

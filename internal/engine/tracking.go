@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
@@ -65,6 +66,9 @@ type trackState struct {
 	// invalidated one by one (clients get one flush invalidation).
 	flushing bool
 	hooked   bool
+	// bcastDue says some BCAST prefix has changed keys to send
+	// (BroadcastDue, read without the server lock by the event loops).
+	bcastDue atomic.Bool
 	// overLimit counts the rounds the table stayed above
 	// tracking-table-max-keys (the eviction effort grows with it).
 	overLimit int
@@ -241,6 +245,7 @@ func (e *Env) invalidate(key string, bcast bool) {
 		for p, bp := range tr.prefixes {
 			if strings.HasPrefix(key, p) {
 				bp.keys[key] = tr.cur
+				tr.bcastDue.Store(true)
 			}
 		}
 	}
@@ -346,8 +351,9 @@ func (e *Env) BeforeFlush() {
 
 // trackAfter runs at the end of each top-level command: the running
 // client's own invalidations follow its reply, CLIENT CACHING's override
-// lapses, BCAST clients hear of the keys changed, and the table is kept
-// under tracking-table-max-keys.
+// lapses, and the table is kept under tracking-table-max-keys. BCAST
+// clients hear of the keys changed later, once per round
+// (BroadcastTracking).
 func (e *Env) trackAfter(s *Session, cmd *Command) {
 	tr := &e.trk
 	tr.flushing = false
@@ -371,9 +377,6 @@ func (e *Env) trackAfter(s *Session, cmd *Command) {
 	if t := s.track; t != nil && t.caching && !s.tx.multi && !isClientCommand(cmd) {
 		t.caching = false
 	}
-	if len(tr.prefixes) > 0 {
-		e.broadcastInvalidations()
-	}
 	tr.cur = nil
 }
 
@@ -396,13 +399,34 @@ func trackingExcluded(cmd *Command) bool {
 	return false
 }
 
-// broadcastInvalidations sends each prefix's changed keys to its BCAST
-// clients, sorted as Redis's radix tree lists them.
-func (e *Env) broadcastInvalidations() {
-	for _, bp := range e.trk.prefixes {
-		if len(bp.keys) == 0 {
-			continue
+// BroadcastDue reports whether BCAST clients have invalidations waiting
+// for BroadcastTracking. Safe without the server lock.
+func (e *Env) BroadcastDue() bool { return e.trk.bcastDue.Load() }
+
+// BroadcastTracking sends each BCAST prefix's changed keys to its
+// clients, one message per prefix and client with every key changed
+// since the last call, as Redis's trackingBroadcastInvalidationMessages
+// does once per event-loop round in beforeSleep: a pipeline or a round
+// of several clients' writes makes one invalidation, not one per
+// command. The server calls it at the end of each round of its event
+// loop, after each batch of a client served by its own goroutine, and
+// from its cron (keys expired there). Prefixes go in sorted order, and
+// the keys sorted, as Redis's radix trees list them. Under the server
+// lock.
+func (e *Env) BroadcastTracking() {
+	tr := &e.trk
+	if !tr.bcastDue.Swap(false) {
+		return
+	}
+	var due []string
+	for p, bp := range tr.prefixes {
+		if len(bp.keys) > 0 {
+			due = append(due, p)
 		}
+	}
+	slices.Sort(due)
+	for _, p := range due {
+		bp := tr.prefixes[p]
 		keys := make([]string, 0, len(bp.keys))
 		for k := range bp.keys {
 			keys = append(keys, k)
