@@ -15,9 +15,11 @@ import (
 
 // collector makes /metrics at scrape time: it runs INFO ALL, SLOWLOG and,
 // when http-export-series is set, TS.MGET under one hold of the server
-// lock, and turns the replies into const metrics. It keeps no state
-// between scrapes but the scrape count, so what /metrics shows is what
-// INFO says at that moment. It is an unchecked collector (Describe sends
+// lock, and turns the replies into const metrics, but for the exported
+// series, which it leaves as rows for series_export.go to write. It keeps
+// no state between scrapes but the scrape count (the series cache keeps
+// only encodings), so what /metrics shows is what INFO says at that
+// moment. It is an unchecked collector (Describe sends
 // nothing): the set of metrics follows INFO and the exported series.
 type collector struct {
 	b       *backend
