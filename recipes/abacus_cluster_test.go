@@ -33,8 +33,8 @@ var abacusBinary = sync.OnceValues(func() (string, error) {
 
 // startAbacusCluster starts three Abacus processes in cluster mode, joins
 // them with redis-cli --cluster create (a primary each) and returns a
-// cluster client once every node reports cluster_state:ok. Waiting is
-// bounded: a cluster not up in a minute fails the test.
+// cluster client (joinCluster). Waiting is bounded: a node not listening
+// in a minute fails the test.
 func startAbacusCluster(t *testing.T) *redis.ClusterClient {
 	cli := testenv.Need(t, "redis-cli")
 	bin, err := abacusBinary()
@@ -74,30 +74,7 @@ func startAbacusCluster(t *testing.T) *redis.ClusterClient {
 		}
 		addrs = append(addrs, addr)
 	}
-	out, err := exec.CommandContext(cctx, cli, append(append([]string{"--cluster", "create"}, addrs...), "--cluster-yes")...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
-	}
-	for _, a := range addrs {
-		c := redis.NewClient(&redis.Options{Addr: a})
-		for {
-			info, err := c.ClusterInfo(cctx).Result()
-			if err == nil && strings.Contains(info, "cluster_state:ok") {
-				break
-			}
-			if cctx.Err() != nil {
-				t.Fatalf("node %s: cluster not up: %v %q", a, err, info)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		c.Close()
-	}
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
-	t.Cleanup(func() { cc.Close() })
-	if err := cc.ForEachMaster(cctx, func(ctx context.Context, n *redis.Client) error { return n.Ping(ctx).Err() }); err != nil {
-		t.Fatal(err)
-	}
-	return cc
+	return joinCluster(t, cli, addrs)
 }
 
 // TestRecipesOnAbacusCluster runs every recipe through a cluster client

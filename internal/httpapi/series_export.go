@@ -114,17 +114,26 @@ func scanSeries(raw []byte) (rows []seriesRow, matched int, err error) {
 	return rows, n, nil
 }
 
-// header reads a "<kind><n>\r\n" line at at.
+// header reads a "<kind><n>\r\n" line at at, n not negative.
 func header(b []byte, at int, kind byte) (int, int, error) {
 	if at >= len(b) || b[at] != kind {
 		return 0, 0, errShortReply
 	}
+	n, next, err := lengthLine(b, at)
+	if err == nil && n < 0 {
+		err = errors.New("httpapi: bad length in reply")
+	}
+	return n, next, err
+}
+
+// lengthLine reads the length of the bulk or array whose header is at at.
+func lengthLine(b []byte, at int) (int, int, error) {
 	end := bytes.Index(b[at:], []byte("\r\n"))
 	if end < 1 {
 		return 0, 0, errShortReply
 	}
 	n, err := strconv.Atoi(string(b[at+1 : at+end]))
-	if err != nil || n < 0 {
+	if err != nil {
 		return 0, 0, errors.New("httpapi: bad length in reply")
 	}
 	return n, at + end + 2, nil
@@ -149,38 +158,23 @@ func skipValue(b []byte, at int) (int, error) {
 	}
 	switch b[at] {
 	case '$':
-		end := bytes.Index(b[at:], []byte("\r\n"))
-		if end < 1 {
-			return 0, errShortReply
-		}
-		n, err := strconv.Atoi(string(b[at+1 : at+end]))
-		if err != nil {
-			return 0, err
-		}
-		next := at + end + 2
-		if n < 0 {
-			return next, nil
+		n, next, err := lengthLine(b, at)
+		if err != nil || n < 0 {
+			return next, err
 		}
 		if next+n+2 > len(b) {
 			return 0, errShortReply
 		}
 		return next + n + 2, nil
 	case '*':
-		end := bytes.Index(b[at:], []byte("\r\n"))
-		if end < 1 {
-			return 0, errShortReply
-		}
-		n, err := strconv.Atoi(string(b[at+1 : at+end]))
-		if err != nil {
-			return 0, err
-		}
-		next := at + end + 2
+		n, next, err := lengthLine(b, at)
 		for range max(n, 0) {
-			if next, err = skipValue(b, next); err != nil {
-				return 0, err
+			if err != nil {
+				break
 			}
+			next, err = skipValue(b, next)
 		}
-		return next, nil
+		return next, err
 	case '+', '-', ':':
 		end := bytes.Index(b[at:], []byte("\r\n"))
 		if end < 1 {
