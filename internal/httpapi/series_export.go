@@ -36,6 +36,7 @@ type seriesCache struct {
 	gen     uint64
 	entries map[string]*seriesEntry
 	head    map[bool][]byte // "# HELP"/"# TYPE" lines, per format (true: OpenMetrics)
+	size    int             // the last family's length and an eighth: the next one's buffer
 }
 
 type seriesEntry struct {
@@ -206,6 +207,14 @@ func (c *seriesCache) write(w io.Writer, rows []seriesRow, om bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
+	_, err := w.Write(c.family(rows, om))
+	return err
+}
+
+// family is the series family's text. The cache's lock is held while it
+// is built, not while it is sent: a slow HTTP client does not hold up
+// another scrape.
+func (c *seriesCache) family(rows []seriesRow, om bool) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
@@ -218,7 +227,7 @@ func (c *seriesCache) write(w io.Writer, rows []seriesRow, om bool) error {
 		head = familyHead(om)
 		c.head[om] = head
 	}
-	buf := make([]byte, 0, 64*1024)
+	buf := make([]byte, 0, c.size)
 	buf = append(buf, head...)
 	for _, r := range rows {
 		e := c.entries[r.key]
@@ -235,20 +244,14 @@ func (c *seriesCache) write(w io.Writer, rows []seriesRow, om bool) error {
 		buf = append(buf, ' ')
 		buf = appendSampleValue(buf, r.val, om)
 		buf = append(buf, '\n')
-		if len(buf) >= 60*1024 {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
 	}
 	for k, e := range c.entries {
 		if e.gen != c.gen {
 			delete(c.entries, k)
 		}
 	}
-	_, err := w.Write(buf)
-	return err
+	c.size = len(buf) + len(buf)/8
+	return buf
 }
 
 // familyHead is the family's HELP and TYPE lines as expfmt writes them.
