@@ -19,9 +19,7 @@ import (
 
 // startRedisCluster starts three redis-servers in cluster mode, joins
 // them with redis-cli --cluster create (a primary each, no replicas) and
-// returns a cluster client once every node reports cluster_state:ok.
-// Waiting is bounded: a cluster that is not up in a minute fails the
-// test.
+// returns a cluster client (joinCluster).
 func startRedisCluster(t *testing.T) *redis.ClusterClient {
 	testenv.NeedRedis(t)
 	cli := testenv.Need(t, "redis-cli")
@@ -36,6 +34,14 @@ func startRedisCluster(t *testing.T) *redis.ClusterClient {
 		t.Cleanup(r.Stop)
 		addrs = append(addrs, r.Addr)
 	}
+	return joinCluster(t, cli, addrs)
+}
+
+// joinCluster joins the nodes at addrs with redis-cli --cluster create (a
+// primary each, no replicas) and returns a cluster client once every node
+// reports cluster_state:ok. Waiting is bounded: a cluster that is not up
+// in a minute fails the test.
+func joinCluster(t *testing.T, cli string, addrs []string) *redis.ClusterClient {
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(cctx, cli, append(append([]string{"--cluster", "create"}, addrs...), "--cluster-yes")...).CombinedOutput()

@@ -77,6 +77,28 @@ func (b *backend) authenticate(ctx context.Context, user, pass string) (string, 
 // server's clock as the commands run (the series explorer's windows end
 // there). A command that fails has its error as its reply.
 func (b *backend) run(ctx context.Context, nowMs *int64, cmds ...[]string) ([]value, error) {
+	raw, err := b.runRaw(ctx, nowMs, cmds...)
+	if err != nil {
+		return nil, err
+	}
+	return decodeAll(raw)
+}
+
+// decodeAll decodes each of raw's replies.
+func decodeAll(raw [][]byte) ([]value, error) {
+	out := make([]value, len(raw))
+	for i, r := range raw {
+		v, err := decode(r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// runRaw is run, the replies left as RESP bytes.
+func (b *backend) runRaw(ctx context.Context, nowMs *int64, cmds ...[]string) ([][]byte, error) {
 	if !b.ready.Load() {
 		return nil, errNotReady
 	}
@@ -93,18 +115,7 @@ func (b *backend) run(ctx context.Context, nowMs *int64, cmds ...[]string) ([]va
 		b.w.Buf = nil
 	}
 	<-b.gate // the replies are copies: decoding needs neither the lock nor the gate
-	if err != nil {
-		return nil, err
-	}
-	out := make([]value, len(cmds))
-	for i, r := range raw {
-		v, err := decode(r)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = v
-	}
-	return out, nil
+	return raw, err
 }
 
 // execute runs cmds under the server lock, as user ("" or "default": the

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -16,15 +15,20 @@ import (
 
 // collector makes /metrics at scrape time: it runs INFO ALL, SLOWLOG and,
 // when http-export-series is set, TS.MGET under one hold of the server
-// lock, and turns the replies into const metrics. It keeps no state
-// between scrapes but the scrape count, so what /metrics shows is what
-// INFO says at that moment. It is an unchecked collector (Describe sends
+// lock, and turns the replies into const metrics, but for the exported
+// series, which it leaves as rows for series_export.go to write. It keeps
+// no state between scrapes but the scrape count (the series cache keeps
+// only encodings), so what /metrics shows is what INFO says at that
+// moment. It is an unchecked collector (Describe sends
 // nothing): the set of metrics follows INFO and the exported series.
 type collector struct {
 	b       *backend
 	cfg     *config.Config
 	scrapes *atomic.Int64
 	ctx     context.Context // the request's: its user, its cancellation
+	// series are the exported series's rows, capped, for the handler to
+	// write after the registry's families (series_export.go).
+	series []seriesRow
 }
 
 func (c *collector) Describe(chan<- *prometheus.Desc) {}
@@ -41,7 +45,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	// wait is the only part that can be cut short.
 	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
 	defer cancel()
-	replies, err := c.b.run(ctx, nil, cmds...)
+	raw, err := c.b.runRaw(ctx, nil, cmds...)
+	var replies []value
+	if err == nil {
+		// TS.MGET's reply stays raw: scanSeries reads it without decoding.
+		replies, err = decodeAll(raw[:3])
+	}
 	m := emitter{ch: ch}
 	up := 0.0
 	if err == nil && replies[0].err() == nil {
@@ -50,7 +59,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		m.info(info)
 		m.slowlog(replies[1], replies[2])
 		if len(filter) > 0 {
-			m.series(replies[3], int(c.cfg.Int(config.HTTPExportSeriesMax)))
+			c.series = m.series(raw[3], int(c.cfg.Int(config.HTTPExportSeriesMax)))
 		}
 	} else if err == nil {
 		err = replies[0].err()
@@ -253,52 +262,28 @@ func (m emitter) slowlog(length, last value) {
 	m.gauge("redis_last_slow_execution_duration_seconds", "The amount of time needed for last slow execution, in seconds", dur, nil)
 }
 
-// series exports TS.MGET WITHLABELS's reply: each series's latest sample
-// as abacus_timeseries_value{key=..., its labels}, at most max of them
-// (the first in key order).
-func (m emitter) series(reply value, max int) {
-	if err := reply.err(); err != nil {
-		m.gauge("abacus_timeseries_export_error", "1 when http-export-series could not be queried (a bad filter).", 1, []string{"err"}, err.Error())
-		return
+// series reads TS.MGET WITHLABELS's raw reply: it sends the gauges
+// about the export and returns the rows to export, each series's latest
+// sample, at most max of them (the first in key order).
+func (m emitter) series(raw []byte, max int) []seriesRow {
+	if len(raw) > 0 && raw[0] == '-' {
+		v, _ := decode(raw)
+		m.gauge("abacus_timeseries_export_error", "1 when http-export-series could not be queried (a bad filter).", 1, []string{"err"}, v.str)
+		return nil
 	}
-	m.gauge("abacus_timeseries_export_matched", "Time series matching http-export-series.", float64(len(reply.elems)), nil)
 	// Series without samples have nothing to export and take no place
 	// under the cap.
-	type row struct {
-		r value
-		v float64
+	rows, matched, err := scanSeries(raw)
+	if err != nil {
+		m.gauge("abacus_timeseries_export_error", "1 when http-export-series could not be queried (a bad filter).", 1, []string{"err"}, err.Error())
+		return nil
 	}
-	rows := make([]row, 0, len(reply.elems))
-	for _, r := range reply.elems {
-		if len(r.elems) < 3 || len(r.elems[2].elems) < 2 {
-			continue
-		}
-		if v, err := strconv.ParseFloat(r.elems[2].elems[1].str, 64); err == nil {
-			rows = append(rows, row{r, v})
-		}
-	}
-	sort.Slice(rows, func(i, j int) bool { return seriesKey(rows[i].r) < seriesKey(rows[j].r) })
+	m.gauge("abacus_timeseries_export_matched", "Time series matching http-export-series.", float64(matched), nil)
 	m.gauge("abacus_timeseries_export_truncated", "1 when more series match http-export-series than http-export-series-max allows.", boolFloat(len(rows) > max), nil)
 	if len(rows) > max {
 		rows = rows[:max]
 	}
-	const help = "The latest sample of a time series matching http-export-series."
-	// Series with the same label names share a Desc (NewDesc validates and
-	// hashes its names: a tenth of a scrape's CPU when made per series).
-	descs := map[string]*prometheus.Desc{}
-	for _, row := range rows {
-		r, v := row.r, row.v
-		names, vals := seriesLabels(r)
-		id := strings.Join(names, "\x00")
-		desc := descs[id]
-		if desc == nil {
-			desc = prometheus.NewDesc("abacus_timeseries_value", help, names, nil)
-			descs[id] = desc
-		}
-		if mt, err := prometheus.NewConstMetric(desc, prometheus.GaugeValue, v, vals...); err == nil {
-			m.ch <- mt
-		}
-	}
+	return rows
 }
 
 func seriesKey(r value) string {

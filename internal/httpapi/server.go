@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
@@ -70,7 +69,8 @@ type Server struct {
 	// scraping admits at most cap(scraping) at once, the rest get 503.
 	scrapes  atomic.Int64
 	scraping chan struct{}
-	top      topKeys // the dashboard's top keys sampler (topkeys.go)
+	series   seriesCache // the exported series's encoded labels (series_export.go)
+	top      topKeys     // the dashboard's top keys sampler (topkeys.go)
 }
 
 // New makes the HTTP endpoint for the engine env, whose commands run under
@@ -145,11 +145,9 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(&collector{b: s.b, cfg: s.cfg, scrapes: &s.scrapes, ctx: r.Context()})
-	promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		ErrorHandling:     promhttp.ContinueOnError,
-		EnableOpenMetrics: true,
-	}).ServeHTTP(w, r)
+	col := &collector{b: s.b, cfg: s.cfg, scrapes: &s.scrapes, ctx: r.Context()}
+	reg.MustRegister(col)
+	s.writeMetrics(w, r, reg, col)
 }
 
 // auth lets a request through when its credentials pass, in this order:

@@ -2,7 +2,7 @@ package ts
 
 import (
 	"errors"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -185,26 +185,42 @@ func (x *Index) Has(key string) bool {
 // holds no series any more is forgotten and one whose labels changed is
 // indexed again.
 func (x *Index) Query(ms []Matcher, labelsOf func(key string) ([]Label, bool), fix bool) []string {
-	var cand map[string]struct{}
+	// Candidates are a slice, not a set: a key carries one value per
+	// label, so the first positive matcher's sets (one per distinct
+	// value) are disjoint, and the later ones only filter.
+	var cand []string
+	first := true
 	for i := range ms {
 		m := &ms[i]
 		if !m.Positive() {
 			continue
 		}
-		got := map[string]struct{}{}
-		for _, v := range m.Values {
-			for k := range x.m[m.Label][v] {
-				if cand == nil {
-					got[k] = struct{}{}
-				} else if _, ok := cand[k]; ok {
-					got[k] = struct{}{}
+		sets := x.m[m.Label]
+		if first {
+			first = false
+			for j, v := range m.Values {
+				if slices.Contains(m.Values[:j], v) {
+					continue
+				}
+				for k := range sets[v] {
+					cand = append(cand, k)
+				}
+			}
+			continue
+		}
+		kept := cand[:0]
+		for _, k := range cand {
+			for _, v := range m.Values {
+				if _, ok := sets[v][k]; ok {
+					kept = append(kept, k)
+					break
 				}
 			}
 		}
-		cand = got
+		cand = kept
 	}
 	var out []string
-	for k := range cand {
+	for _, k := range cand {
 		labels := x.labels[k]
 		if labelsOf != nil {
 			cur, ok := labelsOf(k)
@@ -225,7 +241,7 @@ func (x *Index) Query(ms []Matcher, labelsOf func(key string) ([]Label, bool), f
 			out = append(out, k)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
