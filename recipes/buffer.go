@@ -117,19 +117,9 @@ func NewBuffer(ctx context.Context, shards []redis.UniversalClient, name string,
 }
 
 // Incr adds n to field of item, in Redis; Flush carries it to SQL.
-//
-// The two commands are pipelined, not a transaction: MULTI and EXEC
-// doubled the commands the server runs per increment, and the order
-// makes them unnecessary. A claim (claim.lua, atomic) that runs between
-// the HINCRBY and the ZADD NX takes the pending hash with this increment
-// in it; the ZADD then marks the item dirty again with no pending hash,
-// and the next claim drops the mark. The increment is neither lost nor
-// counted twice. Only a connection cut between the two commands (they
-// leave in one write) leaves an increment pending unmarked, until the
-// item's next Incr marks it.
 func (b *Buffer) Incr(ctx context.Context, item, field string, n int64) error {
 	c := b.shards[b.ring.get(item)]
-	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HIncrBy(ctx, b.prefix+"pending:"+item, field, n)
 		p.ZAddNX(ctx, b.prefix+"dirty", redis.Z{Score: float64(b.opts.nowMs()), Member: item})
 		return nil
