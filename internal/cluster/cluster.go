@@ -304,8 +304,15 @@ func (c *Cluster) Route(slot int) engine.SlotRoute {
 	r.Self = n == c.myself
 	r.OfMyPrimary = c.myself.isSlave() && c.myself.master == n
 	r.Addr = n.addr()
+	tlsBus := c.tlsOn()
+	if tlsBus && n.pport != 0 {
+		r.PAddr = net.JoinHostPort(n.ip, strconv.Itoa(n.pport))
+	}
 	if t := c.migrating[slot]; t != nil && r.Self {
 		r.MigratingTo = t.addr()
+		if tlsBus && t.pport != 0 {
+			r.PMigratingTo = net.JoinHostPort(t.ip, strconv.Itoa(t.pport))
+		}
 	}
 	r.Importing = c.importing[slot] != nil
 	return r
