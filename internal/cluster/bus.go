@@ -173,8 +173,10 @@ func (l *link) peer() string {
 // listen opens the bus port and accepts links.
 func (c *Cluster) listen() error {
 	port := c.busPort()
-	tc, err := c.busServerTLS()
-	if err != nil {
+	// A TLS configuration that does not load stops the start, as in
+	// Redis; each accepted link then reads the files again, so a
+	// CONFIG SET of a tls-* parameter applies to the links made after.
+	if _, err := c.busServerTLS(); err != nil {
 		return fmt.Errorf("could not configure TLS for the cluster bus: %w", err)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(c.bindAddr(), strconv.Itoa(port)))
@@ -194,15 +196,21 @@ func (c *Cluster) listen() error {
 				time.Sleep(10 * time.Millisecond)
 				continue
 			}
-			if tc == nil {
+			if !c.tlsOn() {
 				c.accepted(conn)
 				continue
 			}
 			c.wg.Add(1)
 			go func() {
 				defer c.wg.Done()
+				tc, err := c.busServerTLS()
+				if err != nil {
+					c.e.Log.Warn("Cluster bus: TLS configuration: " + err.Error())
+					conn.Close()
+					return
+				}
 				t := tls.Server(conn, tc)
-				if err := handshake(t); err != nil {
+				if err := c.handshake(t); err != nil {
 					c.e.Log.Info("Error accepting cluster node connection: " + err.Error())
 					return
 				}

@@ -61,10 +61,20 @@ func (c *Cluster) busServerTLS() (*tls.Config, error) {
 }
 
 // handshake finishes a bus connection's TLS handshake (either side)
-// within handshakeTimeout; a failure closes the connection.
-func handshake(conn *tls.Conn) error {
+// within handshakeTimeout, or until the cluster closes; a failure closes
+// the connection.
+func (c *Cluster) handshake(conn *tls.Conn) error {
 	ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)
 	defer cancel()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-c.done:
+			cancel()
+		case <-stop:
+		}
+	}()
 	if err := conn.HandshakeContext(ctx); err != nil {
 		conn.Close()
 		return err
@@ -86,7 +96,7 @@ func (c *Cluster) dialBus(addr string, timeout time.Duration) (net.Conn, error) 
 		return conn, err
 	}
 	t := tls.Client(conn, tc)
-	if err := handshake(t); err != nil {
+	if err := c.handshake(t); err != nil {
 		return nil, err
 	}
 	return t, nil
