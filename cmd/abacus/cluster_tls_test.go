@@ -12,7 +12,9 @@ import (
 	"fmt"
 	"math/rand"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +30,7 @@ type tlsClusterNode struct {
 	t             *testing.T
 	pki           *servertest.PKI
 	port, tlsPort int
+	dir           string
 }
 
 // tlsPortPair picks a TLS port whose bus port (+10000) is free too, both
@@ -60,6 +63,7 @@ func startTLSClusterNode(t *testing.T, p *servertest.PKI, redisServer bool) *tls
 	t.Helper()
 	n := &tlsClusterNode{t: t, pki: p, port: freePort(t), tlsPort: tlsPortPair(t)}
 	dir := t.TempDir()
+	n.dir = dir
 	args := tlsClusterArgs(p, n.tlsPort)
 	if !redisServer {
 		startIn(t, dir, n.port, args...)
@@ -189,6 +193,11 @@ func TestClusterTLSBus(t *testing.T) {
 	a, b := nodes[0], nodes[1]
 	checkPorts(t, a, b)
 	checkPorts(t, b, a)
+	// nodes.conf keeps the TLS port (Redis 7.0 saves no pport).
+	eventuallyTrue(t, 5*time.Second, "nodes.conf with b's TLS port", func() bool {
+		conf, _ := os.ReadFile(filepath.Join(a.dir, "nodes.conf"))
+		return strings.Contains(string(conf), fmt.Sprintf("%s 127.0.0.1:%d@%d ", b.id(), b.tlsPort, b.tlsPort+10000))
+	})
 
 	// CLUSTER SLOTS names the port the client's kind connects to.
 	slots := a.do(a.plain(), "cluster", "slots")
