@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -172,6 +173,12 @@ func (l *link) peer() string {
 // listen opens the bus port and accepts links.
 func (c *Cluster) listen() error {
 	port := c.busPort()
+	// A TLS configuration that does not load stops the start, as in
+	// Redis; each accepted link then reads the files again, so a
+	// CONFIG SET of a tls-* parameter applies to the links made after.
+	if _, err := c.busServerTLS(); err != nil {
+		return fmt.Errorf("could not configure TLS for the cluster bus: %w", err)
+	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(c.bindAddr(), strconv.Itoa(port)))
 	if err != nil {
 		return fmt.Errorf("could not listen on the cluster bus port %d: %w", port, err)
@@ -189,16 +196,40 @@ func (c *Cluster) listen() error {
 				time.Sleep(10 * time.Millisecond)
 				continue
 			}
-			c.lock.Lock()
-			if c.closed {
-				conn.Close()
-			} else {
-				c.newLink(conn, nil, true)
+			if !c.tlsOn() {
+				c.accepted(conn)
+				continue
 			}
-			c.lock.Unlock()
+			c.wg.Add(1)
+			go func() {
+				defer c.wg.Done()
+				tc, err := c.busServerTLS()
+				if err != nil {
+					c.e.Log.Warn("Cluster bus: TLS configuration: " + err.Error())
+					conn.Close()
+					return
+				}
+				t := tls.Server(conn, tc)
+				if err := c.handshake(t); err != nil {
+					c.e.Log.Info("Error accepting cluster node connection: " + err.Error())
+					return
+				}
+				c.accepted(t)
+			}()
 		}
 	}()
 	return nil
+}
+
+// accepted makes an inbound link of conn, unless the cluster is closing.
+func (c *Cluster) accepted(conn net.Conn) {
+	c.lock.Lock()
+	if c.closed {
+		conn.Close()
+	} else {
+		c.newLink(conn, nil, true)
+	}
+	c.lock.Unlock()
 }
 
 // bindAddr is the first bind address ("" for all when none is set).
@@ -238,14 +269,14 @@ func (c *Cluster) busPort() int {
 	if p := c.e.Cfg.Int(config.ClusterPort); p != 0 {
 		return int(p)
 	}
-	return int(c.e.Cfg.Int(config.Port)) + 10000
+	return c.clientPort() + 10000
 }
 
 // dial connects to n outside the lock; the cron started it.
 func (c *Cluster) dial(n *Node, ip string, cport int) {
 	defer c.wg.Done()
 	timeout := time.Duration(max(c.nodeTimeout(), 1000)) * time.Millisecond
-	conn, err := net.DialTimeout("tcp", net.JoinHostPort(ip, strconv.Itoa(cport)), timeout)
+	conn, err := c.dialBus(net.JoinHostPort(ip, strconv.Itoa(cport)), timeout)
 	c.lock.Lock()
 	defer c.lock.Unlock()
 	n.connecting = false
@@ -301,15 +332,17 @@ func (c *Cluster) header(typ uint16) *header {
 }
 
 func (c *Cluster) announcedPorts() (port, pport, cport uint16) {
-	p := int(c.e.Cfg.Int(config.Port))
-	if a := c.e.Cfg.Int(config.ClusterAnnouncePort); a != 0 {
+	p, pp := c.clientPort(), c.plainPort()
+	if a := c.e.Cfg.Int(config.ClusterAnnounceTLSPort); a != 0 && c.tlsOn() {
+		p, pp = int(a), int(c.e.Cfg.Int(config.ClusterAnnouncePort))
+	} else if a := c.e.Cfg.Int(config.ClusterAnnouncePort); a != 0 {
 		p = int(a)
 	}
 	cp := c.busPort()
 	if a := c.e.Cfg.Int(config.ClusterAnnounceBusPort); a != 0 {
 		cp = int(a)
 	}
-	return uint16(p), 0, uint16(cp)
+	return uint16(p), uint16(pp), uint16(cp)
 }
 
 func (c *Cluster) gossipEntry(n *Node) gossip {

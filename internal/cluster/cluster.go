@@ -304,8 +304,16 @@ func (c *Cluster) Route(slot int) engine.SlotRoute {
 	r.Self = n == c.myself
 	r.OfMyPrimary = c.myself.isSlave() && c.myself.master == n
 	r.Addr = n.addr()
+	// A pport is announced only with a TLS bus; it is tested first so the
+	// plaintext cluster's route reads no configuration.
+	if n.pport != 0 && c.tlsOn() {
+		r.PAddr = net.JoinHostPort(n.ip, strconv.Itoa(n.pport))
+	}
 	if t := c.migrating[slot]; t != nil && r.Self {
 		r.MigratingTo = t.addr()
+		if t.pport != 0 && c.tlsOn() {
+			r.PMigratingTo = net.JoinHostPort(t.ip, strconv.Itoa(t.pport))
+		}
 	}
 	r.Importing = c.importing[slot] != nil
 	return r

@@ -199,7 +199,7 @@ func (cl *Cluster) infoText() string {
 
 func cmdMyID(c *engine.Ctx, cl *Cluster) { c.W.BulkString(cl.myself.name) }
 
-func cmdNodes(c *engine.Ctx, cl *Cluster) { c.W.Verbatim("txt", cl.nodesText(0)) }
+func cmdNodes(c *engine.Ctx, cl *Cluster) { c.W.Verbatim("txt", cl.nodesText(0, cl.usePPort(c.S))) }
 
 // endpoint writes a node's preferred endpoint (cluster-preferred-endpoint-type).
 func (cl *Cluster) endpoint(w *resp.Writer, n *Node) {
@@ -217,10 +217,14 @@ func (cl *Cluster) endpoint(w *resp.Writer, n *Node) {
 	}
 }
 
-func (cl *Cluster) nodeReply(w *resp.Writer, n *Node) {
+func (cl *Cluster) nodeReply(w *resp.Writer, n *Node, usePPort bool) {
 	w.Array(4)
 	cl.endpoint(w, n)
-	w.Int(int64(n.port))
+	if usePPort && n.pport != 0 {
+		w.Int(int64(n.pport))
+	} else {
+		w.Int(int64(n.port))
+	}
 	w.BulkString(n.name)
 	typ := cl.e.Cfg.Str(config.ClusterPreferredEndpointType)
 	l := 0
@@ -269,6 +273,7 @@ func cmdSlots(c *engine.Ctx, cl *Cluster) {
 		}
 		rs = append(rs, rng{n, j, j})
 	}
+	pp := cl.usePPort(c.S)
 	c.W.Array(len(rs))
 	for _, r := range rs {
 		var reps []*Node
@@ -280,9 +285,9 @@ func cmdSlots(c *engine.Ctx, cl *Cluster) {
 		c.W.Array(3 + len(reps))
 		c.W.Int(int64(r.start))
 		c.W.Int(int64(r.end))
-		cl.nodeReply(c.W, r.n)
+		cl.nodeReply(c.W, r.n, pp)
 		for _, s := range reps {
-			cl.nodeReply(c.W, s)
+			cl.nodeReply(c.W, s, pp)
 		}
 	}
 }
@@ -314,9 +319,18 @@ func cmdShards(c *engine.Ctx, cl *Cluster) {
 }
 
 func (cl *Cluster) shardNode(w *resp.Writer, n *Node) {
-	pairs := 7
-	if n.port == 0 {
-		pairs--
+	// With a TLS bus a node's port is its TLS port and pport its
+	// plaintext one: both are shown, each only when known.
+	port, tlsPort := n.port, 0
+	if cl.tlsOn() {
+		port, tlsPort = n.pport, n.port
+	}
+	pairs := 6
+	if port != 0 {
+		pairs++
+	}
+	if tlsPort != 0 {
+		pairs++
 	}
 	if n.hostname != "" {
 		pairs++
@@ -324,9 +338,13 @@ func (cl *Cluster) shardNode(w *resp.Writer, n *Node) {
 	w.Map(pairs)
 	w.BulkString("id")
 	w.BulkString(n.name)
-	if n.port != 0 {
+	if port != 0 {
 		w.BulkString("port")
-		w.Int(int64(n.port))
+		w.Int(int64(port))
+	}
+	if tlsPort != 0 {
+		w.BulkString("tls-port")
+		w.Int(int64(tlsPort))
 	}
 	w.BulkString("ip")
 	w.BulkString(n.ip)
@@ -677,7 +695,7 @@ func cmdReplicas(c *engine.Ctx, cl *Cluster) {
 	}
 	c.W.Array(len(n.replicas))
 	for _, r := range n.replicas {
-		c.W.BulkString(cl.describe(r))
+		c.W.BulkString(cl.describe(r, cl.usePPort(c.S)))
 	}
 }
 

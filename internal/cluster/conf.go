@@ -66,10 +66,16 @@ func slotRanges(b *slotBitmap) [][2]int {
 }
 
 // describe is a node's CLUSTER NODES line (clusterGenNodeDescription).
-func (c *Cluster) describe(n *Node) string {
+// usePPort shows the node's plaintext port (pport) where it has one,
+// for plaintext clients of a TLS cluster bus.
+func (c *Cluster) describe(n *Node, usePPort bool) string {
 	var b strings.Builder
 	b.WriteString(n.name)
-	fmt.Fprintf(&b, " %s:%d@%d", n.ip, n.port, n.cport)
+	port := n.port
+	if usePPort && n.pport != 0 {
+		port = n.pport
+	}
+	fmt.Fprintf(&b, " %s:%d@%d", n.ip, port, n.cport)
 	if n.hostname != "" {
 		b.WriteString("," + n.hostname)
 	}
@@ -109,13 +115,13 @@ func (c *Cluster) describe(n *Node) string {
 
 // nodesText is CLUSTER NODES (and the body of nodes.conf): every node
 // not filtered out, one line each.
-func (c *Cluster) nodesText(skip uint16) string {
+func (c *Cluster) nodesText(skip uint16, usePPort bool) string {
 	var b strings.Builder
 	for _, n := range c.sortedNodes() {
 		if n.flags&skip != 0 {
 			continue
 		}
-		b.WriteString(c.describe(n))
+		b.WriteString(c.describe(n, usePPort))
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -131,7 +137,7 @@ func (c *Cluster) saveConfigSync() error { return c.writeConfig(true) }
 // it, so a crash leaves the old file or the new one, never a mix.
 func (c *Cluster) writeConfig(durable bool) error {
 	c.todoSave = false
-	text := c.nodesText(flagHandshake) +
+	text := c.nodesText(flagHandshake, false) +
 		fmt.Sprintf("vars currentEpoch %d lastVoteEpoch %d\n", c.currentEpoch, c.lastVoteEpoch)
 	tmp := c.confPath + ".tmp"
 	if !durable {

@@ -38,7 +38,7 @@ func New(e *engine.Env, lock sync.Locker, repl Replication) (*Cluster, error) {
 	} else {
 		e.Log.Info("Node configuration loaded, I'm " + c.myself.name)
 	}
-	c.myself.port, c.myself.cport = int(e.Cfg.Int(config.Port)), c.busPort()
+	c.myself.port, c.myself.pport, c.myself.cport = c.clientPort(), c.plainPort(), c.busPort()
 	if ip := e.Cfg.Str(config.ClusterAnnounceIP); ip != "" {
 		c.myself.ip = ip
 	}

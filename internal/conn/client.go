@@ -193,6 +193,7 @@ func (s *Server) accept(conn net.Conn) {
 		ID: s.nextID.Add(1), Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
 		Proto: 2, Created: now, LastCmdAt: now, User: "default", FD: connFD(conn),
 	}
+	_, sess.TLS = conn.(*tls.Conn)
 	sess.LastIO.Store(now)
 	sess.Authed = !s.Env.AuthRequired()
 	c := &client{srv: s, sess: sess, w: resp.Writer{Proto: 2}, fd: -1}

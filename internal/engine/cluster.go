@@ -32,6 +32,20 @@ type SlotRoute struct {
 	// Importing: this node imports the slot (commands flagged ASKING are
 	// served).
 	Importing bool
+	// PAddr and PMigratingTo are Addr and MigratingTo with the nodes'
+	// plaintext ports, set when the cluster bus is TLS (tls-cluster):
+	// then Addr names TLS ports and a plaintext client is sent to these,
+	// as Redis sends it to the node's pport.
+	PAddr, PMigratingTo string
+}
+
+// redirAddr is the address a redirect names for s: the plaintext one
+// when the cluster announces TLS ports and s is not a TLS client.
+func redirAddr(s *Session, addr, paddr string) string {
+	if paddr != "" && (s == nil || !s.TLS) {
+		return paddr
+	}
+	return addr
 }
 
 // SetCluster installs the cluster layer; nil leaves cluster mode off.

@@ -186,7 +186,7 @@ func (e *Env) routeQuery(s *Session, cmd *Command, args [][]byte, asking, readOn
 		if q.existing > 0 {
 			return routing{code: redirUnstable, slot: q.slot}
 		}
-		return routing{code: redirAsk, slot: q.slot, addr: rt.MigratingTo}
+		return routing{code: redirAsk, slot: q.slot, addr: redirAddr(s, rt.MigratingTo, rt.PMigratingTo)}
 	}
 	if q.importing && (asking || cmd.Flags&FlagAsking != 0) {
 		if q.multiple && q.missing > 0 {
@@ -198,7 +198,7 @@ func (e *Env) routeQuery(s *Session, cmd *Command, args [][]byte, asking, readOn
 		return routing{slot: q.slot}
 	}
 	if !rt.Self {
-		return routing{code: redirMoved, slot: q.slot, addr: rt.Addr}
+		return routing{code: redirMoved, slot: q.slot, addr: redirAddr(s, rt.Addr, rt.PAddr)}
 	}
 	return routing{slot: q.slot}
 }
@@ -409,7 +409,7 @@ func (e *Env) RedirectBlocked() int {
 			case !rt.Served:
 				r = routing{code: redirDownUnbound, slot: slot}
 			default:
-				r = routing{code: redirMoved, slot: slot, addr: rt.Addr}
+				r = routing{code: redirMoved, slot: slot, addr: redirAddr(w.S, rt.Addr, rt.PAddr)}
 			}
 		}
 		msg := r.message()

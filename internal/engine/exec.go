@@ -294,6 +294,9 @@ type Session struct {
 	// was rewritten by the server that ran it, and the few checks Redis's
 	// mustObeyClient skips are skipped (XADD/XTRIM's LIMIT without ~).
 	Obey bool
+	// TLS: the client came in on tls-port (cluster redirects then name
+	// the nodes' TLS ports when the bus is TLS).
+	TLS bool
 	// Push delivers bytes to the client out of band, after the replies
 	// already due (MONITOR lines; later pub/sub messages). The server sets
 	// it; it is called with the server lock held and never blocks.
