@@ -7,11 +7,13 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -76,18 +78,25 @@ func NewPKI(t testing.TB) *PKI {
 // further configuration; it returns the TLS address.
 func StartTLS(t testing.TB, p *PKI, authClients string, kv ...string) (*Instance, string) {
 	t.Helper()
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
+	// The free port may be taken by another test process before the
+	// listener binds it: try another one then.
+	for attempt := 0; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conf := append([]string{"bind", "127.0.0.1", "tls-port", strconv.Itoa(port),
+			"tls-cert-file", p.CertFile, "tls-key-file", p.KeyFile, "tls-ca-cert-file", p.CAFile,
+			"tls-auth-clients", authClients}, kv...)
+		inst := Start(t, WithConfig(conf...))
+		lns, err := inst.Srv.ListenTLS()
+		if err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) && attempt < 4 {
+				continue
+			}
+			t.Fatal(err)
+		}
+		go inst.Srv.Serve(lns...)
+		return inst, "127.0.0.1:" + strconv.Itoa(port)
 	}
-	conf := append([]string{"bind", "127.0.0.1", "tls-port", strconv.Itoa(port),
-		"tls-cert-file", p.CertFile, "tls-key-file", p.KeyFile, "tls-ca-cert-file", p.CAFile,
-		"tls-auth-clients", authClients}, kv...)
-	inst := Start(t, WithConfig(conf...))
-	lns, err := inst.Srv.ListenTLS()
-	if err != nil {
-		t.Fatal(err)
-	}
-	go inst.Srv.Serve(lns...)
-	return inst, "127.0.0.1:" + strconv.Itoa(port)
 }
