@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -137,4 +138,25 @@ func (s *Server) CPUNanos() int64 {
 		}
 	}
 	return sum
+}
+
+// UnreadAttackers runs n UnreadAttack loops on key until the returned stop
+// is called; stop waits for them and returns how many connections they
+// made.
+func (s *Server) UnreadAttackers(n int, key string) (stop func() int64) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var cycles atomic.Int64
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.UnreadAttack(key, done, &cycles)
+		}()
+	}
+	return func() int64 {
+		close(done)
+		wg.Wait()
+		return cycles.Load()
+	}
 }

@@ -17,7 +17,6 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -85,16 +84,8 @@ func main() {
 			c.Close()
 
 			// The unread replies.
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			var cycles atomic.Int64
-			for i := 0; i < *attackers; i++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					s.UnreadAttack("big", stop, &cycles)
-				}()
-			}
+			stopAttack := s.UnreadAttackers(*attackers, "big")
+			stop := make(chan struct{}) // ends the RSS sampling
 			var peak atomic.Int64
 			sampled := make(chan struct{})
 			go func() {
@@ -110,13 +101,13 @@ func main() {
 			}()
 			time.Sleep(500 * time.Millisecond) // the attack under way
 			x.unread = s.GetLatency(*n, *clients)
+			cycles := stopAttack()
 			close(stop)
-			wg.Wait()
 			<-sampled
 			x.peakRSS = peak.Load()
 			time.Sleep(2 * time.Second) // closed clients' memory released
 			fmt.Printf("round %d %-7s quiet %s | trickle %s, %.2f s CPU | unread %s, %d connections, peak RSS %d MB, %d MB 2 s after\n",
-				r+1, s.Name, fig(x.quiet), fig(x.trickled), x.trickleCPU, fig(x.unread), cycles.Load(), x.peakRSS>>20, s.RSS()>>20)
+				r+1, s.Name, fig(x.quiet), fig(x.trickled), x.trickleCPU, fig(x.unread), cycles, x.peakRSS>>20, s.RSS()>>20)
 			res[s.Name] = append(res[s.Name], x)
 		}
 	}

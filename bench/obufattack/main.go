@@ -15,7 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,16 +55,8 @@ func main() {
 				rows[s.Name] = rw
 			}
 			rw.quiet = append(rw.quiet, figures(s.GetLatency(*n, 50)))
-			stop := make(chan struct{})
-			var wg sync.WaitGroup
-			var cycles atomic.Int64
-			for i := 0; i < *attackers; i++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					s.UnreadAttack("big", stop, &cycles)
-				}()
-			}
+			stopAttack := s.UnreadAttackers(*attackers, "big")
+			stop := make(chan struct{}) // ends the RSS sampling
 			var maxRSS atomic.Int64
 			done := make(chan struct{})
 			go func() {
@@ -82,12 +73,12 @@ func main() {
 			}()
 			time.Sleep(500 * time.Millisecond) // the attack under way
 			rw.attacked = append(rw.attacked, figures(s.GetLatency(*n, 50)))
+			cycles := stopAttack()
 			close(stop)
-			wg.Wait()
 			close(done)
 			peak[s.Name] = max(peak[s.Name], maxRSS.Load())
 			time.Sleep(2 * time.Second)
-			fmt.Printf("round %d %-7s attack connections %d, peak RSS %d MB, RSS 2 s after %d MB\n", r+1, s.Name, cycles.Load(), maxRSS.Load()>>20, s.RSS()>>20)
+			fmt.Printf("round %d %-7s attack connections %d, peak RSS %d MB, RSS 2 s after %d MB\n", r+1, s.Name, cycles, maxRSS.Load()>>20, s.RSS()>>20)
 		}
 	}
 	fmt.Printf("\n| server | quiet p50 / p99 / max (ms) | attacked p50 / p99 / max (ms) | peak RSS |\n|---|---|---|---|\n")
