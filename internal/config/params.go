@@ -365,7 +365,7 @@ var table = []*Param{
 	EventLoop: boolP("io-event-loop", "yes").immutable(),
 	// Abacus's own: how long (µs) an event loop polls for more events
 	// before it sleeps.
-	EventLoopSpin: intP("io-event-loop-spin-us", "50", 0, 1000000),
+	EventLoopSpin: intP("io-event-loop-spin-us", "0", 0, 1000000),
 	// TLS, as Redis 7.0 names them; the files are read again when one of
 	// them changes (CONFIG SET), for connections made after.
 	TLSCertFile:            strP("tls-cert-file", ""),
