@@ -158,10 +158,17 @@ func (e *Env) KillSession(s *Session) {
 // any other client sees it as absent, and nobody deletes it.
 func (e *Env) SetReplicaExpiry(on bool) { e.replicaExpiry.Store(on) }
 
+// pauser is a Host that says whether a CLIENT PAUSE (or FAILOVER's write
+// pause) is in force: while one is, a primary's lookups keep expired keys.
+type pauser interface{ Paused() bool }
+
 // expiryFor is what s's lookups do with expired keys.
 func (e *Env) expiryFor(s *Session) keyspace.ExpiryMode {
 	switch {
 	case !e.replicaExpiry.Load():
+		if p, ok := e.Host.(pauser); ok && p.Paused() {
+			return keyspace.ExpireKeep
+		}
 		return keyspace.ExpireDelete
 	case strings.Contains(s.Flags, "M"):
 		return keyspace.ExpireNever

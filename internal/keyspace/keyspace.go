@@ -385,6 +385,11 @@ const (
 	// ExpireNever treats it as live: a replica applying its primary's
 	// stream, which decides when the key goes.
 	ExpireNever
+	// ExpireKeep answers as if it were absent but keeps it, and its
+	// expired hash fields too: a primary while clients are paused (Redis
+	// 7.0's expireIfNeeded under a pause), so that the dataset, and what
+	// replicas are sent, stays as it is until the pause ends.
+	ExpireKeep
 )
 
 // expireIfNeeded deletes o if its TTL has passed and reports whether it
@@ -394,7 +399,7 @@ func (db *DB) expireIfNeeded(o *Object) bool {
 		return false
 	}
 	switch db.ks.Expiry {
-	case ExpireHide:
+	case ExpireHide, ExpireKeep:
 		return true
 	case ExpireNever:
 		return false
@@ -438,7 +443,7 @@ func (db *DB) Lookup(key string) *Object {
 		// caller can change its object in place.
 		db.journalLookup(key, o)
 	}
-	if o == nil || db.expireIfNeeded(o) || db.fieldsDue(o) && db.expireFieldsOf(o) {
+	if o == nil || db.expireIfNeeded(o) || db.fieldsDue(o) && db.ks.Expiry != ExpireKeep && db.expireFieldsOf(o) {
 		return nil
 	}
 	return o
@@ -539,7 +544,7 @@ func (db *DB) del(key string) *Object {
 	if o == nil {
 		return nil
 	}
-	if db.expireIfNeeded(o) || db.fieldsDue(o) && db.expireFieldsOf(o) {
+	if db.expireIfNeeded(o) || db.fieldsDue(o) && db.ks.Expiry != ExpireKeep && db.expireFieldsOf(o) {
 		return nil
 	}
 	db.remove(key)
