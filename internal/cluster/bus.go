@@ -30,6 +30,10 @@ type link struct {
 	// under the server lock, taken off by writeLoop once written, so
 	// atomic. cluster-link-sendbuf-limit is checked against allocated.
 	pending, allocated atomic.Int64
+	// received is the capacity of the receive buffer readLoop holds: the
+	// header's 8 bytes between messages, the message's buffer while one
+	// is read and processed (Redis's rcvbuf_alloc).
+	received atomic.Int64
 }
 
 // sendQueue bounds a link's queued messages: a peer that reads nothing
@@ -113,6 +117,7 @@ func (l *link) readLoop() {
 	defer l.c.wg.Done()
 	var hdr [8]byte
 	for {
+		l.received.Store(int64(len(hdr)))
 		if _, err := io.ReadFull(l.conn, hdr[:]); err != nil {
 			break
 		}
@@ -123,6 +128,7 @@ func (l *link) readLoop() {
 		}
 		buf := make([]byte, 8, min(total, 64<<10))
 		copy(buf, hdr[:])
+		l.received.Store(int64(cap(buf)))
 		// Grow as bytes arrive, not as the header claims.
 		for len(buf) < total {
 			chunk := min(total-len(buf), 64<<10)
@@ -130,6 +136,7 @@ func (l *link) readLoop() {
 				nb := make([]byte, len(buf), min(total, 2*cap(buf)+chunk))
 				copy(nb, buf)
 				buf = nb
+				l.received.Store(int64(cap(buf)))
 			}
 			n, err := io.ReadFull(l.conn, buf[len(buf):len(buf)+chunk])
 			buf = buf[:len(buf)+n]
