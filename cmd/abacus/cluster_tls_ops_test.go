@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,6 +97,20 @@ func reshardTLS(t *testing.T, p *servertest.PKI, from, to *tlsClusterNode) {
 	}
 }
 
+// waitAgreedTLS waits until redis-cli --cluster check finds every node
+// agreeing about the slots: the replicas learn a reshard's last SETSLOT
+// NODE from their primary's next ping, and redis-cli refuses to reshard
+// a cluster whose nodes disagree.
+func waitAgreedTLS(t *testing.T, p *servertest.PKI, n *tlsClusterNode) {
+	t.Helper()
+	cli := testenv.Need(t, "redis-cli")
+	eventuallyTrue(t, 30*time.Second, "every node agreeing about the slots", func() bool {
+		out, _ := exec.Command(cli, "--tls", "--cacert", p.CAFile, "--cert", p.ClientCert, "--key", p.ClientKey,
+			"--cluster", "check", n.tlsAddr()).CombinedOutput()
+		return strings.Contains(string(out), "[OK] All nodes agree about slots configuration.")
+	})
+}
+
 func checkCleanTLS(t *testing.T, p *servertest.PKI, n *tlsClusterNode) {
 	t.Helper()
 	out := cliTLS(t, p, "--cluster", "check", n.tlsAddr())
@@ -177,7 +192,9 @@ func tlsClusterOperations(t *testing.T, mixed bool) {
 	}
 	w := startReshardLoad(cc, 3)
 	reshardTLS(t, p, primaries[0], primaries[1])
+	waitAgreedTLS(t, p, primaries[0])
 	reshardTLS(t, p, primaries[1], primaries[0])
+	waitAgreedTLS(t, p, primaries[0])
 	time.Sleep(100 * time.Millisecond)
 	w.finish()
 	sets := len(w.acked)

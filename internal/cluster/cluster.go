@@ -132,6 +132,7 @@ type Cluster struct {
 	mfCanStart      bool
 
 	todoSave           bool
+	confBuf            []byte // nodes.conf's rendering, reused by each save
 	pingsSent          uint64
 	statsSent          [msgTypeCount]int64
 	statsRecv          [msgTypeCount]int64
