@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -39,25 +40,23 @@ func flagsString(f uint16) string {
 func slotRanges(b *slotBitmap) [][2]int {
 	var out [][2]int
 	start := -1
-	for j := 0; j < NumSlots; {
-		// Whole bytes that neither start nor end a range are skipped:
-		// nodes.conf is written on every slot change, and a byte at a
-		// time keeps that cheap when slots are many.
-		if j&7 == 0 {
-			if x := b[j>>3]; (x == 0 && start < 0) || (x == 0xff && start >= 0) {
-				j += 8
-				continue
+	// A word (64 slots; bit j is byte j/8's bit j%8, so a little-endian
+	// word's bit j%64) that neither starts nor ends a range is skipped
+	// whole: nodes.conf is rendered on every slot change.
+	for w := 0; w < NumSlots/64; w++ {
+		x := binary.LittleEndian.Uint64(b[w*8:])
+		if (x == 0 && start < 0) || (x == ^uint64(0) && start >= 0) {
+			continue
+		}
+		for i := 0; i < 64; i++ {
+			in := x&(1<<i) != 0
+			if in && start < 0 {
+				start = w*64 + i
+			} else if !in && start >= 0 {
+				out = append(out, [2]int{start, w*64 + i - 1})
+				start = -1
 			}
 		}
-		in := b.has(j)
-		if in && start < 0 {
-			start = j
-		}
-		if !in && start >= 0 {
-			out = append(out, [2]int{start, j - 1})
-			start = -1
-		}
-		j++
 	}
 	if start >= 0 {
 		out = append(out, [2]int{start, NumSlots - 1})
