@@ -46,15 +46,17 @@ func linkEvents(l *link) string {
 // linkMemory is what one link holds for its buffers, as Redis's
 // getClusterLinkMemUsage counts sizeof(clusterLink), the send buffer's
 // allocation and the receive buffer's: here the link itself, its send
-// queue's slots (a channel allocates them all up front), the queued
-// messages' buffers and the receive buffer. The goroutines' stacks and a
-// TLS connection's state are not counted (Redis counts neither a
-// connection's nor OpenSSL's).
+// queue's slice, the queued messages' buffers and the receive buffer.
+// The goroutines' stacks and a TLS connection's state are not counted
+// (Redis counts neither a connection's nor OpenSSL's).
 func linkMemory(l *link) int64 {
 	if l == nil {
 		return 0
 	}
-	return int64(unsafe.Sizeof(*l)) + int64(cap(l.out))*int64(unsafe.Sizeof([]byte(nil))) +
+	l.qmu.Lock()
+	q := cap(l.q)
+	l.qmu.Unlock()
+	return int64(unsafe.Sizeof(*l)) + int64(q)*int64(unsafe.Sizeof([]byte(nil))) +
 		l.allocated.Load() + l.received.Load()
 }
 
