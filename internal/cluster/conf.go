@@ -122,7 +122,14 @@ func (c *Cluster) appendNode(b []byte, n *Node, usePPort bool) []byte {
 		}
 	}
 	if n.flags&flagMyself != 0 {
-		for j := 0; j < NumSlots; j++ {
+		// Up to the last open entry: c.open counts them.
+		for j, left := 0, c.open; j < NumSlots && left > 0; j++ {
+			if c.migrating[j] != nil {
+				left--
+			}
+			if c.importing[j] != nil {
+				left--
+			}
 			if t := c.migrating[j]; t != nil {
 				b = append(b, " ["...)
 				b = strconv.AppendInt(b, int64(j), 10)
@@ -341,7 +348,7 @@ func (c *Cluster) loadConfig() (bool, error) {
 					t = c.newNode(s[i+3:], 0)
 					c.addNode(t)
 				}
-				table[j] = t
+				c.setOpen(table, j, t)
 				continue
 			}
 			lo, hi, ok := strings.Cut(s, "-")

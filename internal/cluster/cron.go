@@ -258,7 +258,8 @@ func (c *Cluster) setMyMaster(n *Node) {
 		me.flags &^= flagMaster | flagMigrateTo
 		me.flags |= flagSlave
 		for j := range c.migrating {
-			c.migrating[j], c.importing[j] = nil, nil
+			c.setOpen(&c.migrating, j, nil)
+			c.setOpen(&c.importing, j, nil)
 		}
 	} else if me.master != nil {
 		me.master.removeReplica(me)
