@@ -6,7 +6,8 @@ package main
 // client writes (MIGRATE then dials its target over TLS, as Redis's
 // migrateGetSocket does with tls-cluster), and a SIGKILLed primary is
 // replaced by its replica, elected over the TLS bus after syncing over
-// TLS. Once all Abacus, once mixed with redis-server 7.0.15 nodes.
+// TLS (all Abacus, the old primary then rejoins as its replica). Once
+// all Abacus, once mixed with redis-server 7.0.15 nodes.
 
 import (
 	"context"
@@ -259,6 +260,16 @@ func tlsClusterOperations(t *testing.T, mixed bool) {
 		if v != strconv.Itoa(i) {
 			t.Fatalf("{c}:%d = %q, want %d", i, v, i)
 		}
+	}
+	if !mixed {
+		// The old primary comes back with its nodes.conf and follows its
+		// replacement, syncing over TLS.
+		victim.p = startIn(t, victim.dir, victim.port, append(tlsClusterArgs(p, victim.tlsPort), repl...)...)
+		eventuallyTrue(t, 30*time.Second, "the old primary rejoins as a replica, linked", func() bool {
+			f := strings.Fields(nodesLine(victim, victim.plain(), victim.id()))
+			return len(f) > 3 && strings.Contains(f[2], "slave") && f[3] == r1.id() &&
+				victim.replInfo("master_link_status") == "up"
+		})
 	}
 	t.Logf("done after %v", time.Since(start))
 }
