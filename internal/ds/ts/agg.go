@@ -417,13 +417,13 @@ func (s *Series) aggregate(o *RangeOpts, limit int) []Sample {
 			return bs + d - 1
 		}
 		minmax := a.Type != AggCount && a.Type != AggSum && a.Type != AggAvg
-		s.scanRuns(o, bucketLast, sample, func(i, j int) (bool, bool) {
-			r := s.run(i, j, minmax)
-			fresh := !started || s.chunks[i].first >= curEnd
+		s.scanRuns(o, bucketLast, sample, func(i, j int, start int64) (bool, bool) {
+			r := s.run(i, j, start, minmax)
+			fresh := !started || start >= curEnd
 			if !r.fits(a.Type, fresh, &ex) {
 				return false, true
 			}
-			if fresh && !enter(s.chunks[i].first, math.NaN()) {
+			if fresh && !enter(start, math.NaN()) {
 				return true, false
 			}
 			cur.merge(&r, &ex)

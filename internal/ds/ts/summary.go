@@ -114,9 +114,47 @@ type runTotal struct {
 	minmax   bool // min and max are valid (no NaN)
 }
 
-// run totals chunks i..j; withMinMax asks for min and max, which are
-// walked chunk by chunk (counts and sums use the prefixes).
-func (s *Series) run(i, j int, withMinMax bool) runTotal {
+// run totals the samples of chunks i..j from from on (chunk i's earlier
+// samples, if any, decoded and taken off: then there are no min and max);
+// withMinMax asks for min and max, which are walked chunk by chunk (counts
+// and sums use the prefixes).
+func (s *Series) run(i, j int, from int64, withMinMax bool) runTotal {
+	r := s.wholeRun(i, j, withMinMax)
+	if c := s.chunks[i]; c.first < from {
+		// The head's values are exact integers when the chunk's are: its
+		// sum and abs are then exact too.
+		k, sum, abs := c.head(from)
+		r.n -= int64(k)
+		r.sum -= sum
+		r.abs -= abs
+		r.ordered, r.minmax = false, false
+	}
+	return r
+}
+
+// head counts the chunk's samples before t and adds up their values and
+// absolute values.
+func (c *chunk) head(t int64) (k int, sum, abs float64) {
+	if c.raw {
+		k = sort.Search(c.n, func(i int) bool { return c.ts[i] >= t })
+		for _, v := range c.vs[:k] {
+			sum += v
+			abs += math.Abs(v)
+		}
+		return k, sum, abs
+	}
+	it := c.iter()
+	for it.next() && it.t < t {
+		v := it.value()
+		k++
+		sum += v
+		abs += math.Abs(v)
+	}
+	return k, sum, abs
+}
+
+// wholeRun totals chunks i..j.
+func (s *Series) wholeRun(i, j int, withMinMax bool) runTotal {
 	ci := s.chunks[i]
 	if i == j {
 		return runTotal{n: int64(ci.n), sum: ci.sm.sum, exact: !ci.sm.inexact, ordered: true, abs: ci.sm.abs,
@@ -241,12 +279,13 @@ func (b *bucket) merge(r *runTotal, e *exactness) {
 }
 
 // scanRuns is Series.scan for aggregations that take whole chunks from
-// their summaries: each run of whole chunks inside [From, To] and inside
-// one bucket (bucketLast(t) is the last timestamp of t's bucket) goes to
-// run, which says whether it took it (if not, its first chunk's samples
-// go to fn, and so do the rest of that bucket's) and whether to go on;
-// every other sample goes to fn.
-func (s *Series) scanRuns(o *RangeOpts, bucketLast func(t int64) int64, fn func(t int64, v float64) bool, run func(i, j int) (took, more bool)) {
+// their summaries: each run of chunks i..j that ends inside [From, To] and
+// inside the bucket of its start (bucketLast(t) is the last timestamp of
+// t's bucket), starting at the first chunk's first sample or, for the
+// chunk holding From, at From, goes to run, which says whether it took it
+// (if not, its first chunk's samples go to fn, and so do the rest of that
+// bucket's) and whether to go on; every other sample goes to fn.
+func (s *Series) scanRuns(o *RangeOpts, bucketLast func(t int64) int64, fn func(t int64, v float64) bool, run func(i, j int, start int64) (took, more bool)) {
 	from, to := max(o.From, s.minKept()), o.To
 	more := true
 	declined := int64(math.MinInt64) // walk samples through here
@@ -259,12 +298,12 @@ func (s *Series) scanRuns(o *RangeOpts, bucketLast func(t int64) int64, fn func(
 			if c.last < from {
 				continue
 			}
-			if c.first >= from && c.last <= to && c.first > declined {
-				lim := min(to, bucketLast(c.first))
+			if start := max(c.first, from); c.last <= to && start > declined {
+				lim := min(to, bucketLast(start))
 				if c.last <= lim {
 					// the chunks from ci on that end by lim
 					cj := ci + sort.Search(len(s.chunks)-ci, func(k int) bool { return s.chunks[ci+k].last > lim }) - 1
-					took, m := run(ci, cj)
+					took, m := run(ci, cj, start)
 					if took {
 						more = m
 						ci = cj

@@ -158,7 +158,7 @@ func TestSummariesSkipTheMiddle(t *testing.T) {
 	decoded := 0
 	walkOnly = false
 	s.scanRuns(&o, func(int64) int64 { return math.MaxInt64 }, func(int64, float64) bool { decoded++; return true },
-		func(i, j int) (bool, bool) { return true, true })
+		func(i, j int, start int64) (bool, bool) { return true, true })
 	if per := s.Len() / s.Chunks(); decoded > 2*per {
 		t.Fatalf("decoded %d samples, chunks hold %d each", decoded, per)
 	}
