@@ -301,8 +301,12 @@ func (s *Series) scanRuns(o *RangeOpts, bucketLast func(t int64) int64, fn func(
 			if start := max(c.first, from); c.last <= to && start > declined {
 				lim := min(to, bucketLast(start))
 				if c.last <= lim {
-					// the chunks from ci on that end by lim
-					cj := ci + sort.Search(len(s.chunks)-ci, func(k int) bool { return s.chunks[ci+k].last > lim }) - 1
+					// the chunks from ci on that end by lim: often all (a
+					// window that ends now)
+					cj := len(s.chunks) - 1
+					if s.chunks[cj].last > lim {
+						cj = ci + sort.Search(len(s.chunks)-ci, func(k int) bool { return s.chunks[ci+k].last > lim }) - 1
+					}
 					took, m := run(ci, cj, start)
 					if took {
 						more = m
