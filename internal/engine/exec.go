@@ -263,6 +263,7 @@ type Session struct {
 	// lookup (lookupFor).
 	lookedUp   [4]*Command
 	lookedUpAt uint8
+
 	NoEvict  bool
 	NoTouch  bool
 	Reply    ReplyMode
