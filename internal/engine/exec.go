@@ -263,10 +263,9 @@ type Session struct {
 	// lookup (lookupFor).
 	lookedUp   [4]*Command
 	lookedUpAt uint8
-
-	NoEvict  bool
-	NoTouch  bool
-	Reply    ReplyMode
+	NoEvict    bool
+	NoTouch    bool
+	Reply      ReplyMode
 	// CloseAfterReply asks the connection to close once this batch's
 	// replies are written (QUIT, protocol errors, CLIENT KILL of self).
 	CloseAfterReply bool
