@@ -55,7 +55,7 @@ func (s *Server) writeMetrics(w http.ResponseWriter, r *http.Request, reg *prome
 		}
 	}
 	om := format.FormatType() == expfmt.TypeOpenMetrics
-	if err := s.series.write(bw, col.series, om); err != nil {
+	if err := s.series.write(bw, &col.series, om); err != nil {
 		return
 	}
 	if c, ok := enc.(expfmt.Closer); ok {

@@ -145,7 +145,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reg := prometheus.NewRegistry()
-	col := &collector{b: s.b, cfg: s.cfg, scrapes: &s.scrapes, ctx: r.Context()}
+	col := &collector{b: s.b, cfg: s.cfg, scrapes: &s.scrapes, ctx: r.Context(), cache: &s.series}
 	reg.MustRegister(col)
 	s.writeMetrics(w, r, reg, col)
 }
