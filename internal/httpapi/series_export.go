@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math"
 	"strconv"
 	"sync"
@@ -117,25 +116,16 @@ func (out *seriesOut) counts() (matched, sampled int) {
 	return matched, sampled
 }
 
-// write appends the series family to w in the format of om (OpenMetrics
-// or the text format): the first out.max series with a sample, in key
-// order.
-func (c *seriesCache) write(w io.Writer, out *seriesOut, om bool) error {
-	if out.enc == nil {
-		return nil
-	}
-	buf := c.family(out, om)
-	if buf == nil {
-		return nil
-	}
-	_, err := w.Write(buf)
-	return err
-}
-
-// family is the series family's text, or nil when no series has a
+// family is the series family's text in the format of om (OpenMetrics or
+// the text format), the first out.max series with a sample in key order,
+// and where its segments end (every seriesSegmentLines lines; the first
+// one holds the HELP and TYPE lines too); nil when no series has a
 // sample. The cache's lock is held while the head is looked up, not while
 // the lines are made or sent.
-func (c *seriesCache) family(out *seriesOut, om bool) []byte {
+func (c *seriesCache) family(out *seriesOut, om bool) ([]byte, []int) {
+	if out.enc == nil {
+		return nil, nil
+	}
 	c.mu.Lock()
 	if c.head == nil {
 		c.head = map[bool][]byte{}
@@ -150,7 +140,8 @@ func (c *seriesCache) family(out *seriesOut, om bool) []byte {
 	x, enc := &out.x, out.enc
 	buf := make([]byte, 0, size)
 	buf = append(buf, head...)
-	n := 0
+	var ends []int
+	n, lines := 0, 0
 	for i := range x.Keys {
 		if x.State[i] != metrics.SeriesSampled {
 			continue
@@ -167,14 +158,20 @@ func (c *seriesCache) family(out *seriesOut, om bool) []byte {
 		buf = append(buf, ' ')
 		buf = appendSampleValue(buf, x.Vals[i], om)
 		buf = append(buf, '\n')
+		if lines++; lines%seriesSegmentLines == 0 {
+			ends = append(ends, len(buf))
+		}
 	}
 	if n == 0 {
-		return nil
+		return nil, nil
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(buf) {
+		ends = append(ends, len(buf))
 	}
 	c.mu.Lock()
 	c.size = len(buf) + len(buf)/8
 	c.mu.Unlock()
-	return buf
+	return buf, ends
 }
 
 // familyHead is the family's HELP and TYPE lines as expfmt writes them.

@@ -69,8 +69,9 @@ type Server struct {
 	// scraping admits at most cap(scraping) at once, the rest get 503.
 	scrapes  atomic.Int64
 	scraping chan struct{}
-	series   seriesCache // the exported series's encoded labels (series_export.go)
-	top      topKeys     // the dashboard's top keys sampler (topkeys.go)
+	series   seriesCache    // the exported series's encoded labels (series_export.go)
+	segments seriesSegments // the series family's last gzipped segments (gzip_segments.go)
+	top      topKeys        // the dashboard's top keys sampler (topkeys.go)
 }
 
 // New makes the HTTP endpoint for the engine env, whose commands run under
