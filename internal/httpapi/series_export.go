@@ -234,7 +234,13 @@ func appendSampleValue(b []byte, v float64, om bool) []byte {
 		return append(b, "-Inf"...)
 	}
 	start := len(b)
-	b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	if v == math.Trunc(v) && math.Abs(v) < 1e6 && (v != 0 || !math.Signbit(v)) {
+		// What 'g' writes for an integer below its exponent threshold
+		// (1e6 at the shortest precision), without the float conversion.
+		b = strconv.AppendInt(b, int64(v), 10)
+	} else {
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	}
 	if om && !bytes.ContainsAny(b[start:], "e.") {
 		b = append(b, '.', '0')
 	}
