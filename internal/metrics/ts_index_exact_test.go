@@ -93,6 +93,21 @@ func TestTSIndexExact(t *testing.T) {
 	exact(t, inst, "the TTL passed (a and b still stored)")
 	step("TS.QUERYINDEX", "l=v")
 	step("PERSIST", "c")
+	step("SELECT", "6")
+	step("TS.CREATE", "x", "LABELS", "l", "v")
+	if r := do(t, c, "PEXPIRE", "x", "100"); r != ":1\r\n" {
+		t.Fatalf("PEXPIRE x: %q", r)
+	}
+	inst.Clock.Advance(200 * time.Millisecond)
+	for deadline := time.Now().Add(30 * time.Second); strings.Contains(c.Do("INFO", "keyspace"), "db6:"); {
+		// INFO reads no key: the active cycle reclaims x.
+		if time.Now().After(deadline) {
+			t.Fatalf("the active expire cycle did not reclaim x: %q", c.Do("INFO", "keyspace"))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	exact(t, inst, "active expiry")
+	step("SELECT", "0")
 
 	// A script that rolls back: label changes, deletes, a flush and a
 	// SWAPDB are all taken back.
