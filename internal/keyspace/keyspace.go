@@ -301,6 +301,7 @@ type Keyspace struct {
 	wj        watchJournal // WATCH changes an undone script takes back (watch.go)
 	undo      undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
 	snap      *snapshot    // the open point-in-time snapshot (snapshot.go)
+	followers []Follower   // told of changes Touched does not signal (follow.go)
 	slotsOn   bool         // cluster mode: tables index their keys by slot (slots.go)
 
 	// Added is called when a command's write creates a key that did not
@@ -597,6 +598,7 @@ func (db *DB) Flush() {
 	if db.ks.Touched != nil {
 		db.ForEach(func(o *Object) { db.ks.Touched(db, o.Key) })
 	}
+	defer db.ks.emptied(db)
 	if db.ks.undo.on {
 		db.journalFlush()
 		return
@@ -687,6 +689,7 @@ func (ks *Keyspace) Swap(a, b int) {
 		ks.journalSwap(da, db)
 	}
 	swapTables(da, db)
+	ks.swapped(da, db)
 	if ks.Touched != nil {
 		for _, d := range []*DB{da, db} {
 			d.ForEach(func(o *Object) { ks.Touched(d, o.Key) })
