@@ -411,6 +411,12 @@ func (l *eventLoop) admit() {
 		}
 		l.byFD[c.fd] = c
 		c.inLoop = true
+		if c.tsock != nil {
+			// Its first requests may have come with the handshake's
+			// last flight: the TLS layer holds them, and the socket
+			// may never be readable again for them.
+			l.kickLocked(c)
+		}
 	}
 }
 
@@ -462,6 +468,10 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		c.unrun = false
 	} else {
 		n, err := c.loopRead()
+		if c.tlsMore {
+			c.tlsMore = false
+			l.kickLocked(c)
+		}
 		if n > 0 {
 			s.Env.Stats.NetInputBytes.Add(int64(n))
 			c.sess.LastIO.Store(s.Env.NowMs())
@@ -639,6 +649,12 @@ func (l *eventLoop) handoffTo(c *client, quit bool) {
 		go c.close()
 		return
 	}
+	if c.tsock != nil {
+		c.tlsToGoroutine(conn)
+		c.quitAfter = quit
+		go c.serve()
+		return
+	}
 	// Not under the server lock, which a script may hold for long: a
 	// waker (wakeParked) sees conn under ioMu, or nil, and then the
 	// goroutine finds the wait over when it looks.
@@ -773,6 +789,10 @@ func (l *eventLoop) busyServe() {
 func (l *eventLoop) busyClient(c *client) {
 	s := l.s
 	n, err := c.loopRead()
+	if c.tlsMore {
+		c.tlsMore = false
+		l.kickLocked(c)
+	}
 	if n > 0 {
 		s.Env.Stats.NetInputBytes.Add(int64(n))
 		c.sess.LastIO.Store(s.Env.NowMs())
@@ -830,7 +850,13 @@ const loopMaxRead = 64 << 10
 
 // loopRead reads what arrived for c into its input.
 func (c *client) loopRead() (int, error) {
-	n, err := fdRead(c.fd, c.reader.ReadBuf(loopMaxRead))
+	var n int
+	var err error
+	if c.tsock != nil {
+		n, c.tlsMore, err = c.tlsLoopRead(c.reader.ReadBuf(loopMaxRead))
+	} else {
+		n, err = fdRead(c.fd, c.reader.ReadBuf(loopMaxRead))
+	}
 	c.reader.Filled(n)
 	return n, err
 }
@@ -919,12 +945,12 @@ func fdWriteReading(fd int, p []byte, killed func() bool, deadline func() int64,
 // says some arrived.
 func (c *client) writeReading(p []byte) (int, error) {
 	s := c.srv
+	if c.tsock != nil {
+		return c.tlsWriteReading(p)
+	}
 	killed := func() bool { return c.sess.Killed.Load() || s.closing.Load() }
 	if c.fd >= 0 {
 		return fdWriteReading(c.fd, p, killed, c.wdl.Load, func() bool { return c.readAside(c.fd) })
-	}
-	if c.tsock != nil {
-		return c.tlsWriteReading(p)
 	}
 	if c.raw == nil {
 		return c.outWrite(p)
