@@ -649,19 +649,17 @@ func (l *eventLoop) handoffTo(c *client, quit bool) {
 		go c.close()
 		return
 	}
-	if c.tsock != nil {
-		c.tlsToGoroutine(conn)
-		c.quitAfter = quit
-		go c.serve()
-		return
-	}
 	// Not under the server lock, which a script may hold for long: a
 	// waker (wakeParked) sees conn under ioMu, or nil, and then the
 	// goroutine finds the wait over when it looks.
-	c.raw = newRawIO(conn)
-	c.ioMu.Lock()
-	c.conn = conn
-	c.ioMu.Unlock()
+	if c.tsock != nil {
+		c.tlsToGoroutine(conn)
+	} else {
+		c.raw = newRawIO(conn)
+		c.ioMu.Lock()
+		c.conn = conn
+		c.ioMu.Unlock()
+	}
 	c.quitAfter = quit
 	go c.serve()
 }

@@ -79,6 +79,9 @@ func fdWaitWritable(fd int, stop func() bool, deadline func() int64) error {
 // loop serves the client again (kick) without a new event.
 func (c *client) tlsLoopRead(p []byte) (n int, more bool, err error) {
 	t := c.tsock
+	if len(p) == 0 {
+		return 0, true, errAgain // no room now: the next round reads
+	}
 	t.readLeft = loopMaxRead
 	defer func() {
 		t.readLeft = 0
