@@ -273,3 +273,50 @@ func TestTLSRenegotiationRefused(t *testing.T) {
 		t.Fatalf("PING after: %q", r)
 	}
 }
+
+// A TLS client the loop hands to a goroutine (a blocking command parks
+// it) gets its reply when the wait ends and is served on from there;
+// one that runs MONITOR gets the other clients' commands through its
+// pushed-output queue.
+func TestTLSHandoffAndMonitor(t *testing.T) {
+	p := newTestPKI(t)
+	inst, tlsAddr := startTLS(t, p, "no")
+	admin := inst.Raw(t)
+	mon, _ := dialTLSClient(t, p, tlsAddr)
+	mon.SetReadDeadline(time.Now().Add(60 * time.Second))
+	mon.Write(servertest.Encode("MONITOR"))
+	mr := bufio.NewReader(mon)
+	if line, err := mr.ReadString('\n'); err != nil || line != "+OK\r\n" {
+		t.Fatalf("MONITOR: %q %v", line, err)
+	}
+	c, _ := dialTLSClient(t, p, tlsAddr)
+	c.SetReadDeadline(time.Now().Add(60 * time.Second))
+	r := bufio.NewReader(c)
+	c.Write(servertest.Encode("BLPOP", "q", "0"))
+	eventually(t, "the TLS client blocked", func() bool {
+		return strings.Contains(admin.Do("CLIENT", "LIST"), "cmd=blpop")
+	})
+	if got := admin.Do("RPUSH", "q", "x"); got != ":1\r\n" {
+		t.Fatalf("RPUSH: %q", got)
+	}
+	if got := readReplies(t, r, 3); got[0] != "*2\r\n" || got[1] != "q" || got[2] != "x" {
+		t.Fatalf("BLPOP: %q", got)
+	}
+	for i := 0; i < 50; i++ {
+		c.Write(servertest.Encode("ECHO", fmt.Sprint(i)))
+		if got := readReplies(t, r, 1); got[0] != fmt.Sprint(i) {
+			t.Fatalf("ECHO %d after the handoff: %q", i, got[0])
+		}
+	}
+	for _, want := range []string{`"BLPOP" "q" "0"`, `"RPUSH" "q" "x"`, `"ECHO" "49"`} {
+		for {
+			line, err := mr.ReadString('\n')
+			if err != nil {
+				t.Fatalf("MONITOR stream, waiting for %s: %v", want, err)
+			}
+			if strings.Contains(line, want) {
+				break
+			}
+		}
+	}
+}
