@@ -70,7 +70,8 @@ type client struct {
 	// tsock is a TLS client's socket, whose writes never wait
 	// (tlssock.go), and tconn its TLS layer; nil for other clients.
 	// tlsMore says the TLS layer may hold input the loop has not taken
-	// (tlsLoopRead).
+	// (tlsLoopRead): set by each loop read, it keeps the client kicked
+	// until a read takes it all.
 	tsock   *tlsSock
 	tconn   *tls.Conn
 	tlsMore bool

@@ -468,10 +468,6 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		c.unrun = false
 	} else {
 		n, err := c.loopRead()
-		if c.tlsMore {
-			c.tlsMore = false
-			l.kickLocked(c)
-		}
 		if n > 0 {
 			s.Env.Stats.NetInputBytes.Add(int64(n))
 			c.sess.LastIO.Store(s.Env.NowMs())
@@ -530,6 +526,10 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		l.handoffTo(c, quit)
 	case quit:
 		l.drop(c)
+	case c.tlsMore:
+		// The TLS layer holds input that no event will announce: it is
+		// read on the next round (or after the commands still unrun).
+		l.kickLocked(c)
 	}
 }
 
@@ -788,8 +788,7 @@ func (l *eventLoop) busyClient(c *client) {
 	s := l.s
 	n, err := c.loopRead()
 	if c.tlsMore {
-		c.tlsMore = false
-		l.kickLocked(c)
+		l.kickLocked(c) // the loop reads the rest
 	}
 	if n > 0 {
 		s.Env.Stats.NetInputBytes.Add(int64(n))

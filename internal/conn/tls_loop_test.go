@@ -320,3 +320,27 @@ func TestTLSHandoffAndMonitor(t *testing.T) {
 		}
 	}
 }
+
+// A long pipeline of requests whose replies make the loop yield to other
+// clients between batches: the requests the TLS layer has deciphered
+// ahead, which no new event announces, are all answered.
+func TestTLSLongPipelineYields(t *testing.T) {
+	p := newTestPKI(t)
+	inst, tlsAddr := startTLS(t, p, "no")
+	if r := inst.Raw(t).Do("SET", "v", strings.Repeat("x", 1024)); r != "+OK\r\n" {
+		t.Fatalf("SET: %q", r)
+	}
+	c, _ := dialTLSClient(t, p, tlsAddr)
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	const n = 20000
+	var req []byte
+	for i := 0; i < n; i++ {
+		req = append(req, servertest.Encode("GET", "v")...)
+	}
+	req = append(req, servertest.Encode("ECHO", "end")...)
+	go c.Write(req)
+	got := readReplies(t, bufio.NewReaderSize(c, 1<<16), n+1)
+	if got[n-1] != strings.Repeat("x", 1024) || got[n] != "end" {
+		t.Fatalf("last replies: %.20q %q", got[n-1], got[n])
+	}
+}
