@@ -68,8 +68,13 @@ type client struct {
 	// (rawio.go); nil for connections other than TCP.
 	raw *rawIO
 	// tsock is a TLS client's socket, whose writes never wait
-	// (tlssock.go); nil for other clients.
-	tsock *tlsSock
+	// (tlssock.go), and tconn its TLS layer; nil for other clients.
+	// tlsMore says the TLS layer may hold input the loop has not taken
+	// (tlsLoopRead): set by each loop read, it keeps the client kicked
+	// until a read takes it all.
+	tsock   *tlsSock
+	tconn   *tls.Conn
+	tlsMore bool
 
 	// The event loop's side (loop_linux.go). fd is the socket's
 	// descriptor for a client the loop accepted (-1 otherwise); it stays
@@ -221,9 +226,7 @@ func (s *Server) accept(conn net.Conn) {
 	}
 	if !inLoop {
 		c.conn, c.raw = conn, newRawIO(conn)
-		if tc, ok := conn.(*tls.Conn); ok {
-			c.tsock, _ = tc.NetConn().(*tlsSock)
-		}
+		c.tconn, c.tsock = tlsConn(conn)
 	}
 	s.clients[sess.ID] = c
 	s.wg.Add(1)
@@ -233,7 +236,23 @@ func (s *Server) accept(conn net.Conn) {
 		loop.add(c)
 		return
 	}
+	if c.tsock != nil {
+		go c.serveTLS(loop)
+		return
+	}
 	go c.serve()
+}
+
+// serveTLS is a TLS client's goroutine: the handshake runs on it, so a
+// slow or stuck one holds nothing else; then an event loop, when there is
+// one, takes the client as it takes a plaintext one (tlsToLoop), and
+// this goroutine ends. Otherwise, or if the handshake failed, it serves
+// the client (client.serve meets the failure at its first read).
+func (c *client) serveTLS(loop *eventLoop) {
+	if loop != nil && c.tlsHandshake() == nil && c.tlsToLoop(loop) {
+		return
+	}
+	c.serve()
 }
 
 // isLoopback reports whether a client address is local in protected
@@ -293,6 +312,10 @@ func (c *client) close() {
 	c.ioMu.Lock()
 	if c.conn != nil {
 		c.conn.Close()
+	} else if c.tconn != nil {
+		// A TLS client the loop served: close_notify, if the socket
+		// takes it now (tlsSock never waits).
+		c.tconn.Close()
 	}
 	if c.fdOpen {
 		fdClose(c.fd)
@@ -348,7 +371,7 @@ func (c *client) writeRest() {
 		return
 	}
 	c.handoff = handoffNone
-	if len(c.wrest) > 0 {
+	if len(c.wrest) > 0 || c.tlsPending() > 0 {
 		n, err := c.writeReading(c.wrest)
 		c.srv.Env.Stats.NetOutputBytes.Add(int64(n))
 		if err != nil {

@@ -7,6 +7,11 @@
 //
 //   - An accept goroutine per listener (Server.Serve) registers each new
 //     client and gives it to an event loop, or to a goroutine of its own.
+//   - A TLS client's first goroutine (client.serveTLS) runs its handshake,
+//     so that a slow or stuck one holds nothing else, and then gives the
+//     client to an event loop (client.tlsToLoop), which serves it as a
+//     plaintext one through its tls.Conn (tlssock.go), and ends; without
+//     a loop it goes on as the client's goroutine.
 //   - An event loop (loop_linux.go; io-threads of them, io-event-loop yes,
 //     the default on Linux) waits on an epoll set of TCP clients. For a
 //     readable client it reads what arrived, runs every complete command
@@ -97,7 +102,13 @@
 //     skips cur.
 //   - A handoff passes ownership with a go statement: the loop takes the
 //     client out of its set, gives it a net.Conn (under ioMu) and starts
-//     its goroutine, which owns it from then on.
+//     its goroutine, which owns it from then on. A TLS client's, made
+//     from a duplicate of its descriptor, becomes the socket its tls.Conn
+//     reads (tlsToGoroutine).
+//   - A TLS client's handshake goroutine owns it until it puts it in the
+//     loop's inbox (eventLoop.add, under inMu); the loop owns it from
+//     admit on, and serves it once without an event (kick), since the
+//     TLS layer may hold requests read with the handshake.
 //   - A client goroutine owns its client until close, which it runs
 //     itself; a loop that drops a client closes it, itself or on a
 //     goroutine it starts for that.
@@ -165,10 +176,13 @@
 // A TLS client's writes go through its tls.Conn to a socket that never
 // waits (tlsSock): the ciphertext it does not take stays pending there,
 // and a write that leaves some reports the socket full like a raw one,
-// so the same routes follow; the writers that may wait (outWrite,
-// writeReading) flush it, one at a time (tlsSock.flushMu). So neither a
-// reply nor a close_notify sent by a kill under the server lock waits
-// for a TLS client that does not read.
+// so the same routes follow (on a loop: the queue's writer, or the
+// handoff's goroutine, which flushes it in writeRest); the writers that
+// may wait (outWrite, writeReading) flush it, one at a time
+// (tlsSock.flushMu). A loop does not drain a TLS client's queue (the
+// writer alone writes it). So neither a reply nor a close_notify sent
+// by a kill under the server lock waits for a TLS client that does not
+// read.
 //
 // So bytes reach a socket by three routes: the owner's write of its
 // staged replies (finish, finished by writeRest after a handoff), the

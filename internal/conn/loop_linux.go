@@ -411,6 +411,12 @@ func (l *eventLoop) admit() {
 		}
 		l.byFD[c.fd] = c
 		c.inLoop = true
+		if c.tsock != nil {
+			// Its first requests may have come with the handshake's
+			// last flight: the TLS layer holds them, and the socket
+			// may never be readable again for them.
+			l.kickLocked(c)
+		}
 	}
 }
 
@@ -520,6 +526,10 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 		l.handoffTo(c, quit)
 	case quit:
 		l.drop(c)
+	case c.tlsMore:
+		// The TLS layer holds input that no event will announce: it is
+		// read on the next round (or after the commands still unrun).
+		l.kickLocked(c)
 	}
 }
 
@@ -642,10 +652,14 @@ func (l *eventLoop) handoffTo(c *client, quit bool) {
 	// Not under the server lock, which a script may hold for long: a
 	// waker (wakeParked) sees conn under ioMu, or nil, and then the
 	// goroutine finds the wait over when it looks.
-	c.raw = newRawIO(conn)
-	c.ioMu.Lock()
-	c.conn = conn
-	c.ioMu.Unlock()
+	if c.tsock != nil {
+		c.tlsToGoroutine(conn)
+	} else {
+		c.raw = newRawIO(conn)
+		c.ioMu.Lock()
+		c.conn = conn
+		c.ioMu.Unlock()
+	}
 	c.quitAfter = quit
 	go c.serve()
 }
@@ -773,6 +787,9 @@ func (l *eventLoop) busyServe() {
 func (l *eventLoop) busyClient(c *client) {
 	s := l.s
 	n, err := c.loopRead()
+	if c.tlsMore {
+		l.kickLocked(c) // the loop reads the rest
+	}
 	if n > 0 {
 		s.Env.Stats.NetInputBytes.Add(int64(n))
 		c.sess.LastIO.Store(s.Env.NowMs())
@@ -830,7 +847,13 @@ const loopMaxRead = 64 << 10
 
 // loopRead reads what arrived for c into its input.
 func (c *client) loopRead() (int, error) {
-	n, err := fdRead(c.fd, c.reader.ReadBuf(loopMaxRead))
+	var n int
+	var err error
+	if c.tsock != nil {
+		n, c.tlsMore, err = c.tlsLoopRead(c.reader.ReadBuf(loopMaxRead))
+	} else {
+		n, err = fdRead(c.fd, c.reader.ReadBuf(loopMaxRead))
+	}
 	c.reader.Filled(n)
 	return n, err
 }
@@ -919,12 +942,12 @@ func fdWriteReading(fd int, p []byte, killed func() bool, deadline func() int64,
 // says some arrived.
 func (c *client) writeReading(p []byte) (int, error) {
 	s := c.srv
+	if c.tsock != nil {
+		return c.tlsWriteReading(p)
+	}
 	killed := func() bool { return c.sess.Killed.Load() || s.closing.Load() }
 	if c.fd >= 0 {
 		return fdWriteReading(c.fd, p, killed, c.wdl.Load, func() bool { return c.readAside(c.fd) })
-	}
-	if c.tsock != nil {
-		return c.tlsWriteReading(p)
 	}
 	if c.raw == nil {
 		return c.outWrite(p)

@@ -22,15 +22,17 @@ const (
 
 type eventLoop struct{}
 
-func newEventLoop(*Server) *eventLoop  { return nil }
-func detach(net.Conn) (int, error)     { return -1, errors.New("no event loop") }
-func (l *eventLoop) add(*client)       {}
-func (l *eventLoop) wake()             {}
-func (l *eventLoop) armBusy()          {}
-func fdRead(int, []byte) (int, error)  { return 0, errAgain }
-func fdWrite(int, []byte) (int, error) { return 0, errAgain }
-func fdShutdown(int)                   {}
-func fdClose(int)                      {}
+func newEventLoop(*Server) *eventLoop                     { return nil }
+func detach(net.Conn) (int, error)                        { return -1, errors.New("no event loop") }
+func (l *eventLoop) add(*client)                          {}
+func (l *eventLoop) wake()                                {}
+func (l *eventLoop) armBusy()                             {}
+func fdRead(int, []byte) (int, error)                     { return 0, errAgain }
+func fdWrite(int, []byte) (int, error)                    { return 0, errAgain }
+func fdShutdown(int)                                      {}
+func fdClose(int)                                         {}
+func (c *client) tlsToLoop(*eventLoop) bool               { return false }
+func fdWaitWritable(int, func() bool, func() int64) error { return errAgain }
 func fdWriteWait(int, []byte, func() bool, func() int64) (int, error) {
 	return 0, errAgain
 }

@@ -387,7 +387,7 @@ func (c *client) writeLoop(q *outQueue) {
 // at the head of the queue, and the writer is woken to wait for it.
 func (q *outQueue) drain(now int64) bool {
 	c := q.c
-	if c == nil || c.fd < 0 || c.wown.Load() != wQueue {
+	if c == nil || c.fd < 0 || c.tsock != nil || c.wown.Load() != wQueue {
 		return false // the writer alone writes TLS, or bytes behind a direct write
 	}
 	s := c.srv

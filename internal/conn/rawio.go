@@ -146,14 +146,14 @@ func (r *rawIO) doWrites(p []byte) (int, error) {
 
 // connRead reads from the client's connection.
 func (c *client) connRead(p []byte) (int, error) {
+	if c.tsock != nil {
+		return c.tlsRead(p)
+	}
 	if c.inLoop {
 		return fdRead(c.fd, p)
 	}
 	if c.raw != nil {
 		return c.raw.read(p)
-	}
-	if c.tsock != nil {
-		return c.tlsRead(p)
 	}
 	return c.conn.Read(p)
 }
@@ -162,14 +162,14 @@ func (c *client) connRead(p []byte) (int, error) {
 // written, when the socket does not take all of it, except for
 // connections other than TCP, unix and TLS, which wait.
 func (c *client) connWrite(p []byte) (int, error) {
+	if c.tsock != nil {
+		return c.tlsWrite(p)
+	}
 	if c.inLoop {
 		return fdWrite(c.fd, p)
 	}
 	if c.raw != nil {
 		return c.raw.tryWrite(p)
-	}
-	if c.tsock != nil {
-		return c.tlsWrite(p)
 	}
 	return c.conn.Write(p)
 }
@@ -179,10 +179,10 @@ func (c *client) connWrite(p []byte) (int, error) {
 // accepted the client (it stays open through a handoff), on conn
 // otherwise.
 func (c *client) outWrite(p []byte) (int, error) {
+	if c.tsock != nil {
+		return c.tlsWriteWait(p)
+	}
 	if c.fd < 0 {
-		if c.tsock != nil {
-			return c.tlsWriteWait(p)
-		}
 		return c.conn.Write(p)
 	}
 	return fdWriteWait(c.fd, p, c.sess.Killed.Load, c.wdl.Load)

@@ -14,15 +14,17 @@ import (
 	"github.com/abacusdb/abacus/internal/tlsconf"
 )
 
-// TLS clients: tls-port listens beside port, with Go's crypto/tls. A TLS
-// client is served from a goroutine of its own (client.serve), as unix
-// socket clients are: the event loop reads plaintext straight from the
-// socket, and leaving it alone keeps the plaintext path as fast as it
-// was. The handshake runs on that goroutine at the client's first read,
-// so a slow or stuck handshake holds only its own goroutine. After it,
-// writes to the client never wait for its socket (tlssock.go), so one
-// that does not read is served on and closed at its output limit as a
-// plaintext client is.
+// TLS clients: tls-port listens beside port, with Go's crypto/tls. The
+// handshake runs on a goroutine of the client's own (client.serveTLS), so
+// a slow or stuck handshake holds only that goroutine. After it the
+// event loop serves the client as it serves a plaintext one, reading
+// and deciphering without waiting and writing replies through the TLS
+// layer (tlssock.go): a goroutine per TLS client paid a park and a
+// wake-up per request at pipeline 1, as plaintext clients did before the
+// loop (docs/benchmarks.md). Without a loop (io-event-loop no, no epoll)
+// the goroutine serves the client. Either way writes to the client never
+// wait for its socket, so one that does not read is served on and closed
+// at its output limit as a plaintext client is.
 //
 // The certificate, key and CA files are read when the listener starts
 // and again when CONFIG SET changes one of the tls-* parameters; the
