@@ -170,6 +170,29 @@ func (r *Reader) Discard() {
 	}
 }
 
+// Span calls fn, in order, with the bytes that arrived between from and
+// to, values of Pos since the last Discard: the buffer's bytes and the big
+// bodies kept out of it (each with its CRLF) where they belong. A proxy
+// that passes commands on as they came (a replica's own stream) uses it.
+func (r *Reader) Span(from, to int, fn func([]byte)) {
+	for _, bb := range r.bigs {
+		if bb.at <= from {
+			continue
+		}
+		if bb.at > to {
+			break
+		}
+		if bb.at > from {
+			fn(r.buf[from:bb.at])
+		}
+		fn(bb.b)
+		from = bb.at
+	}
+	if to > from {
+		fn(r.buf[from:to])
+	}
+}
+
 // Buffered reports whether input is held that the cursor has not passed.
 func (r *Reader) Buffered() bool { return len(r.buf) > r.pos || len(r.bigs) > 0 }
 
