@@ -253,7 +253,10 @@ func (p *Primary) cron() {
 		n++
 		p.lock.Lock()
 		period := max(p.e.Cfg.Int(config.ReplPingReplicaPeriod), 1)
-		if len(p.replicas) > 0 && n%period == 0 && p.e.Clock.NowMs() >= p.noPingUntil && p.fo.state == "" {
+		// A replica sends no PING of its own: its stream is its primary's,
+		// passed on (PINGs included), and a byte of its own would put its
+		// replicas' offsets past the primary's.
+		if len(p.replicas) > 0 && p.link == nil && n%period == 0 && p.e.Clock.NowMs() >= p.noPingUntil && p.fo.state == "" {
 			p.send(resp.AppendCommand(nil, []byte("PING")))
 		}
 		p.housekeeping()
