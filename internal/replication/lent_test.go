@@ -87,7 +87,7 @@ func TestFullSyncLentChunks(t *testing.T) {
 			inst := servertest.Start(t, servertest.WithConfig("repl-diskless-sync", diskless, "repl-diskless-sync-delay", "5",
 				"repl-diskless-sync-max-replicas", "2", "rdbcompression", "no", "dir", t.TempDir(), "enable-debug-command", "yes"))
 			pc := inst.Raw(t)
-			pc.Do("DEBUG", "POPULATE", "50000", "key", "700")
+			pc.Do("DEBUG", "POPULATE", "10000", "key", "3500")
 			loadTypes(t, pc)
 			type result struct {
 				rdb []byte
