@@ -122,6 +122,7 @@ func (p *Primary) applyBatch(l *link, a *applier, start int) error {
 	// The bytes applied are the replica's own stream, as they came.
 	a.in.Span(sent, a.in.Pos(), p.send)
 	l.readOff = p.offset
+	p.streamDB = sess.DB
 	return nil
 }
 

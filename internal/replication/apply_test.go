@@ -253,3 +253,51 @@ func TestGetackOffsetsInsideABatch(t *testing.T) {
 		t.Fatalf("STRLEN big: %q", got)
 	}
 }
+
+// The primary's stream selects a database once and goes on in it: a
+// replica that reconnects (partial resync) goes on in that database, and
+// a replica of the replica that takes its full sync meanwhile starts in
+// it (the snapshot's repl-stream-db), as neither gets a new SELECT.
+func TestStreamDatabaseAcrossResyncs(t *testing.T) {
+	r := servertest.PrivateRedis(t, "--repl-diskless-sync-delay", "0")
+	rc := servertest.Dial(t, r.Addr)
+	host, port, _ := strings.Cut(r.Addr, ":")
+	a := servertest.Start(t, servertest.WithConfig("repl-diskless-sync-delay", "0"))
+	ac := a.Raw(t)
+	ac.Do("REPLICAOF", host, port)
+	rc.Do("SELECT", "2")
+	rc.Do("SET", "x", "1")
+	waitSynced(t, rc, ac)
+
+	// A partial resync: the stream goes on in database 2.
+	rc.Do("CLIENT", "KILL", "TYPE", "replica")
+	rc.Do("SET", "y", "2")
+	waitSynced(t, rc, ac)
+	if !strings.Contains(a.Logs.String(), "Master accepted a Partial Resynchronization") {
+		t.Fatalf("no partial resync:\n%s", a.Logs.String())
+	}
+	ac.Do("SELECT", "2")
+	if got := ac.Do("GET", "y"); got != "$1\r\n2\r\n" {
+		t.Fatalf("GET y in db 2 after a partial resync: %q", got)
+	}
+
+	// A replica of the replica syncs in full from it, then the stream
+	// goes on in database 2.
+	sub := servertest.Start(t)
+	sc := sub.Raw(t)
+	ahost, aport, _ := strings.Cut(a.Addr, ":")
+	sc.Do("REPLICAOF", ahost, aport)
+	waitSynced(t, ac, sc)
+	rc.Do("SET", "z", "3")
+	waitSynced(t, rc, ac)
+	waitSynced(t, ac, sc)
+	sc.Do("SELECT", "2")
+	for k, want := range map[string]string{"x": "1", "y": "2", "z": "3"} {
+		if got := sc.Do("GET", k); got != "$1\r\n"+want+"\r\n" {
+			t.Errorf("chained replica: GET %s in db 2: %q", k, got)
+		}
+	}
+	if got := sc.Do("DBSIZE"); got != ":3\r\n" {
+		t.Errorf("chained replica: DBSIZE in db 2: %q", got)
+	}
+}

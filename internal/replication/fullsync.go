@@ -136,7 +136,11 @@ func (p *Primary) readyJob() *syncJob {
 	e := p.e
 	now := e.Clock.NowMs()
 	aux := persist.Aux(config.RedisVersion, now/1000, engine.UsedMemory())
-	aux = append(aux, "repl-stream-db", "0", "repl-id", e.Stats.Info.ReplID(), "repl-offset", strconv.FormatInt(p.offset, 10))
+	streamDB := 0 // a primary's own stream starts with a SELECT (seldb -1)
+	if p.link != nil {
+		streamDB = p.streamDB
+	}
+	aux = append(aux, "repl-stream-db", strconv.Itoa(streamDB), "repl-id", e.Stats.Info.ReplID(), "repl-offset", strconv.FormatInt(p.offset, 10))
 	opt := persist.Options{Encode: e.FileEncodeOptions(now), Aux: aux, Functions: e.FunctionCodes(), Drive: e.SaveDriver(p.lock)}
 	if !abacus {
 		opt.Encode.NoFieldTTL = true

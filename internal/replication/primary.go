@@ -45,6 +45,12 @@ type Primary struct {
 	off2    int64
 	// link is the connection to our primary while we are a replica.
 	link *link
+	// streamDB is the database our primary's stream has selected at our
+	// offset: the link's session starts in it after a reconnection (the
+	// stream goes on without a SELECT), a full sync sets it from the
+	// snapshot's repl-stream-db, and our own replicas' snapshots carry
+	// it, as they continue the same stream.
+	streamDB int
 	// noPingUntil (unix ms) holds the stream's PINGs back while a
 	// cluster manual failover waits for a replica to reach our offset.
 	noPingUntil int64

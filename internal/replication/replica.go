@@ -389,10 +389,11 @@ func (p *Primary) loadSnapshot(l *link, payload []byte, replid string, off int64
 	var codes []string
 	opt := e.RestoreOptions(ks.Now)
 	opt.KeepExpired = true
-	if _, err := rdb.LoadKeyspace(ks, payload, opt, func(code []byte) error {
+	info, err := rdb.LoadKeyspace(ks, payload, opt, func(code []byte) error {
 		codes = append(codes, string(code))
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("failed loading the primary's snapshot: %w", err)
 	}
 	if err := e.RestoreFunctions(codes); err != nil {
@@ -402,6 +403,12 @@ func (p *Primary) loadSnapshot(l *link, payload []byte, replid string, off int64
 	p.dropReplicas()
 	e.Stats.Info.SetReplID(replid)
 	p.offset, p.replid2, p.off2 = off, "", -1
+	// The stream goes on in the database it had selected at the
+	// snapshot's moment.
+	p.streamDB = 0
+	if db, err := strconv.Atoi(info.Aux["repl-stream-db"]); err == nil && db >= 0 && db < len(e.KS.DBs) {
+		p.streamDB = db
+	}
 	p.backlog = newRing(p.backlogSize())
 	l.syncing, l.state = false, "connected"
 	e.Log.Info("MASTER <-> REPLICA sync: Finished with success")
@@ -420,7 +427,7 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 	l.lastIO = p.e.Clock.NowMs()
 	l.attempts = 0
 	sess := &engine.Session{ID: 1<<62 + linkIDs.Add(1), Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
-		Authed: true, User: "default", Proto: 2, Flags: "M", Created: p.e.Clock.NowMs()}
+		Authed: true, User: "default", Proto: 2, Flags: "M", Created: p.e.Clock.NowMs(), DB: p.streamDB}
 	l.sess = sess
 	p.e.SetPrimaryLink(sess, func() { conn.Close() })
 	defer func() {
