@@ -22,10 +22,11 @@
 // # Events in windows
 //
 // Events counts events in windows that slide with the clock. Native: a
-// time series with a retention and duplicates summed, and per-second and
-// per-minute series beside it, so that a count reads a bounded number of
-// samples however many events the window holds; fallback: a sorted set of
-// unique members trimmed on every write.
+// time series with a retention and duplicates summed, counted with one
+// TS.RANGE whose single sum bucket spans the window (the server decodes
+// only the chunks at the window's edges, however many events it holds);
+// fallback: a sorted set of unique members trimmed on every write,
+// counted with ZCOUNT.
 //
 //	logins.Record(ctx)
 //	lastMinute, _ := logins.Count(ctx, time.Minute)

@@ -30,7 +30,7 @@ func TestEvents(t *testing.T) {
 				continue
 			}
 			// Counted at the event and at a later moment, so that window
-			// edges fall anywhere within the native levels' slices.
+			// edges fall anywhere within the native series' chunks.
 			for _, later := range []time.Duration{0, time.Duration(rng.Intn(90_000)) * time.Millisecond} {
 				e.advance(later)
 				now := e.opts.Now().UnixMilli()

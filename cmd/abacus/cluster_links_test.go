@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -9,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/abacusdb/abacus/internal/servertest"
 	"github.com/abacusdb/abacus/internal/testenv"
 )
 
@@ -100,5 +104,94 @@ func TestClusterLinkSendbufLimit(t *testing.T) {
 			})
 			t.Logf("backlog seen: %d bytes (events %s)", used, events)
 		})
+	}
+}
+
+// linkShapes renders CLUSTER LINKS with each value replaced by its RESP
+// type, except direction, node and events, which are kept.
+func linkShapes(t *testing.T, r servertest.Reply) []string {
+	t.Helper()
+	var out []string
+	for _, l := range r.Items {
+		var b strings.Builder
+		b.WriteByte(l.Kind)
+		for i := 0; i+1 < len(l.Items); i += 2 {
+			k, v := l.Items[i], l.Items[i+1]
+			fmt.Fprintf(&b, " %c%s=%c", k.Kind, k.Str, v.Kind)
+			if k.Str == "direction" || k.Str == "node" || k.Str == "events" {
+				b.WriteString(v.Str)
+			}
+		}
+		out = append(out, b.String())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// An Abacus node and a redis-server node in one cluster: each one's
+// CLUSTER LINKS has the same shape (one link each way, the same fields in
+// the same order with the same types, RESP2 and RESP3) and INFO's
+// mem_cluster_links counts the links' buffers on both.
+func TestClusterLinksShapeAndMemory(t *testing.T) {
+	testenv.NeedRedis(t)
+	a, r := startClusterNode(t, false), startClusterNode(t, true)
+	relaxNodeTimeout(t, a, r)
+	ctx := context.Background()
+	ca, cr := a.client(), r.client()
+	defer ca.Close()
+	defer cr.Close()
+	if err := ca.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", 0, 8191).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cr.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", 8192, 16383).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ca.Do(ctx, "CLUSTER", "MEET", "127.0.0.1", r.port, r.cport).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitClusterOK(t, a, r)
+	ids := map[*clusterNode]string{a: a.myself()[0], r: r.myself()[0]}
+	other := map[*clusterNode]*clusterNode{a: r, r: a}
+	eventuallyTrue(t, 10*time.Second, "two links on each node", func() bool {
+		for _, n := range []*clusterNode{a, r} {
+			if l, _ := n.client().Do(ctx, "CLUSTER", "LINKS").Slice(); len(l) != 2 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, proto := range []string{"2", "3"} {
+		shapes := map[*clusterNode][]string{}
+		for _, n := range []*clusterNode{a, r} {
+			c := servertest.Dial(t, n.addr())
+			c.Do("HELLO", proto)
+			// Between gossip rounds nothing waits to be written (events r).
+			var s []string
+			eventuallyTrue(t, 10*time.Second, "quiet links", func() bool {
+				s = linkShapes(t, servertest.MustParse(t, c.Do("CLUSTER", "LINKS")))
+				return !strings.Contains(strings.Join(s, " "), "events=$rw")
+			})
+			// The peer's id differs by node: name it the same on both.
+			for i := range s {
+				s[i] = strings.ReplaceAll(s[i], ids[other[n]], "PEER")
+			}
+			shapes[n] = s
+		}
+		if fmt.Sprint(shapes[a]) != fmt.Sprint(shapes[r]) {
+			t.Errorf("RESP%s CLUSTER LINKS shapes differ:\nabacus:       %q\nredis-server: %q", proto, shapes[a], shapes[r])
+		}
+	}
+	for _, n := range []*clusterNode{a, r} {
+		s, _ := n.client().Info(ctx, "memory").Result()
+		var mem int64
+		for _, line := range strings.Split(s, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "mem_cluster_links:"); ok {
+				mem, _ = strconv.ParseInt(v, 10, 64)
+			}
+		}
+		t.Logf("redis-server %v: mem_cluster_links %d", n.redis, mem)
+		if mem <= 0 {
+			t.Errorf("redis-server %v: mem_cluster_links %d", n.redis, mem)
+		}
 	}
 }

@@ -31,6 +31,9 @@ type tlsClusterNode struct {
 	pki           *servertest.PKI
 	port, tlsPort int
 	dir           string
+	p             *proc     // Abacus
+	cmd           *exec.Cmd // redis-server
+	exited        chan struct{}
 }
 
 // tlsPortPair picks a TLS port whose bus port (+10000) is free too, both
@@ -59,14 +62,14 @@ func tlsClusterArgs(p *servertest.PKI, tlsPort int) []string {
 		"--tls-client-cert-file", p.ClientCert, "--tls-client-key-file", p.ClientKey}
 }
 
-func startTLSClusterNode(t *testing.T, p *servertest.PKI, redisServer bool) *tlsClusterNode {
+func startTLSClusterNode(t *testing.T, p *servertest.PKI, redisServer bool, extra ...string) *tlsClusterNode {
 	t.Helper()
 	n := &tlsClusterNode{t: t, pki: p, port: freePort(t), tlsPort: tlsPortPair(t)}
 	dir := t.TempDir()
 	n.dir = dir
-	args := tlsClusterArgs(p, n.tlsPort)
+	args := append(tlsClusterArgs(p, n.tlsPort), extra...)
 	if !redisServer {
-		startIn(t, dir, n.port, args...)
+		n.p = startIn(t, dir, n.port, args...)
 		return n
 	}
 	rs := testenv.Need(t, "redis-server")
@@ -76,6 +79,7 @@ func startTLSClusterNode(t *testing.T, p *servertest.PKI, redisServer bool) *tls
 		t.Fatal(err)
 	}
 	exited := make(chan struct{})
+	n.cmd, n.exited = cmd, exited
 	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		cmd.Process.Kill()

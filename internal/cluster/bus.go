@@ -22,14 +22,24 @@ type link struct {
 	node    *Node
 	inbound bool
 	ctime   int64
-	out     chan []byte
-	done    chan struct{}
-	once    sync.Once
+	// The send queue: messages appended by send under the server lock,
+	// taken in batches by writeLoop, which wake tells there is work.
+	// A slice rather than a buffered channel: an idle link holds no
+	// queue, where a channel allocates all its slots up front.
+	qmu  sync.Mutex
+	q    [][]byte
+	wake chan struct{}
+	done chan struct{}
+	once sync.Once
 	// The bytes queued and not yet written (send-buffer-used), and the
 	// memory their buffers hold (send-buffer-allocated): added by send
 	// under the server lock, taken off by writeLoop once written, so
 	// atomic. cluster-link-sendbuf-limit is checked against allocated.
 	pending, allocated atomic.Int64
+	// received is the capacity of the receive buffer readLoop holds: the
+	// header's 8 bytes between messages, the message's buffer while one
+	// is read and processed (Redis's rcvbuf_alloc).
+	received atomic.Int64
 }
 
 // sendQueue bounds a link's queued messages: a peer that reads nothing
@@ -39,7 +49,7 @@ const sendQueue = 1024
 
 func (c *Cluster) newLink(conn net.Conn, n *Node, inbound bool) *link {
 	l := &link{c: c, conn: conn, node: n, inbound: inbound, ctime: c.now(),
-		out: make(chan []byte, sendQueue), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.wg.Add(2)
 	go l.writeLoop()
 	go l.readLoop()
@@ -72,30 +82,60 @@ func (l *link) send(b []byte) {
 		return
 	default:
 	}
-	select {
-	case l.out <- b:
-		l.pending.Add(int64(len(b)))
-		l.allocated.Add(int64(cap(b)))
-		if t := be.Uint16(b[offType:]); t < msgTypeCount {
-			l.c.statsSent[t]++
-		}
-	default:
+	l.qmu.Lock()
+	if len(l.q) >= sendQueue {
+		l.qmu.Unlock()
 		l.c.e.Log.Warn("Cluster bus link send queue is full: freeing the link")
 		l.close()
+		return
+	}
+	// Counted before writeLoop can see the message, so that its
+	// subtraction never comes first.
+	l.pending.Add(int64(len(b)))
+	l.allocated.Add(int64(cap(b)))
+	l.q = append(l.q, b)
+	l.qmu.Unlock()
+	if t := be.Uint16(b[offType:]); t < msgTypeCount {
+		l.c.statsSent[t]++
+	}
+	select {
+	case l.wake <- struct{}{}:
+	default: // already woken
 	}
 }
 
+// writeLoop writes what send queued, each batch in one vectored write
+// (a PING per peer per round, and a reshard's PONG broadcasts, come in
+// bursts), until the link closes or a write fails.
 func (l *link) writeLoop() {
 	defer l.c.wg.Done()
+	var batch, vec [][]byte
 	for {
 		select {
 		case <-l.done:
 			return
-		case b := <-l.out:
+		case <-l.wake:
+		}
+		for {
+			l.qmu.Lock()
+			batch, l.q = l.q, batch[:0]
+			l.qmu.Unlock()
+			if len(batch) == 0 {
+				break
+			}
+			var used, alloc int64
+			for _, b := range batch {
+				used += int64(len(b))
+				alloc += int64(cap(b))
+			}
+			vec = append(vec[:0], batch...)
+			clear(batch)
 			l.conn.SetWriteDeadline(time.Now().Add(30 * time.Second))
-			_, err := l.conn.Write(b)
-			l.pending.Add(-int64(len(b)))
-			l.allocated.Add(-int64(cap(b)))
+			bufs := net.Buffers(vec) // WriteTo consumes bufs, not vec
+			_, err := bufs.WriteTo(l.conn)
+			clear(vec)
+			l.pending.Add(-used)
+			l.allocated.Add(-alloc)
 			if err != nil {
 				l.c.lock.Lock()
 				l.close()
@@ -113,6 +153,7 @@ func (l *link) readLoop() {
 	defer l.c.wg.Done()
 	var hdr [8]byte
 	for {
+		l.received.Store(int64(len(hdr)))
 		if _, err := io.ReadFull(l.conn, hdr[:]); err != nil {
 			break
 		}
@@ -123,6 +164,7 @@ func (l *link) readLoop() {
 		}
 		buf := make([]byte, 8, min(total, 64<<10))
 		copy(buf, hdr[:])
+		l.received.Store(int64(cap(buf)))
 		// Grow as bytes arrive, not as the header claims.
 		for len(buf) < total {
 			chunk := min(total-len(buf), 64<<10)
@@ -130,6 +172,7 @@ func (l *link) readLoop() {
 				nb := make([]byte, len(buf), min(total, 2*cap(buf)+chunk))
 				copy(nb, buf)
 				buf = nb
+				l.received.Store(int64(cap(buf)))
 			}
 			n, err := io.ReadFull(l.conn, buf[len(buf):len(buf)+chunk])
 			buf = buf[:len(buf)+n]

@@ -115,6 +115,7 @@ type Cluster struct {
 	slots         [NumSlots]*Node
 	migrating     [NumSlots]*Node
 	importing     [NumSlots]*Node
+	open          int // entries set in migrating and importing (setOpen)
 
 	// Elections, as a replica.
 	authTime, authEpoch int64
@@ -132,6 +133,7 @@ type Cluster struct {
 	mfCanStart      bool
 
 	todoSave           bool
+	confBuf            []byte // nodes.conf's rendering, reused by each save
 	pingsSent          uint64
 	statsSent          [msgTypeCount]int64
 	statsRecv          [msgTypeCount]int64
@@ -172,10 +174,10 @@ func (c *Cluster) addNode(n *Node) { c.nodes[n.name] = n }
 func (c *Cluster) delNode(n *Node) {
 	for j := 0; j < NumSlots; j++ {
 		if c.importing[j] == n {
-			c.importing[j] = nil
+			c.setOpen(&c.importing, j, nil)
 		}
 		if c.migrating[j] == n {
-			c.migrating[j] = nil
+			c.setOpen(&c.migrating, j, nil)
 		}
 		if c.slots[j] == n {
 			c.delSlot(j)
@@ -207,6 +209,20 @@ func (c *Cluster) renameNode(n *Node, name string) {
 }
 
 func (c *Cluster) lookup(name string) *Node { return c.nodes[name] }
+
+// setOpen sets a slot's entry in c.migrating or c.importing (table),
+// keeping c.open, the number of entries set in both, which lets
+// CLUSTER NODES stop its walk of the tables after the last one. Every
+// write to the two tables goes through here.
+func (c *Cluster) setOpen(table *[NumSlots]*Node, j int, n *Node) {
+	switch {
+	case table[j] == nil && n != nil:
+		c.open++
+	case table[j] != nil && n == nil:
+		c.open--
+	}
+	table[j] = n
+}
 
 func (c *Cluster) addSlot(n *Node, j int) bool {
 	if c.slots[j] != nil {

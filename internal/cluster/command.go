@@ -447,7 +447,7 @@ func (cl *Cluster) applySlots(seen []bool, del bool) {
 		if !s {
 			continue
 		}
-		cl.importing[j] = nil
+		cl.setOpen(&cl.importing, j, nil)
 		if del {
 			cl.delSlot(j)
 		} else {
@@ -537,7 +537,7 @@ func cmdSetSlot(c *engine.Ctx, cl *Cluster) {
 		if n == nil {
 			return
 		}
-		cl.migrating[slot] = n
+		cl.setOpen(&cl.migrating, slot, n)
 	case action == "importing" && len(c.Args) == 5:
 		if cl.slots[slot] == cl.myself {
 			c.Errorf("ERR I'm already the owner of hash slot %d", slot)
@@ -547,9 +547,10 @@ func cmdSetSlot(c *engine.Ctx, cl *Cluster) {
 		if n == nil {
 			return
 		}
-		cl.importing[slot] = n
+		cl.setOpen(&cl.importing, slot, n)
 	case action == "stable" && len(c.Args) == 4:
-		cl.importing[slot], cl.migrating[slot] = nil, nil
+		cl.setOpen(&cl.importing, slot, nil)
+		cl.setOpen(&cl.migrating, slot, nil)
 	case action == "node" && len(c.Args) == 5:
 		n := cl.lookup(string(c.Args[4]))
 		if n == nil {
@@ -572,7 +573,7 @@ func cmdSetSlot(c *engine.Ctx, cl *Cluster) {
 			return
 		}
 		if cl.migrating[slot] != nil && count() == 0 {
-			cl.migrating[slot] = nil
+			cl.setOpen(&cl.migrating, slot, nil)
 		}
 		wasMine := cl.slots[slot] == cl.myself
 		cl.delSlot(slot)
@@ -585,7 +586,7 @@ func cmdSetSlot(c *engine.Ctx, cl *Cluster) {
 			if cl.bumpEpochWithoutConsensus() {
 				cl.e.Log.Warn(fmt.Sprintf("configEpoch updated after importing slot %d", slot))
 			}
-			cl.importing[slot] = nil
+			cl.setOpen(&cl.importing, slot, nil)
 			cl.broadcastPong(false)
 		}
 	default:
@@ -790,7 +791,8 @@ func (cl *Cluster) reset(hard bool) {
 		}
 	}
 	for j := 0; j < NumSlots; j++ {
-		cl.migrating[j], cl.importing[j] = nil, nil
+		cl.setOpen(&cl.migrating, j, nil)
+		cl.setOpen(&cl.importing, j, nil)
 		cl.delSlot(j)
 	}
 	cl.resetManualFailover()

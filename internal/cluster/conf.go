@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -39,25 +40,23 @@ func flagsString(f uint16) string {
 func slotRanges(b *slotBitmap) [][2]int {
 	var out [][2]int
 	start := -1
-	for j := 0; j < NumSlots; {
-		// Whole bytes that neither start nor end a range are skipped:
-		// nodes.conf is written on every slot change, and a byte at a
-		// time keeps that cheap when slots are many.
-		if j&7 == 0 {
-			if x := b[j>>3]; (x == 0 && start < 0) || (x == 0xff && start >= 0) {
-				j += 8
-				continue
+	// A word (64 slots; bit j is byte j/8's bit j%8, so a little-endian
+	// word's bit j%64) that neither starts nor ends a range is skipped
+	// whole: nodes.conf is rendered on every slot change.
+	for w := 0; w < NumSlots/64; w++ {
+		x := binary.LittleEndian.Uint64(b[w*8:])
+		if (x == 0 && start < 0) || (x == ^uint64(0) && start >= 0) {
+			continue
+		}
+		for i := 0; i < 64; i++ {
+			in := x&(1<<i) != 0
+			if in && start < 0 {
+				start = w*64 + i
+			} else if !in && start >= 0 {
+				out = append(out, [2]int{start, w*64 + i - 1})
+				start = -1
 			}
 		}
-		in := b.has(j)
-		if in && start < 0 {
-			start = j
-		}
-		if !in && start >= 0 {
-			out = append(out, [2]int{start, j - 1})
-			start = -1
-		}
-		j++
 	}
 	if start >= 0 {
 		out = append(out, [2]int{start, NumSlots - 1})
@@ -69,62 +68,101 @@ func slotRanges(b *slotBitmap) [][2]int {
 // usePPort shows the node's plaintext port (pport) where it has one,
 // for plaintext clients of a TLS cluster bus.
 func (c *Cluster) describe(n *Node, usePPort bool) string {
-	var b strings.Builder
-	b.WriteString(n.name)
+	return string(c.appendNode(nil, n, usePPort))
+}
+
+// appendNode appends describe's line to b. nodes.conf is rendered on
+// every slot change (each SETSLOT of a reshard), hence appends rather
+// than formatting.
+func (c *Cluster) appendNode(b []byte, n *Node, usePPort bool) []byte {
+	b = append(b, n.name...)
 	port := n.port
 	if usePPort && n.pport != 0 {
 		port = n.pport
 	}
-	fmt.Fprintf(&b, " %s:%d@%d", n.ip, port, n.cport)
+	b = append(b, ' ')
+	b = append(b, n.ip...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(port), 10)
+	b = append(b, '@')
+	b = strconv.AppendInt(b, int64(n.cport), 10)
 	if n.hostname != "" {
-		b.WriteString("," + n.hostname)
+		b = append(b, ',')
+		b = append(b, n.hostname...)
 	}
-	b.WriteString(" " + flagsString(n.flags) + " ")
+	b = append(b, ' ')
+	b = append(b, flagsString(n.flags)...)
+	b = append(b, ' ')
 	if n.master != nil {
-		b.WriteString(n.master.name)
+		b = append(b, n.master.name...)
 	} else {
-		b.WriteString("-")
+		b = append(b, '-')
 	}
 	epoch := n.configEpoch
 	if n.isSlave() && n.master != nil {
 		epoch = n.master.configEpoch
 	}
-	state := "disconnected"
+	state := " disconnected"
 	if n.link != nil || n.flags&flagMyself != 0 {
-		state = "connected"
+		state = " connected"
 	}
-	fmt.Fprintf(&b, " %d %d %d %s", n.pingSent, n.pongRecv, epoch, state)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, n.pingSent, 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, n.pongRecv, 10)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, epoch, 10)
+	b = append(b, state...)
 	for _, r := range slotRanges(&n.slots) {
-		if r[0] == r[1] {
-			fmt.Fprintf(&b, " %d", r[0])
-		} else {
-			fmt.Fprintf(&b, " %d-%d", r[0], r[1])
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(r[0]), 10)
+		if r[0] != r[1] {
+			b = append(b, '-')
+			b = strconv.AppendInt(b, int64(r[1]), 10)
 		}
 	}
 	if n.flags&flagMyself != 0 {
-		for j := 0; j < NumSlots; j++ {
+		// Up to the last open entry: c.open counts them.
+		for j, left := 0, c.open; j < NumSlots && left > 0; j++ {
+			if c.migrating[j] != nil {
+				left--
+			}
+			if c.importing[j] != nil {
+				left--
+			}
 			if t := c.migrating[j]; t != nil {
-				fmt.Fprintf(&b, " [%d->-%s]", j, t.name)
+				b = append(b, " ["...)
+				b = strconv.AppendInt(b, int64(j), 10)
+				b = append(b, "->-"...)
+				b = append(b, t.name...)
+				b = append(b, ']')
 			} else if f := c.importing[j]; f != nil {
-				fmt.Fprintf(&b, " [%d-<-%s]", j, f.name)
+				b = append(b, " ["...)
+				b = strconv.AppendInt(b, int64(j), 10)
+				b = append(b, "-<-"...)
+				b = append(b, f.name...)
+				b = append(b, ']')
 			}
 		}
 	}
-	return b.String()
+	return b
 }
 
 // nodesText is CLUSTER NODES (and the body of nodes.conf): every node
 // not filtered out, one line each.
 func (c *Cluster) nodesText(skip uint16, usePPort bool) string {
-	var b strings.Builder
+	return string(c.appendNodes(nil, skip, usePPort))
+}
+
+func (c *Cluster) appendNodes(b []byte, skip uint16, usePPort bool) []byte {
 	for _, n := range c.sortedNodes() {
 		if n.flags&skip != 0 {
 			continue
 		}
-		b.WriteString(c.describe(n, usePPort))
-		b.WriteByte('\n')
+		b = c.appendNode(b, n, usePPort)
+		b = append(b, '\n')
 	}
-	return b.String()
+	return b
 }
 
 func (c *Cluster) saveConfig() error { return c.writeConfig(false) }
@@ -133,28 +171,63 @@ func (c *Cluster) saveConfig() error { return c.writeConfig(false) }
 // or a won election must survive a crash (Redis's FSYNC_CONFIG).
 func (c *Cluster) saveConfigSync() error { return c.writeConfig(true) }
 
-// writeConfig replaces nodes.conf by renaming a complete new file over
-// it, so a crash leaves the old file or the new one, never a mix.
+// writeConfig saves nodes.conf. A durable save (a vote, an election won,
+// an epoch bumped: Redis's FSYNC_CONFIG) writes a new file, fsyncs it and
+// renames it over the old one, then fsyncs the directory, so that even a
+// machine crash leaves the old file or the new one, never a mix. Other
+// saves, which Redis does not fsync either, overwrite the file in place
+// as Redis 7.0's clusterSaveConfig does: one write from offset 0, padded
+// with newlines to the old length (blank lines are skipped on load), then
+// a truncate to the content. A killed process cannot split one write of a
+// regular file, so it leaves the old content or the new; a save per
+// SETSLOT then costs no new inode (creating one, and the rename, were
+// most of a reshard's CPU here: docs/benchmarks.md).
 func (c *Cluster) writeConfig(durable bool) error {
 	c.todoSave = false
-	text := c.nodesText(flagHandshake, false) +
-		fmt.Sprintf("vars currentEpoch %d lastVoteEpoch %d\n", c.currentEpoch, c.lastVoteEpoch)
-	tmp := c.confPath + ".tmp"
+	c.confBuf = c.appendNodes(c.confBuf[:0], flagHandshake, false)
+	c.confBuf = append(c.confBuf, "vars currentEpoch "...)
+	c.confBuf = strconv.AppendUint(c.confBuf, c.currentEpoch, 10)
+	c.confBuf = append(c.confBuf, " lastVoteEpoch "...)
+	c.confBuf = strconv.AppendUint(c.confBuf, c.lastVoteEpoch, 10)
+	c.confBuf = append(c.confBuf, '\n')
 	if !durable {
-		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-			return err
-		}
-		return os.Rename(tmp, c.confPath)
+		return writeInPlace(c.confPath, c.confBuf)
 	}
+	tmp := c.confPath + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(text)
+	_, err = f.Write(c.confBuf)
 	if err = atomicfile.Commit(f, tmp, c.confPath, err); err != nil {
 		return err
 	}
 	return atomicfile.SyncDir(c.confPath)
+}
+
+// writeInPlace overwrites path with text as described at writeConfig.
+// text's spare capacity may be used for the padding.
+func writeInPlace(path string, text []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	n := len(text)
+	for int64(len(text)) < st.Size() {
+		text = append(text, '\n')
+	}
+	if _, err := f.WriteAt(text, 0); err != nil {
+		return err
+	}
+	if len(text) != n {
+		return f.Truncate(int64(n))
+	}
+	return nil
 }
 
 // loadConfig reads nodes.conf; false when there is none (a new node).
@@ -275,7 +348,7 @@ func (c *Cluster) loadConfig() (bool, error) {
 					t = c.newNode(s[i+3:], 0)
 					c.addNode(t)
 				}
-				table[j] = t
+				c.setOpen(table, j, t)
 				continue
 			}
 			lo, hi, ok := strings.Cut(s, "-")

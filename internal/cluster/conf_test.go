@@ -2,7 +2,10 @@ package cluster
 
 import (
 	"math/rand"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -45,6 +48,26 @@ func TestSlotRanges(t *testing.T) {
 		}
 		if got, want := slotRanges(&b), naive(&b); !reflect.DeepEqual(got, want) {
 			t.Fatalf("bitmap %d: got %v, want %v", i, got, want)
+		}
+	}
+}
+
+// writeInPlace leaves exactly the new content, shorter or longer than the
+// old, in the same file (no new inode), and creates a missing file.
+func TestWriteInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nodes.conf")
+	long := []byte(strings.Repeat("x", 5000) + "\n")
+	for _, text := range [][]byte{long, []byte("short\n"), long[:100], []byte("")} {
+		before, _ := os.Stat(path)
+		if err := writeInPlace(path, append([]byte(nil), text...)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != string(text) {
+			t.Fatalf("file holds %d bytes %v, want %d", len(got), err, len(text))
+		}
+		if after, _ := os.Stat(path); before != nil && !os.SameFile(before, after) {
+			t.Fatal("the save replaced the file")
 		}
 	}
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/abacusdb/abacus/internal/config"
 )
@@ -40,4 +41,32 @@ func linkEvents(l *link) string {
 		return "rw"
 	}
 	return "r"
+}
+
+// linkMemory is what one link holds for its buffers, as Redis's
+// getClusterLinkMemUsage counts sizeof(clusterLink), the send buffer's
+// allocation and the receive buffer's: here the link itself, its send
+// queue's slice, the queued messages' buffers and the receive buffer.
+// The goroutines' stacks and a TLS connection's state are not counted
+// (Redis counts neither a connection's nor OpenSSL's).
+func linkMemory(l *link) int64 {
+	if l == nil {
+		return 0
+	}
+	l.qmu.Lock()
+	q := cap(l.q)
+	l.qmu.Unlock()
+	return int64(unsafe.Sizeof(*l)) + int64(q)*int64(unsafe.Sizeof([]byte(nil))) +
+		l.allocated.Load() + l.received.Load()
+}
+
+// LinksMemory is INFO's mem_cluster_links: the memory of the links of
+// every known node, outbound and inbound (a link not yet tied to a node
+// is left out, as Redis's clusterCron leaves it). Under the server lock.
+func (c *Cluster) LinksMemory() int64 {
+	var total int64
+	for _, n := range c.nodes {
+		total += linkMemory(n.link) + linkMemory(n.inbound)
+	}
+	return total
 }

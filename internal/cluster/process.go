@@ -399,6 +399,10 @@ func (c *Cluster) updateSlotsWith(sender *Node, epoch uint64, slots *slotBitmap)
 	senderSlots, migrated := 0, 0
 	var dirty []int
 	for j := 0; j < NumSlots; j++ {
+		if j&7 == 0 && slots[j>>3] == 0 {
+			j += 7 // none of these eight
+			continue
+		}
 		if !slots.has(j) {
 			continue
 		}

@@ -202,15 +202,19 @@ func infoMemory(e *engine.Env, b *engine.InfoBuilder) {
 	b.Int("rss_overhead_bytes", r.rss-r.resident)
 	b.Float("mem_fragmentation_ratio", ratioOf(r.rss, r.used))
 	b.Int("mem_fragmentation_bytes", r.rss-r.used)
-	// Constants: Abacus has no replication backlog, replica or cluster
-	// buffers, and its AOF buffer is counted in used memory (Redis leaves
+	// Constants: Abacus has no replication backlog or replica buffers,
+	// and its AOF buffer is counted in used memory (Redis leaves
 	// it out of what it compares with maxmemory).
 	b.KV("mem_not_counted_for_evict", "0")
 	b.KV("mem_replication_backlog", "0")
 	b.KV("mem_total_replication_buffers", "0")
 	b.KV("mem_clients_slaves", "0")
 	b.Int("mem_clients_normal", r.clients)
-	b.KV("mem_cluster_links", "0")
+	var links int64
+	if cl, ok := e.Cluster().(interface{ LinksMemory() int64 }); ok {
+		links = cl.LinksMemory()
+	}
+	b.Int("mem_cluster_links", links)
 	b.KV("mem_aof_buffer", "0")
 	b.KV("mem_allocator", "go")
 	b.KV("active_defrag_running", "0") // the Go runtime has no defragmenter (docs/design.md)

@@ -183,7 +183,7 @@ func cmdMigrate(c *engine.Ctx) {
 	// first reply (a cached connection the target closed), is tried once
 	// more on a new connection.
 	for mayRetry := true; ; mayRetry = false {
-		s := mc.get(addr, time.Duration(m.timeout)*time.Millisecond)
+		s := mc.get(c.Env.Cfg, addr, time.Duration(m.timeout)*time.Millisecond)
 		if s == nil {
 			c.Error(errMigrateConnect)
 			return

@@ -2,12 +2,15 @@ package commands
 
 import (
 	"bufio"
+	"crypto/tls"
 	"math/rand"
 	"net"
 	"sync"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/tlsconf"
 )
 
 // MIGRATE's connections to its targets are kept per host:port, as Redis's
@@ -52,7 +55,7 @@ func (mc *migrateCache) len() int {
 
 // get takes addr's cached connection out of the cache, or dials one
 // within timeout; nil when the target cannot be reached.
-func (mc *migrateCache) get(addr string, timeout time.Duration) *migrateSocket {
+func (mc *migrateCache) get(cfg *config.Config, addr string, timeout time.Duration) *migrateSocket {
 	mc.mu.Lock()
 	s := mc.socks[addr]
 	delete(mc.socks, addr)
@@ -60,11 +63,36 @@ func (mc *migrateCache) get(addr string, timeout time.Duration) *migrateSocket {
 	if s != nil {
 		return s
 	}
-	conn, err := net.DialTimeout("tcp", addr, timeout)
+	conn, err := dialMigrate(cfg, addr, timeout)
 	if err != nil {
 		return nil
 	}
 	return &migrateSocket{conn: conn, r: bufio.NewReader(conn), lastDB: -1}
+}
+
+// dialMigrate connects to a MIGRATE target: over TLS when tls-cluster is
+// on, as Redis's migrateGetSocket does (in a TLS cluster the addresses
+// redis-cli --cluster hands MIGRATE are the nodes' TLS ports), with the
+// client certificate and CAs the cluster bus uses; the handshake is
+// bounded by the same timeout as the connect.
+func dialMigrate(cfg *config.Config, addr string, timeout time.Duration) (net.Conn, error) {
+	conn, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil || !cfg.Bool(config.TLSCluster) {
+		return conn, err
+	}
+	tc, err := tlsconf.Client(cfg)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	t := tls.Client(conn, tc)
+	t.SetDeadline(time.Now().Add(timeout))
+	if err := t.Handshake(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	t.SetDeadline(time.Time{})
+	return t, nil
 }
 
 // put returns a healthy connection to the cache after use.

@@ -7,6 +7,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/abacusdb/abacus/internal/config"
 )
 
 // The cache keeps at most migrateCacheItems connections, closing one to
@@ -49,7 +51,7 @@ func TestMigrateCacheBoundAndIdle(t *testing.T) {
 	a, b := net.Pipe()
 	defer b.Close()
 	mc.put("x:1", &migrateSocket{conn: a})
-	if s := mc.get("x:1", time.Second); s == nil || s.conn != a || mc.len() != 0 {
+	if s := mc.get(config.New(), "x:1", time.Second); s == nil || s.conn != a || mc.len() != 0 {
 		t.Fatal("get did not take the cached connection out")
 	}
 }

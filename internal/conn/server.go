@@ -368,6 +368,10 @@ func (s *Server) Pause(until int64, writeOnly bool) {
 // Unpause implements engine.Host (CLIENT UNPAUSE).
 func (s *Server) Unpause() { s.pause.Store(0) }
 
+// Paused reports whether a pause is in force (the engine keeps expired
+// keys while one is).
+func (s *Server) Paused() bool { return s.paused() }
+
 // paused reports whether a CLIENT PAUSE is in force; key expiry waits
 // while one is (Redis pauses expiry for both WRITE and ALL).
 func (s *Server) paused() bool {

@@ -436,11 +436,8 @@ func (e *Env) DropShardChannels(slot int) int {
 	}
 	slices.Sort(chans)
 	for _, ch := range chans {
-		subs := make([]*Session, 0, len(e.ps.subs[SubShard][ch]))
-		for s := range e.ps.subs[SubShard][ch] {
-			subs = append(subs, s)
-		}
-		for _, s := range subs {
+		// A copy: Unsubscribe edits the list.
+		for _, s := range slices.Clone(e.ps.subs[SubShard][ch]) {
 			e.Unsubscribe(s, SubShard, ch)
 			if s.Push != nil {
 				s.Push(appendUnsubscribed(nil, s.Proto == 3, ch, s.SubCount(SubShard)))

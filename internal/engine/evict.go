@@ -266,6 +266,12 @@ func evictionTimeLimit(tenacity int64) time.Duration {
 // the policy finds nothing more, or the time budget is spent (then the
 // next command goes on where this one stopped).
 func (e *Env) performEvictions(maxmem int64) evictResult {
+	if p, ok := e.Host.(pauser); ok && p.Paused() {
+		// While clients are paused the dataset stays as it is: no key is
+		// evicted, and nothing is refused for memory (Redis's
+		// isSafeToPerformEvictions).
+		return evictOK
+	}
 	used := e.UsedMemory()
 	policy := e.Policy()
 	// Eviction's target: maxmem, less what the runtime uses past its

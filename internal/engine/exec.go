@@ -158,10 +158,17 @@ func (e *Env) KillSession(s *Session) {
 // any other client sees it as absent, and nobody deletes it.
 func (e *Env) SetReplicaExpiry(on bool) { e.replicaExpiry.Store(on) }
 
+// pauser is a Host that says whether a CLIENT PAUSE (or FAILOVER's write
+// pause) is in force: while one is, a primary's lookups keep expired keys.
+type pauser interface{ Paused() bool }
+
 // expiryFor is what s's lookups do with expired keys.
 func (e *Env) expiryFor(s *Session) keyspace.ExpiryMode {
 	switch {
 	case !e.replicaExpiry.Load():
+		if p, ok := e.Host.(pauser); ok && p.Paused() {
+			return keyspace.ExpireKeep
+		}
 		return keyspace.ExpireDelete
 	case strings.Contains(s.Flags, "M"):
 		return keyspace.ExpireNever
@@ -257,13 +264,15 @@ type Session struct {
 	Created   int64 // unix ms
 	LastCmdAt int64 // unix ms
 	LastCmd   string
-	// lookedUp is the command the session's last lookup found: pipelines
-	// repeat a command, and comparing its name is cheaper than the table
+	// lookedUp are the commands the session's last lookups found, newest
+	// at lookedUpAt: pipelines repeat a command, or a few in turn (MULTI,
+	// two writes, EXEC), and comparing a name is cheaper than the table
 	// lookup (lookupFor).
-	lookedUp *Command
-	NoEvict  bool
-	NoTouch  bool
-	Reply    ReplyMode
+	lookedUp   [4]*Command
+	lookedUpAt uint8
+	NoEvict    bool
+	NoTouch    bool
+	Reply      ReplyMode
 	// CloseAfterReply asks the connection to close once this batch's
 	// replies are written (QUIT, protocol errors, CLIENT KILL of self).
 	CloseAfterReply bool
@@ -350,15 +359,19 @@ type Ctx struct {
 	rewrite  [][]byte
 }
 
-// lookupFor is Lookup, answered from the session's last lookup when name
-// is that command's (ASCII case-insensitively).
+// lookupFor is Lookup, answered from the session's last lookups when name
+// is one of those commands' (ASCII case-insensitively).
 func (s *Session) lookupFor(name []byte) *Command {
-	if c := s.lookedUp; c != nil && ascii.EqualFold(name, c.Name) {
-		return c
+	for i := range s.lookedUp {
+		// from the newest: a repeated command is found first
+		if c := s.lookedUp[(int(s.lookedUpAt)-i)&3]; c != nil && len(c.Name) == len(name) && ascii.EqualFold(name, c.Name) {
+			return c
+		}
 	}
 	c := Lookup(name)
 	if c != nil {
-		s.lookedUp = c
+		s.lookedUpAt = (s.lookedUpAt + 1) & 3
+		s.lookedUp[s.lookedUpAt] = c
 	}
 	return c
 }

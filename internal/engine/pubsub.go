@@ -54,8 +54,13 @@ type sessionSubs struct {
 }
 
 type pubsubState struct {
-	// subs maps each kind's channel (or pattern) to its subscribers.
-	subs [3]map[string]map[*Session]struct{}
+	// subs maps each kind's channel (or pattern) to its subscribers, in
+	// the order they subscribed (Redis's list per channel: messages go out
+	// in that order). A subscriber is in a list at most once.
+	subs [3]map[string][]*Session
+	// enc is the encoding buffer deliver reuses: Push copies what it is
+	// given.
+	enc [2][]byte
 	// hold is set while an all-or-nothing script runs: messages wait in
 	// held until it ends.
 	hold bool
@@ -79,7 +84,7 @@ type heldMessage struct {
 
 func (p *pubsubState) init() {
 	for i := range p.subs {
-		p.subs[i] = map[string]map[*Session]struct{}{}
+		p.subs[i] = map[string][]*Session{}
 	}
 }
 
@@ -115,12 +120,7 @@ func (e *Env) Subscribe(s *Session, kind SubKind, name string) bool {
 	if kind == SubPattern {
 		e.ps.patGen++
 	}
-	set := e.ps.subs[kind][name]
-	if set == nil {
-		set = map[*Session]struct{}{}
-		e.ps.subs[kind][name] = set
-	}
-	set[s] = struct{}{}
+	e.ps.subs[kind][name] = append(e.ps.subs[kind][name], s)
 	return true
 }
 
@@ -138,10 +138,15 @@ func (e *Env) Unsubscribe(s *Session, kind SubKind, name string) bool {
 	if kind == SubPattern {
 		e.ps.patGen++
 	}
-	if set := e.ps.subs[kind][name]; set != nil {
-		delete(set, s)
-		if len(set) == 0 {
+	if list := e.ps.subs[kind][name]; len(list) > 0 {
+		// A linear search, as Redis's listSearchKey.
+		if i := slices.Index(list, s); i >= 0 {
+			list = slices.Delete(list, i, i+1)
+		}
+		if len(list) == 0 {
 			delete(e.ps.subs[kind], name)
+		} else {
+			e.ps.subs[kind][name] = list
 		}
 	}
 	if len(s.subs.names[0])+len(s.subs.names[1])+len(s.subs.names[2]) == 0 {
@@ -207,22 +212,8 @@ func (e *Env) receivers(kind SubKind, channel string) int {
 
 func (e *Env) deliver(kind SubKind, channel string, msg []byte) int {
 	n := 0
-	if set := e.ps.subs[kind][channel]; len(set) > 0 {
-		var enc [2][]byte // RESP2 and RESP3 forms, made when first needed
-		for s := range set {
-			n++
-			if s.Push == nil || s.Reply == ReplyOff {
-				continue
-			}
-			i := 0
-			if s.Proto == 3 {
-				i = 1
-			}
-			if enc[i] == nil {
-				enc[i] = appendMessage(nil, i == 1, subVerbs[kind].msg, "", channel, msg)
-			}
-			s.Push(enc[i])
-		}
+	if list := e.ps.subs[kind][channel]; len(list) > 0 {
+		n += e.pushMessage(list, subVerbs[kind].msg, "", channel, msg)
 	}
 	if kind != SubChannel || len(e.ps.subs[SubPattern]) == 0 {
 		return n
@@ -232,24 +223,35 @@ func (e *Env) deliver(kind SubKind, channel string, msg []byte) int {
 		if !strings.HasPrefix(channel, np.lits[i]) || !glob.Match(pat, channel, false) {
 			continue
 		}
-		set := e.ps.subs[SubPattern][pat]
-		var enc [2][]byte
-		for s := range set {
-			n++
-			if s.Push == nil || s.Reply == ReplyOff {
-				continue
-			}
-			i := 0
-			if s.Proto == 3 {
-				i = 1
-			}
-			if enc[i] == nil {
-				enc[i] = appendMessage(nil, i == 1, "pmessage", pat, channel, msg)
-			}
-			s.Push(enc[i])
-		}
+		n += e.pushMessage(e.ps.subs[SubPattern][pat], "pmessage", pat, channel, msg)
 	}
 	return n
+}
+
+// pushMessage pushes a message frame to each subscriber in list, encoded
+// once per protocol in e.ps.enc, and returns len(list) (subscribers with
+// replies off count as receivers, as in Redis).
+func (e *Env) pushMessage(list []*Session, verb, pattern, channel string, msg []byte) int {
+	made := [2]bool{}
+	for _, s := range list {
+		if s.Push == nil || s.Reply == ReplyOff {
+			continue
+		}
+		i := 0
+		if s.Proto == 3 {
+			i = 1
+		}
+		if !made[i] {
+			e.ps.enc[i] = appendMessage(e.ps.enc[i][:0], i == 1, verb, pattern, channel, msg)
+			made[i] = true
+		}
+		s.Push(e.ps.enc[i])
+	}
+	if cap(e.ps.enc[0]) > 64<<10 || cap(e.ps.enc[1]) > 64<<10 {
+		// A large message's buffer is not kept.
+		e.ps.enc = [2][]byte{}
+	}
+	return len(list)
 }
 
 // appendMessage appends a message frame: [verb, pattern (if any),

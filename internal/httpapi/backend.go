@@ -6,7 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/abacusdb/abacus/internal/acl"
 	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/metrics"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
@@ -99,6 +101,15 @@ func decodeAll(raw [][]byte) ([]value, error) {
 
 // runRaw is run, the replies left as RESP bytes.
 func (b *backend) runRaw(ctx context.Context, nowMs *int64, cmds ...[]string) ([][]byte, error) {
+	return b.runThen(ctx, nowMs, nil, cmds...)
+}
+
+// runThen is runRaw, then, when then is not nil, then(sess, raw) under
+// the same hold of the server lock: sess runs as the request's user, and
+// the keyspace's clock and expiry mode are those its last command set.
+// then reads what the engine offers the HTTP side directly (the exported
+// series) and keeps the hold short; it never writes.
+func (b *backend) runThen(ctx context.Context, nowMs *int64, then func(sess *engine.Session, raw [][]byte), cmds ...[]string) ([][]byte, error) {
 	if !b.ready.Load() {
 		return nil, errNotReady
 	}
@@ -108,7 +119,7 @@ func (b *backend) runRaw(ctx context.Context, nowMs *int64, cmds ...[]string) ([
 		return nil, ctx.Err()
 	}
 	user, _ := ctx.Value(userKey{}).(string)
-	raw, err := b.execute(user, nowMs, cmds)
+	raw, err := b.execute(user, nowMs, cmds, then)
 	// Large replies (TS.MGET of thousands of series) are not kept between
 	// requests.
 	if cap(b.w.Buf) > 1<<20 {
@@ -122,7 +133,7 @@ func (b *backend) runRaw(ctx context.Context, nowMs *int64, cmds ...[]string) ([
 // default user), and returns copies of their raw replies. Env.Execute
 // recovers a handler's panic; the deferred unlock covers anything else,
 // so the lock is never left held.
-func (b *backend) execute(user string, nowMs *int64, cmds [][]string) ([][]byte, error) {
+func (b *backend) execute(user string, nowMs *int64, cmds [][]string, then func(*engine.Session, [][]byte)) ([][]byte, error) {
 	raw := make([][]byte, len(cmds))
 	b.lock.Lock()
 	defer b.lock.Unlock()
@@ -147,5 +158,38 @@ func (b *backend) execute(user string, nowMs *int64, cmds [][]string) ([][]byte,
 		b.env.Execute(b.sess, argv, &b.w)
 		raw[i] = append([]byte(nil), b.w.Buf...)
 	}
+	if then != nil {
+		b.sess.DB = 0
+		then(b.sess, raw)
+	}
 	return raw, nil
+}
+
+// exportSeries reads the series filter matches for the HTTP exporter
+// (metrics.ExportLatest), under the lock execute holds, if sess's user may
+// run TS.MGET with that filter; a user who may not gets TS.MGET's own
+// refusal, run through the engine so that it is logged as any refusal.
+func (b *backend) exportSeries(sess *engine.Session, filter []string, known uint64, x *metrics.SeriesExport) error {
+	argv := make([][]byte, 0, 3+len(filter))
+	argv = append(argv, []byte("TS.MGET"), []byte("WITHLABELS"), []byte("FILTER"))
+	for _, f := range filter {
+		argv = append(argv, []byte(f))
+	}
+	if cmd := engine.Resolve(argv); cmd == nil || !allowed(b.env, sess, cmd, argv) {
+		b.w.Reset()
+		b.env.Execute(sess, argv, &b.w)
+		if v, err := decode(b.w.Buf); err != nil || v.kind == '-' {
+			if err == nil {
+				err = errors.New(v.str)
+			}
+			return err
+		}
+	}
+	return metrics.ExportLatest(b.env, sess.DB, filter, known, x)
+}
+
+// allowed says whether sess's user may run argv (cmd), without logging.
+func allowed(env *engine.Env, sess *engine.Session, cmd *engine.Command, argv [][]byte) bool {
+	r, _ := env.ACLDecide(env.UserOf(sess), cmd, argv)
+	return r == acl.Allowed
 }

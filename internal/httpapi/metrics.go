@@ -11,24 +11,27 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/ds/ts"
+	"github.com/abacusdb/abacus/internal/engine"
 )
 
 // collector makes /metrics at scrape time: it runs INFO ALL, SLOWLOG and,
-// when http-export-series is set, TS.MGET under one hold of the server
-// lock, and turns the replies into const metrics, but for the exported
-// series, which it leaves as rows for series_export.go to write. It keeps
-// no state between scrapes but the scrape count (the series cache keeps
-// only encodings), so what /metrics shows is what INFO says at that
-// moment. It is an unchecked collector (Describe sends
-// nothing): the set of metrics follows INFO and the exported series.
+// when http-export-series is set, reads the exported series, under one
+// hold of the server lock, and turns the replies into const metrics, but
+// for the exported series, which it leaves for series_export.go to write.
+// It keeps no state between scrapes but the scrape count (the series
+// cache keeps only encodings), so what /metrics shows is what INFO says at
+// that moment. It is an unchecked collector (Describe sends nothing): the
+// set of metrics follows INFO and the exported series.
 type collector struct {
 	b       *backend
 	cfg     *config.Config
 	scrapes *atomic.Int64
 	ctx     context.Context // the request's: its user, its cancellation
-	// series are the exported series's rows, capped, for the handler to
-	// write after the registry's families (series_export.go).
-	series []seriesRow
+	cache   *seriesCache
+	// series is what the handler writes after the registry's families
+	// (series_export.go).
+	series seriesOut
 }
 
 func (c *collector) Describe(chan<- *prometheus.Desc) {}
@@ -38,18 +41,27 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	c.scrapes.Add(1)
 	cmds := [][]string{{"INFO", "ALL"}, {"SLOWLOG", "LEN"}, {"SLOWLOG", "GET", "1"}}
 	filter := strings.Fields(c.cfg.Str(config.HTTPExportSeries))
+	prev := c.cache.current()
+	exported := false
+	var xerr error
+	var then func(*engine.Session, [][]byte)
 	if len(filter) > 0 {
-		cmds = append(cmds, append([]string{"TS.MGET", "WITHLABELS", "FILTER"}, filter...))
+		then = func(sess *engine.Session, raw [][]byte) {
+			// The series go with INFO: not exported when it is refused.
+			if len(raw[0]) > 0 && raw[0][0] != '-' {
+				exported = true
+				xerr = c.b.exportSeries(sess, filter, knownGen(prev), &c.series.x)
+			}
+		}
 	}
 	// A scrape that outlives Prometheus's timeout is of no use; the gate
 	// wait is the only part that can be cut short.
 	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
 	defer cancel()
-	raw, err := c.b.runRaw(ctx, nil, cmds...)
+	raw, err := c.b.runThen(ctx, nil, then, cmds...)
 	var replies []value
 	if err == nil {
-		// TS.MGET's reply stays raw: scanSeries reads it without decoding.
-		replies, err = decodeAll(raw[:3])
+		replies, err = decodeAll(raw)
 	}
 	m := emitter{ch: ch}
 	up := 0.0
@@ -58,8 +70,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		info := parseInfo(replies[0].str)
 		m.info(info)
 		m.slowlog(replies[1], replies[2])
-		if len(filter) > 0 {
-			c.series = m.series(raw[3], int(c.cfg.Int(config.HTTPExportSeriesMax)))
+		if exported {
+			m.series(c, prev, xerr)
 		}
 	} else if err == nil {
 		err = replies[0].err()
@@ -262,28 +274,22 @@ func (m emitter) slowlog(length, last value) {
 	m.gauge("redis_last_slow_execution_duration_seconds", "The amount of time needed for last slow execution, in seconds", dur, nil)
 }
 
-// series reads TS.MGET WITHLABELS's raw reply: it sends the gauges
-// about the export and returns the rows to export, each series's latest
-// sample, at most max of them (the first in key order).
-func (m emitter) series(raw []byte, max int) []seriesRow {
-	if len(raw) > 0 && raw[0] == '-' {
-		v, _ := decode(raw)
-		m.gauge("abacus_timeseries_export_error", "1 when http-export-series could not be queried (a bad filter).", 1, []string{"err"}, v.str)
-		return nil
+// series sends the gauges about the export and readies c.series for the
+// handler: the encoding of its generation (prev's, or a new one when the
+// engine sent labels) and the cap.
+func (m emitter) series(c *collector, prev *seriesEncoding, xerr error) {
+	if xerr != nil {
+		m.gauge("abacus_timeseries_export_error", "1 when http-export-series could not be queried (a bad filter).", 1, []string{"err"}, xerr.Error())
+		return
 	}
+	out := &c.series
+	out.enc = c.cache.encoding(prev, &out.x)
+	out.max = int(c.cfg.Int(config.HTTPExportSeriesMax))
 	// Series without samples have nothing to export and take no place
 	// under the cap.
-	rows, matched, err := scanSeries(raw)
-	if err != nil {
-		m.gauge("abacus_timeseries_export_error", "1 when http-export-series could not be queried (a bad filter).", 1, []string{"err"}, err.Error())
-		return nil
-	}
+	matched, sampled := out.counts()
 	m.gauge("abacus_timeseries_export_matched", "Time series matching http-export-series.", float64(matched), nil)
-	m.gauge("abacus_timeseries_export_truncated", "1 when more series match http-export-series than http-export-series-max allows.", boolFloat(len(rows) > max), nil)
-	if len(rows) > max {
-		rows = rows[:max]
-	}
-	return rows
+	m.gauge("abacus_timeseries_export_truncated", "1 when more series match http-export-series than http-export-series-max allows.", boolFloat(sampled > out.max), nil)
 }
 
 func seriesKey(r value) string {
@@ -298,15 +304,12 @@ func seriesKey(r value) string {
 // prefixed "label_" where they would clash with "key" or a reserved
 // "__" name; a name that still repeats one before it is dropped. Values
 // that are not UTF-8 are repaired, as Prometheus requires UTF-8.
-func seriesLabels(r value) (names, vals []string) {
+func seriesLabels(key string, labels []ts.Label) (names, vals []string) {
 	names = []string{"key"}
-	vals = []string{utf8Valid(seriesKey(r))}
+	vals = []string{utf8Valid(key)}
 	seen := map[string]bool{"key": true}
-	for _, l := range r.elems[1].elems {
-		if len(l.elems) != 2 {
-			continue
-		}
-		n := sanitizeName(l.elems[0].str)
+	for _, l := range labels {
+		n := sanitizeName(l.Name)
 		if n == "key" || strings.HasPrefix(n, "__") {
 			n = "label_" + n
 		}
@@ -315,7 +318,7 @@ func seriesLabels(r value) (names, vals []string) {
 		}
 		seen[n] = true
 		names = append(names, n)
-		vals = append(vals, utf8Valid(l.elems[1].str))
+		vals = append(vals, utf8Valid(l.Value))
 	}
 	return names, vals
 }

@@ -1,30 +1,21 @@
 package httpapi
 
 import (
-	"bufio"
-	"compress/gzip"
+	"bytes"
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 )
 
-// gzipWriters are reused between scrapes (a gzip.Writer's state is about
-// 800 KB to allocate).
-var gzipWriters = sync.Pool{New: func() any {
-	// BestSpeed: a scrape's CPU is taken from the server's cores, and
-	// Prometheus scrapes over a local network where the bytes cost less.
-	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
-	return w
-}}
-
 // writeMetrics answers /metrics as promhttp's handler does (the format
 // negotiated from Accept, OpenMetrics included; gzip when accepted), with
 // the registry's families encoded by expfmt and then the exported series
 // family written from the collector's rows through the series cache.
+// Gzipped, the body is sent in segments (gzip_segments.go): the
+// registry's families, the series family's segments, the end.
 func (s *Server) writeMetrics(w http.ResponseWriter, r *http.Request, reg *prometheus.Registry, col *collector) {
 	mfs, err := reg.Gather()
 	// As promhttp's ContinueOnError: what was gathered is served (the
@@ -38,30 +29,51 @@ func (s *Server) writeMetrics(w http.ResponseWriter, r *http.Request, reg *prome
 	h.Add("Vary", "Accept")
 	h.Add("Vary", "Accept-Encoding")
 	h.Set("Content-Type", string(format))
-	var out io.Writer = w
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		h.Set("Content-Encoding", "gzip")
-		gz := gzipWriters.Get().(*gzip.Writer)
-		gz.Reset(w)
-		defer func() { gz.Close(); gzipWriters.Put(gz) }()
-		out = gz
-	}
-	bw := bufio.NewWriterSize(out, 64*1024)
-	defer bw.Flush()
-	enc := expfmt.NewEncoder(bw, format)
+	// The registry's families, then the series family, then the end
+	// ("# EOF" in OpenMetrics), each part cut short by an encoding error
+	// as promhttp's output is.
+	var head, tail bytes.Buffer
+	to := &switchWriter{w: &head}
+	enc := expfmt.NewEncoder(to, format)
+	failed := false
 	for _, mf := range mfs {
 		if err := enc.Encode(mf); err != nil {
-			return
+			failed = true
+			break
 		}
 	}
 	om := format.FormatType() == expfmt.TypeOpenMetrics
-	if err := s.series.write(bw, col.series, om); err != nil {
+	var fam []byte
+	var ends []int
+	if !failed {
+		fam, ends = s.series.family(&col.series, om)
+		to.w = &tail
+		if c, ok := enc.(expfmt.Closer); ok {
+			c.Close() // OpenMetrics's "# EOF"
+		}
+	}
+	if !acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		for _, b := range [][]byte{head.Bytes(), fam, tail.Bytes()} {
+			if _, err := w.Write(b); err != nil {
+				return
+			}
+		}
 		return
 	}
-	if c, ok := enc.(expfmt.Closer); ok {
-		c.Close() // OpenMetrics's "# EOF"
+	h.Set("Content-Encoding", "gzip")
+	g := newSegmentWriter(w)
+	g.segment(head.Bytes())
+	if fam != nil {
+		s.segments.write(g, fam, ends, om)
 	}
+	g.segment(tail.Bytes())
+	g.close()
 }
+
+// switchWriter writes to w, which its owner may change between writes.
+type switchWriter struct{ w io.Writer }
+
+func (s *switchWriter) Write(b []byte) (int, error) { return s.w.Write(b) }
 
 // acceptsGzip says whether an Accept-Encoding header admits gzip (with a
 // q-value other than 0).

@@ -3,255 +3,175 @@ package httpapi
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math"
-	"sort"
 	"strconv"
 	"sync"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/abacusdb/abacus/internal/ds/ts"
+	"github.com/abacusdb/abacus/internal/metrics"
 )
 
-// The exported series family (abacus_timeseries_value) is written
-// straight from TS.MGET WITHLABELS's raw reply, not through const metrics
-// and the registry: with 10,000 series, building a label set and a
-// metric per series, then Gather's sorting and checks and the encoder's
-// work per metric, cost nine tenths of a scrape's CPU. Each series's
-// sample line up to its value ("abacus_timeseries_value{key=...,...}")
-// is made by expfmt once and kept while the series's labels stay what
-// they were (compared as the reply's raw bytes, so TS.ALTER, a new series
-// or a deleted one is seen at the next scrape without any hook in the
-// engine); a scrape only appends each value.
+// The exported series family (abacus_timeseries_value) is written from
+// the engine's series export (metrics.ExportLatest), not through const
+// metrics and the registry, nor through a RESP reply: with 10,000 series,
+// building a label set and a metric per series, Gather's sorting and
+// checks and the encoder's work per metric cost nine tenths of a scrape's
+// CPU, and writing and reading the labels in TS.MGET's reply a fifth of
+// what was left. Each series's sample line up to its value
+// ("abacus_timeseries_value{key=...,...}") is made by expfmt once and kept
+// with the label index's generation it belongs to; while the generation
+// holds (no series made, deleted or relabelled), the engine sends only the
+// values, and a scrape appends each one after its line's prefix.
 
 const seriesFamily = "abacus_timeseries_value"
 
 const seriesHelp = "The latest sample of a time series matching http-export-series."
 
-// seriesCache keeps the encoded label part of each exported series
-// between scrapes. Its mutex makes it single-writer: scrapes may run
-// concurrently (up to cap(Server.scraping)).
+// seriesCache keeps the encoding of the last generation's match set
+// between scrapes. Scrapes may run concurrently (up to
+// cap(Server.scraping)): an encoding never changes once made, and the
+// mutex guards only which one is current and the buffer size.
 type seriesCache struct {
-	mu      sync.Mutex
-	gen     uint64
-	entries map[string]*seriesEntry
-	head    map[bool][]byte // "# HELP"/"# TYPE" lines, per format (true: OpenMetrics)
-	size    int             // the last family's length and an eighth: the next one's buffer
+	mu   sync.Mutex
+	cur  *seriesEncoding
+	head map[bool][]byte // "# HELP"/"# TYPE" lines, per format (true: OpenMetrics)
+	size int             // the last family's length and an eighth: the next one's buffer
 }
 
-type seriesEntry struct {
-	labels string // the raw RESP bytes of the series's labels in the reply
-	prefix []byte // the sample line up to its value, without the space
-	gen    uint64 // the last scrape that saw the series
+// seriesEncoding is the encoded label part of each key of one generation's
+// match set.
+type seriesEncoding struct {
+	gen      uint64
+	keys     []string     // sorted; shared with the engine's match cache
+	labels   [][]ts.Label // each key's labels, shared with the engine
+	prefixes [][]byte     // each key's sample line up to its value; nil: not encodable
 }
 
-// seriesRow is one exported series of a scrape: its key and latest value.
-type seriesRow struct {
-	key    string
-	labels []byte // raw RESP, aliasing the reply
-	val    float64
+// seriesOut is what a scrape exports: the engine's answer and the
+// encoding of its generation.
+type seriesOut struct {
+	x   metrics.SeriesExport
+	enc *seriesEncoding
+	max int // http-export-series-max
 }
 
-// scanSeries reads TS.MGET WITHLABELS's raw RESP2 reply: every series
-// with a sample, in key order, and how many series matched. It decodes no
-// more than the keys and values; labels stay raw bytes.
-func scanSeries(raw []byte) (rows []seriesRow, matched int, err error) {
-	n, at, err := header(raw, 0, '*')
-	if err != nil {
-		return nil, 0, err
-	}
-	rows = make([]seriesRow, 0, n)
-	sorted := true
-	for range n {
-		var parts int
-		if parts, at, err = header(raw, at, '*'); err != nil {
-			return nil, 0, err
-		}
-		if parts != 3 {
-			return nil, 0, errors.New("httpapi: unexpected TS.MGET entry")
-		}
-		var key []byte
-		if key, at, err = bulk(raw, at); err != nil {
-			return nil, 0, err
-		}
-		lstart := at
-		if at, err = skipValue(raw, at); err != nil {
-			return nil, 0, err
-		}
-		labels := raw[lstart:at]
-		var sparts int
-		if sparts, at, err = header(raw, at, '*'); err != nil {
-			return nil, 0, err
-		}
-		var vtext []byte
-		for i := range sparts {
-			start := at
-			if at, err = skipValue(raw, at); err != nil {
-				return nil, 0, err
-			}
-			if i == 1 {
-				vtext = scalarText(raw[start:at])
-			}
-		}
-		if sparts < 2 {
-			continue
-		}
-		v, perr := strconv.ParseFloat(string(vtext), 64)
-		if perr != nil {
-			continue
-		}
-		k := string(key)
-		if len(rows) > 0 && rows[len(rows)-1].key > k {
-			sorted = false
-		}
-		rows = append(rows, seriesRow{key: k, labels: labels, val: v})
-	}
-	if at != len(raw) {
-		return nil, 0, errors.New("httpapi: trailing bytes after the reply")
-	}
-	if !sorted {
-		sort.Slice(rows, func(i, j int) bool { return rows[i].key < rows[j].key })
-	}
-	return rows, n, nil
-}
-
-// header reads a "<kind><n>\r\n" line at at, n not negative.
-func header(b []byte, at int, kind byte) (int, int, error) {
-	if at >= len(b) || b[at] != kind {
-		return 0, 0, errShortReply
-	}
-	n, next, err := lengthLine(b, at)
-	if err == nil && n < 0 {
-		err = errors.New("httpapi: bad length in reply")
-	}
-	return n, next, err
-}
-
-// lengthLine reads the length of the bulk or array whose header is at at.
-func lengthLine(b []byte, at int) (int, int, error) {
-	end := bytes.Index(b[at:], []byte("\r\n"))
-	if end < 1 {
-		return 0, 0, errShortReply
-	}
-	n, err := strconv.Atoi(string(b[at+1 : at+end]))
-	if err != nil {
-		return 0, 0, errors.New("httpapi: bad length in reply")
-	}
-	return n, at + end + 2, nil
-}
-
-// bulk reads a bulk string at at.
-func bulk(b []byte, at int) ([]byte, int, error) {
-	n, at, err := header(b, at, '$')
-	if err != nil {
-		return nil, 0, err
-	}
-	if at+n+2 > len(b) {
-		return nil, 0, errShortReply
-	}
-	return b[at : at+n], at + n + 2, nil
-}
-
-// skipValue returns where the reply value at at ends.
-func skipValue(b []byte, at int) (int, error) {
-	if at >= len(b) {
-		return 0, errShortReply
-	}
-	switch b[at] {
-	case '$':
-		n, next, err := lengthLine(b, at)
-		if err != nil || n < 0 {
-			return next, err
-		}
-		if next+n+2 > len(b) {
-			return 0, errShortReply
-		}
-		return next + n + 2, nil
-	case '*':
-		n, next, err := lengthLine(b, at)
-		for range max(n, 0) {
-			if err != nil {
-				break
-			}
-			next, err = skipValue(b, next)
-		}
-		return next, err
-	case '+', '-', ':':
-		end := bytes.Index(b[at:], []byte("\r\n"))
-		if end < 1 {
-			return 0, errShortReply
-		}
-		return at + end + 2, nil
-	}
-	return 0, errors.New("httpapi: unexpected reply type " + strconv.Quote(string(b[at])))
-}
-
-// scalarText is the text of a simple string, integer or bulk reply.
-func scalarText(v []byte) []byte {
-	if len(v) < 3 {
-		return nil
-	}
-	if v[0] == '$' {
-		if i := bytes.Index(v, []byte("\r\n")); i > 0 {
-			return v[i+2 : len(v)-2]
-		}
-		return nil
-	}
-	return v[1 : len(v)-2]
-}
-
-// write appends the series family to w in the format of om (OpenMetrics
-// or the text format), through the cache: the label part of a series
-// whose raw labels are unchanged since the last scrape is reused.
-func (c *seriesCache) write(w io.Writer, rows []seriesRow, om bool) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	_, err := w.Write(c.family(rows, om))
-	return err
-}
-
-// family is the series family's text. The cache's lock is held while it
-// is built, not while it is sent: a slow HTTP client does not hold up
-// another scrape.
-func (c *seriesCache) family(rows []seriesRow, om bool) []byte {
+// current is the encoding of the last generation seen, or nil.
+func (c *seriesCache) current() *seriesEncoding {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = map[string]*seriesEntry{}
+	return c.cur
+}
+
+// knownGen is the generation of enc, 0 (never a generation) for none.
+func knownGen(enc *seriesEncoding) uint64 {
+	if enc == nil {
+		return 0
+	}
+	return enc.gen
+}
+
+// encoding returns the encoding for x, which was asked for with prev's
+// generation: prev itself when x carries no labels (its generation is
+// prev's), otherwise a new one, made current, that reuses prev's prefix
+// for each key whose labels did not change.
+func (c *seriesCache) encoding(prev *seriesEncoding, x *metrics.SeriesExport) *seriesEncoding {
+	if x.Labels == nil {
+		return prev
+	}
+	enc := &seriesEncoding{gen: x.Gen, keys: x.Keys, labels: x.Labels, prefixes: make([][]byte, len(x.Keys))}
+	j := 0
+	for i, k := range x.Keys {
+		if prev != nil {
+			for j < len(prev.keys) && prev.keys[j] < k {
+				j++
+			}
+			if j < len(prev.keys) && prev.keys[j] == k && ts.SameLabels(prev.labels[j], x.Labels[i]) {
+				enc.prefixes[i] = prev.prefixes[j]
+				continue
+			}
+		}
+		if p, err := seriesPrefix(k, x.Labels[i]); err == nil {
+			enc.prefixes[i] = p // labels client_golang would refuse stay nil: skipped
+		}
+	}
+	c.mu.Lock()
+	c.cur = enc
+	c.mu.Unlock()
+	return enc
+}
+
+// counts are the keys out matched (live ones) and those with a sample.
+func (out *seriesOut) counts() (matched, sampled int) {
+	for _, st := range out.x.State {
+		if st != metrics.SeriesGone {
+			matched++
+		}
+		if st == metrics.SeriesSampled {
+			sampled++
+		}
+	}
+	return matched, sampled
+}
+
+// family is the series family's text in the format of om (OpenMetrics or
+// the text format), the first out.max series with a sample in key order,
+// and where its segments end (every seriesSegmentLines lines; the first
+// one holds the HELP and TYPE lines too); nil when no series has a
+// sample. The cache's lock is held while the head is looked up, not while
+// the lines are made or sent.
+func (c *seriesCache) family(out *seriesOut, om bool) ([]byte, []int) {
+	if out.enc == nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	if c.head == nil {
 		c.head = map[bool][]byte{}
 	}
-	c.gen++
 	head, ok := c.head[om]
 	if !ok {
 		head = familyHead(om)
 		c.head[om] = head
 	}
-	buf := make([]byte, 0, c.size)
+	size := c.size
+	c.mu.Unlock()
+	x, enc := &out.x, out.enc
+	buf := make([]byte, 0, size)
 	buf = append(buf, head...)
-	for _, r := range rows {
-		e := c.entries[r.key]
-		if e == nil || e.labels != string(r.labels) {
-			p, err := seriesPrefix(r.key, r.labels)
-			if err != nil {
-				continue // labels client_golang would refuse are skipped
-			}
-			e = &seriesEntry{labels: string(r.labels), prefix: p}
-			c.entries[r.key] = e
+	var ends []int
+	n, lines := 0, 0
+	for i := range x.Keys {
+		if x.State[i] != metrics.SeriesSampled {
+			continue
 		}
-		e.gen = c.gen
-		buf = append(buf, e.prefix...)
+		if n == out.max {
+			break
+		}
+		n++
+		p := enc.prefixes[i]
+		if p == nil {
+			continue
+		}
+		buf = append(buf, p...)
 		buf = append(buf, ' ')
-		buf = appendSampleValue(buf, r.val, om)
+		buf = appendSampleValue(buf, x.Vals[i], om)
 		buf = append(buf, '\n')
-	}
-	for k, e := range c.entries {
-		if e.gen != c.gen {
-			delete(c.entries, k)
+		if lines++; lines%seriesSegmentLines == 0 {
+			ends = append(ends, len(buf))
 		}
 	}
+	if n == 0 {
+		return nil, nil
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(buf) {
+		ends = append(ends, len(buf))
+	}
+	c.mu.Lock()
 	c.size = len(buf) + len(buf)/8
-	return buf
+	c.mu.Unlock()
+	return buf, ends
 }
 
 // familyHead is the family's HELP and TYPE lines as expfmt writes them.
@@ -266,13 +186,9 @@ func familyHead(om bool) []byte {
 }
 
 // seriesPrefix is a series's sample line up to its value, as expfmt
-// writes it, for the series's key and raw RESP labels.
-func seriesPrefix(key string, rawLabels []byte) ([]byte, error) {
-	lv, err := decode(rawLabels)
-	if err != nil {
-		return nil, err
-	}
-	names, vals := seriesLabels(value{elems: []value{{str: key}, lv}})
+// writes it, for the series's key and labels.
+func seriesPrefix(key string, labels []ts.Label) ([]byte, error) {
+	names, vals := seriesLabels(key, labels)
 	m := &dto.Metric{Gauge: &dto.Gauge{Value: new(float64)}}
 	for i := range names {
 		m.Label = append(m.Label, &dto.LabelPair{Name: &names[i], Value: &vals[i]})
@@ -318,7 +234,13 @@ func appendSampleValue(b []byte, v float64, om bool) []byte {
 		return append(b, "-Inf"...)
 	}
 	start := len(b)
-	b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	if v == math.Trunc(v) && math.Abs(v) < 1e6 && (v != 0 || !math.Signbit(v)) {
+		// What 'g' writes for an integer below its exponent threshold
+		// (1e6 at the shortest precision), without the float conversion.
+		b = strconv.AppendInt(b, int64(v), 10)
+	} else {
+		b = strconv.AppendFloat(b, v, 'g', -1, 64)
+	}
 	if om && !bytes.ContainsAny(b[start:], "e.") {
 		b = append(b, '.', '0')
 	}

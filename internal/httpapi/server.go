@@ -69,8 +69,9 @@ type Server struct {
 	// scraping admits at most cap(scraping) at once, the rest get 503.
 	scrapes  atomic.Int64
 	scraping chan struct{}
-	series   seriesCache // the exported series's encoded labels (series_export.go)
-	top      topKeys     // the dashboard's top keys sampler (topkeys.go)
+	series   seriesCache    // the exported series's encoded labels (series_export.go)
+	segments seriesSegments // the series family's last gzipped segments (gzip_segments.go)
+	top      topKeys        // the dashboard's top keys sampler (topkeys.go)
 }
 
 // New makes the HTTP endpoint for the engine env, whose commands run under
@@ -145,7 +146,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reg := prometheus.NewRegistry()
-	col := &collector{b: s.b, cfg: s.cfg, scrapes: &s.scrapes, ctx: r.Context()}
+	col := &collector{b: s.b, cfg: s.cfg, scrapes: &s.scrapes, ctx: r.Context(), cache: &s.series}
 	reg.MustRegister(col)
 	s.writeMetrics(w, r, reg, col)
 }

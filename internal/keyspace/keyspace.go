@@ -301,6 +301,7 @@ type Keyspace struct {
 	wj        watchJournal // WATCH changes an undone script takes back (watch.go)
 	undo      undoLog      // first-touch copies for all-or-nothing scripts (undo.go)
 	snap      *snapshot    // the open point-in-time snapshot (snapshot.go)
+	followers []Follower   // told of changes Touched does not signal (follow.go)
 	slotsOn   bool         // cluster mode: tables index their keys by slot (slots.go)
 
 	// Added is called when a command's write creates a key that did not
@@ -385,6 +386,11 @@ const (
 	// ExpireNever treats it as live: a replica applying its primary's
 	// stream, which decides when the key goes.
 	ExpireNever
+	// ExpireKeep answers as if it were absent but keeps it, and its
+	// expired hash fields too: a primary while clients are paused (Redis
+	// 7.0's expireIfNeeded under a pause), so that the dataset, and what
+	// replicas are sent, stays as it is until the pause ends.
+	ExpireKeep
 )
 
 // expireIfNeeded deletes o if its TTL has passed and reports whether it
@@ -394,7 +400,7 @@ func (db *DB) expireIfNeeded(o *Object) bool {
 		return false
 	}
 	switch db.ks.Expiry {
-	case ExpireHide:
+	case ExpireHide, ExpireKeep:
 		return true
 	case ExpireNever:
 		return false
@@ -438,7 +444,7 @@ func (db *DB) Lookup(key string) *Object {
 		// caller can change its object in place.
 		db.journalLookup(key, o)
 	}
-	if o == nil || db.expireIfNeeded(o) || db.fieldsDue(o) && db.expireFieldsOf(o) {
+	if o == nil || db.expireIfNeeded(o) || db.fieldsDue(o) && db.ks.Expiry != ExpireKeep && db.expireFieldsOf(o) {
 		return nil
 	}
 	return o
@@ -539,7 +545,7 @@ func (db *DB) del(key string) *Object {
 	if o == nil {
 		return nil
 	}
-	if db.expireIfNeeded(o) || db.fieldsDue(o) && db.expireFieldsOf(o) {
+	if db.expireIfNeeded(o) || db.fieldsDue(o) && db.ks.Expiry != ExpireKeep && db.expireFieldsOf(o) {
 		return nil
 	}
 	db.remove(key)
@@ -592,6 +598,7 @@ func (db *DB) Flush() {
 	if db.ks.Touched != nil {
 		db.ForEach(func(o *Object) { db.ks.Touched(db, o.Key) })
 	}
+	defer db.ks.emptied(db)
 	if db.ks.undo.on {
 		db.journalFlush()
 		return
@@ -682,6 +689,7 @@ func (ks *Keyspace) Swap(a, b int) {
 		ks.journalSwap(da, db)
 	}
 	swapTables(da, db)
+	ks.swapped(da, db)
 	if ks.Touched != nil {
 		for _, d := range []*DB{da, db} {
 			d.ForEach(func(o *Object) { ks.Touched(d, o.Key) })

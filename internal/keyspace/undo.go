@@ -161,8 +161,9 @@ func (u *undoLog) reset() {
 }
 
 // Rollback puts back every saved state, newest first, restores the
-// statistics and WATCH state, and closes the journal. Nothing is signalled:
-// to every observer the keyspace never changed.
+// statistics and WATCH state, and closes the journal. Nothing is signalled
+// through Touched: to every observer the keyspace never changed; only
+// followers (follow.go), which keep derived structures, are told.
 func (ks *Keyspace) Rollback() {
 	if !ks.undo.on {
 		return
@@ -171,17 +172,24 @@ func (ks *Keyspace) Rollback() {
 	u.on = false // restoring must not journal
 	for i := len(u.entries) - 1; i >= 0; i-- {
 		e := u.entries[i]
+		// Followers are told in the same order, so that each sees the
+		// state its own change left (a key restored before a SWAPDB is
+		// taken back is in the other database after it).
 		switch {
 		case e.flushed != nil:
 			e.db.dict, e.db.expires, e.db.fexp = e.flushed.dict, e.flushed.expires, e.flushed.fexp
+			ks.replaced(e.db)
 		case e.swapped != nil:
 			swapTables(e.db, e.swapped)
+			ks.swapped(e.db, e.swapped)
 		case e.had:
 			prev := new(Object)
 			*prev = e.prev
 			e.db.restore(e.key, prev)
+			ks.restored(e.db, e.key)
 		default:
 			e.db.restore(e.key, nil)
+			ks.restored(e.db, e.key)
 		}
 	}
 	ks.Stats = u.stats

@@ -20,23 +20,8 @@ type metricsState struct {
 var metricsExt = engine.NewExt(newMetricsState)
 
 func newMetricsState(e *engine.Env) *metricsState {
-	m := &metricsState{ks: e.KS}
-	e.OnFlush(m.flushed)
-	return m
+	return &metricsState{ks: e.KS}
 }
 
 // metricsOf is e's metrics state.
 func metricsOf(e *engine.Env) *metricsState { return metricsExt.Of(e) }
-
-// flushed follows FLUSHDB and FLUSHALL, which emptied dbs: their label
-// indexes go with their series. With a script's journal open the flush may
-// still be rolled back without a signal, so the indexes stay (a query checks
-// them against the keyspace).
-func (m *metricsState) flushed(dbs []*keyspace.DB) {
-	if m.ks.UndoOpen() {
-		return
-	}
-	for _, db := range dbs {
-		delete(m.ts.dbs, db)
-	}
-}

@@ -25,11 +25,13 @@ import (
 //
 // Labels and compaction links follow the keyspace: every database has a
 // label index (ts.Index), held by the engine's metricsState
-// (metrics_state.go), kept current by the keyspace's OnTouched hook,
-// dropped by FLUSHDB and FLUSHALL, and checked against the keyspace when
-// queried (a flush touches keys before it drops them, SWAPDB and loading
-// touch only the keys they bring, and a rolled-back script restores values
-// without a touch).
+// (metrics_state.go), kept exact by the keyspace's OnTouched hook (every
+// key written, deleted, expired, evicted, renamed, moved, restored or
+// loaded) and its followers (flushes, SWAPDB, a rolled-back script): at
+// every moment it holds exactly the keys of the database's tables that
+// hold a series, with their labels, expired ones not yet reclaimed
+// included. Every change to an index bumps the state's generation, so a
+// match set computed at one generation holds while it is current.
 // A rule is live while its destination still holds a series naming the
 // source; links are renamed with the keys (RENAME), and dead ones dropped
 // when met.
@@ -105,7 +107,8 @@ const (
 
 // tsDB is the time-series state of one database.
 type tsDB struct {
-	idx *ts.Index
+	idx   *ts.Index
+	cache matchCache // the keys recent filters matched (ts_match.go)
 }
 
 // tsState is the time-series state of one engine: the label index of each
@@ -114,6 +117,11 @@ type tsDB struct {
 type tsState struct {
 	dbs    map[*keyspace.DB]*tsDB
 	hooked bool
+	// gen counts the changes to any database's index (a key indexed,
+	// forgotten or given other labels; an index dropped, swapped or
+	// rebuilt): while it stays the same, so do the keys that any filter
+	// matches, and their labels.
+	gen uint64
 }
 
 // tsFor returns the state of c's database, hooking the keyspace on first
@@ -131,13 +139,68 @@ func tsFor(c *engine.Ctx) *tsDB {
 func (st *tsState) hook(ks *keyspace.Keyspace) {
 	st.hooked = true
 	ks.OnTouched(st.touched)
+	ks.OnTables(keyspace.Follower{Emptied: st.emptied, Swapped: st.swapped, Replaced: st.rebuild,
+		Restored: func(db *keyspace.DB, key string) { st.reindex(db, key) }})
 	for _, db := range ks.DBs {
-		db.ForEach(func(o *keyspace.Object) {
-			if o.Type == keyspace.TypeTimeSeries {
-				st.db(db).idx.Set(o.Key, o.Val().(*ts.Series).Labels)
-			}
-		})
+		st.rebuild(db)
 	}
+}
+
+// rebuild indexes db's series from its tables.
+func (st *tsState) rebuild(db *keyspace.DB) {
+	st.gen++
+	delete(st.dbs, db)
+	db.ForEach(func(o *keyspace.Object) {
+		if o.Type == keyspace.TypeTimeSeries {
+			st.db(db).idx.Set(o.Key, o.Val().(*ts.Series).Labels)
+		}
+	})
+}
+
+// emptied drops the index of a database whose tables are now empty.
+func (st *tsState) emptied(db *keyspace.DB) {
+	if _, ok := st.dbs[db]; ok {
+		delete(st.dbs, db)
+		st.gen++
+	}
+}
+
+// swapped exchanges the indexes of two databases whose contents were.
+func (st *tsState) swapped(a, b *keyspace.DB) {
+	da, oka := st.dbs[a]
+	db, okb := st.dbs[b]
+	if !oka && !okb {
+		return
+	}
+	delete(st.dbs, a)
+	delete(st.dbs, b)
+	if oka {
+		st.dbs[b] = da
+	}
+	if okb {
+		st.dbs[a] = db
+	}
+	st.gen++
+}
+
+// reindex makes db's index say what key holds now: its series's labels,
+// or nothing.
+func (st *tsState) reindex(db *keyspace.DB, key string) *ts.Series {
+	o := db.Peek(key)
+	if o == nil || o.Type != keyspace.TypeTimeSeries {
+		if d := st.dbs[db]; d != nil && d.idx.Has(key) {
+			d.idx.Remove(key)
+			st.gen++
+		}
+		return nil
+	}
+	s := o.Val().(*ts.Series)
+	d := st.db(db)
+	if cur, ok := d.idx.Labels(key); !ok || !ts.SameLabels(cur, s.Labels) {
+		d.idx.Set(key, s.Labels)
+		st.gen++
+	}
+	return s
 }
 
 func (st *tsState) db(db *keyspace.DB) *tsDB {
@@ -156,34 +219,17 @@ func (st *tsState) db(db *keyspace.DB) *tsDB {
 // series now there (renamed, copied, moved or restored ones included) and
 // forgets keys that no longer hold one.
 func (st *tsState) touched(db *keyspace.DB, key string) {
-	// While a script's journal is open, the keyspace may be rolled back
-	// without a signal: the index only grows then (Query checks labels).
-	journal := db.Keyspace().UndoOpen()
-	o := db.Peek(key)
-	if o == nil || o.Type != keyspace.TypeTimeSeries {
-		if d := st.dbs[db]; d != nil && !journal {
-			d.idx.Remove(key)
-		}
+	s := st.reindex(db, key)
+	if s == nil || s.Name == key {
 		return
 	}
-	s := o.Val().(*ts.Series)
-	d := st.db(db)
-	if cur, ok := d.idx.Labels(key); !ok || !ts.SameLabels(cur, s.Labels) {
-		if journal {
-			d.idx.Merge(key, s.Labels)
-		} else {
-			d.idx.Set(key, s.Labels)
-		}
+	if orig := seriesAt(db, s.Name); orig != nil && orig != s {
+		// a COPY: the copy takes part in no compaction
+		s.Rules, s.Source = nil, ""
+	} else {
+		renameLinks(db, s, s.Name, key)
 	}
-	if s.Name != key {
-		if orig := seriesAt(db, s.Name); orig != nil && orig != s {
-			// a COPY: the copy takes part in no compaction
-			s.Rules, s.Source = nil, ""
-		} else {
-			renameLinks(db, s, s.Name, key)
-		}
-		s.Name = key
-	}
+	s.Name = key
 }
 
 // renameLinks points the compaction links of s, which moved from old to
@@ -701,16 +747,19 @@ func parseFilters(c *engine.Ctx, args [][]byte) ([]ts.Matcher, bool) {
 	return ms, true
 }
 
-// queryIndex returns the keys of the series matching ms, sorted.
+// queryIndex returns the keys of the series matching ms, sorted. The
+// index is exact, so only liveness is checked: a key whose TTL passed is
+// expired by its lookup and left out.
 func queryIndex(c *engine.Ctx, ms []ts.Matcher) []string {
 	d := tsFor(c)
-	return d.idx.Query(ms, func(key string) ([]ts.Label, bool) {
-		o := c.DB.Lookup(key) // expires a series whose TTL passed
-		if o == nil || o.Type != keyspace.TypeTimeSeries {
-			return nil, false
+	keys := metricsOf(c.Env).ts.match(d, ms)
+	var out []string
+	for _, k := range keys {
+		if o := c.DB.Lookup(k); o != nil && o.Type == keyspace.TypeTimeSeries {
+			out = append(out, k)
 		}
-		return o.Val().(*ts.Series).Labels, true
-	}, !c.Env.KS.UndoOpen())
+	}
+	return out
 }
 
 func cmdTSQueryindex(c *engine.Ctx) {

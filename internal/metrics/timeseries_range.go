@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/num"
@@ -51,6 +52,8 @@ type rangeQuery struct {
 	groupBy  string
 	reducer  ts.Agg
 	grouped  bool
+	agg      ts.Aggregation // the AGGREGATION clause, when hasAgg (opts.Agg is nil)
+	hasAgg   bool
 }
 
 // the words that end SELECTED_LABELS' list
@@ -61,18 +64,19 @@ var rangeWords = map[string]bool{
 }
 
 // parseRangeQuery reads fromTimestamp, toTimestamp and the options that
-// follow; multi enables the TS.MRANGE clauses.
-func parseRangeQuery(c *engine.Ctx, args [][]byte, multi bool) (*rangeQuery, bool) {
-	q := &rangeQuery{opts: ts.RangeOpts{Count: -1}}
+// follow into q (a zero rangeQuery, the caller's: TS.RANGE allocates
+// nothing to parse); multi enables the TS.MRANGE clauses.
+func parseRangeQuery(c *engine.Ctx, args [][]byte, multi bool, q *rangeQuery) bool {
+	q.opts.Count = -1
 	o := &q.opts
 	fromMin := len(args[0]) == 1 && args[0][0] == '-'
 	toMax := len(args[1]) == 1 && args[1][0] == '+'
 	var ok bool
 	if o.From, ok = parseRangeBound(c, args[0], true); !ok {
-		return nil, false
+		return false
 	}
 	if o.To, ok = parseRangeBound(c, args[1], false); !ok {
-		return nil, false
+		return false
 	}
 	var agg *ts.Aggregation
 	alignWord := ""
@@ -96,7 +100,7 @@ func parseRangeQuery(c *engine.Ctx, args [][]byte, multi bool) (*rangeQuery, boo
 			}
 			if j == i+1 {
 				c.Error("ERR TSDB: FILTER_BY_TS one or more arguments are missing")
-				return nil, false
+				return false
 			}
 			sort.Slice(o.FilterTS, func(a, b int) bool { return o.FilterTS[a] < o.FilterTS[b] })
 			o.HasFilterTS = true
@@ -104,48 +108,49 @@ func parseRangeQuery(c *engine.Ctx, args [][]byte, multi bool) (*rangeQuery, boo
 		case "FILTER_BY_VALUE":
 			if i+2 >= len(args) {
 				c.Error("ERR TSDB: FILTER_BY_VALUE one or more arguments are missing")
-				return nil, false
+				return false
 			}
 			if o.MinV, ok = num.ParseFloat(args[i+1]); !ok {
 				c.Error("ERR TSDB: Couldn't parse MIN")
-				return nil, false
+				return false
 			}
 			if o.MaxV, ok = num.ParseFloat(args[i+2]); !ok {
 				c.Error("ERR TSDB: Couldn't parse MAX")
-				return nil, false
+				return false
 			}
 			o.HasValue = true
 			i += 2
 		case "COUNT":
 			if i+1 >= len(args) {
 				c.Error("ERR TSDB: COUNT argument is missing")
-				return nil, false
+				return false
 			}
 			n, ok := num.ParseInt(args[i+1])
 			if !ok {
 				c.Error("ERR TSDB: Couldn't parse COUNT")
-				return nil, false
+				return false
 			}
 			if n <= 0 {
 				c.Error("ERR TSDB: Invalid COUNT value")
-				return nil, false
+				return false
 			}
 			o.Count = int(min(n, math.MaxInt32))
 			i++
 		case "ALIGN":
 			if i+1 >= len(args) {
 				c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
-				return nil, false
+				return false
 			}
-			a := strings.ToLower(string(args[i+1]))
-			switch a {
-			case "start", "-", "end", "+":
-				alignWord = a
+			switch a := args[i+1]; {
+			case ascii.EqualFold(a, "start") || string(a) == "-":
+				alignWord = "start"
+			case ascii.EqualFold(a, "end") || string(a) == "+":
+				alignWord = "end"
 			default:
 				v, ok := num.ParseInt(args[i+1])
 				if !ok || v < 0 {
 					c.Error("ERR TSDB: unknown ALIGN parameter")
-					return nil, false
+					return false
 				}
 				alignTS = v
 			}
@@ -154,28 +159,29 @@ func parseRangeQuery(c *engine.Ctx, args [][]byte, multi bool) (*rangeQuery, boo
 		case "AGGREGATION":
 			if i+2 >= len(args) {
 				c.Error("ERR TSDB: Couldn't parse AGGREGATION")
-				return nil, false
+				return false
 			}
 			a, ok := ts.ParseAgg(string(args[i+1]))
 			if !ok {
 				c.Error(errTSUnknownAgg)
-				return nil, false
+				return false
 			}
 			d, ok := num.ParseInt(args[i+2])
 			if !ok {
 				c.Error("ERR TSDB: Couldn't parse AGGREGATION")
-				return nil, false
+				return false
 			}
 			if d <= 0 {
 				c.Error("ERR TSDB: bucketDuration must be greater than zero")
-				return nil, false
+				return false
 			}
-			agg = &ts.Aggregation{Type: a, Bucket: d}
+			q.agg = ts.Aggregation{Type: a, Bucket: d}
+			agg = &q.agg
 			i += 2
 		case "BUCKETTIMESTAMP":
 			if i+1 >= len(args) {
 				c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
-				return nil, false
+				return false
 			}
 			switch strings.ToLower(string(args[i+1])) {
 			case "-", "start", "low":
@@ -186,7 +192,7 @@ func parseRangeQuery(c *engine.Ctx, args [][]byte, multi bool) (*rangeQuery, boo
 				bt = ts.BucketMid
 			default:
 				c.Error("ERR TSDB: unknown BUCKETTIMESTAMP parameter")
-				return nil, false
+				return false
 			}
 			i++
 		case "EMPTY":
@@ -194,82 +200,82 @@ func parseRangeQuery(c *engine.Ctx, args [][]byte, multi bool) (*rangeQuery, boo
 		case "WITHLABELS", "SELECTED_LABELS":
 			if !multi {
 				c.Errorf("ERR TSDB: unknown argument '%s'", args[i])
-				return nil, false
+				return false
 			}
 			if i, ok = parseLabelsOpt(c, args, i, &q.labels, &q.selected); !ok {
-				return nil, false
+				return false
 			}
 		case "FILTER":
 			if !multi {
 				c.Errorf("ERR TSDB: unknown argument '%s'", args[i])
-				return nil, false
+				return false
 			}
 			j := i + 1
 			for ; j < len(args) && !strings.EqualFold(string(args[j]), "GROUPBY"); j++ {
 			}
 			if j == i+1 {
 				c.Error("ERR TSDB: missing labels for filter argument")
-				return nil, false
+				return false
 			}
 			if q.filters, ok = parseFilters(c, args[i+1:j]); !ok {
-				return nil, false
+				return false
 			}
 			filterAt = i
 			i = j - 1
 		case "GROUPBY":
 			if !multi {
 				c.Errorf("ERR TSDB: unknown argument '%s'", args[i])
-				return nil, false
+				return false
 			}
 			if filterAt < 0 {
 				c.Error("ERR TSDB: GROUPBY should always come after filter")
-				return nil, false
+				return false
 			}
 			if i+4 != len(args) || !strings.EqualFold(string(args[i+2]), "REDUCE") {
 				c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
-				return nil, false
+				return false
 			}
 			r, ok := ts.ParseAgg(string(args[i+3]))
 			if !ok || r == ts.AggFirst || r == ts.AggLast || r == ts.AggTwa {
 				c.Error("ERR TSDB: Invalid reducer type")
-				return nil, false
+				return false
 			}
 			q.grouped, q.groupBy, q.reducer = true, string(args[i+1]), r
 			i = len(args)
 		default:
 			c.Errorf("ERR TSDB: unknown argument '%s'", args[i])
-			return nil, false
+			return false
 		}
 	}
 	if hasAlign {
 		if agg == nil {
 			c.Error("ERR TSDB: ALIGN parameter can only be used with AGGREGATION")
-			return nil, false
+			return false
 		}
 		switch alignWord {
-		case "start", "-":
+		case "start":
 			if fromMin {
 				c.Error("ERR TSDB: start alignment can only be used with explicit start timestamp")
-				return nil, false
+				return false
 			}
 			alignTS = o.From
-		case "end", "+":
+		case "end":
 			if toMax {
 				c.Error("ERR TSDB: end alignment can only be used with explicit end timestamp")
-				return nil, false
+				return false
 			}
 			alignTS = o.To
 		}
 	}
 	if agg != nil {
 		agg.Align, agg.TS, agg.Empty = alignTS, bt, hasEmpty
-		o.Agg = agg
+		q.hasAgg = true
 	}
 	if multi && filterAt < 0 {
 		c.Error("ERR TSDB: missing FILTER argument")
-		return nil, false
+		return false
 	}
-	return q, true
+	return true
 }
 
 // parseLabelsOpt reads the WITHLABELS or SELECTED_LABELS option at
@@ -305,6 +311,10 @@ func (q *rangeQuery) samples(c *engine.Ctx, key string, s *ts.Series, reverse bo
 	o := q.opts
 	o.Reverse = reverse
 	o.Extra = nil
+	agg := q.agg
+	if q.hasAgg {
+		o.Agg = &agg
+	}
 	if q.latest {
 		if p, ok := latestBucket(c.DB, key, s); ok {
 			if last, lok := s.Last(); !lok || p.T > last.T {
@@ -324,8 +334,8 @@ func writeSamples(c *engine.Ctx, sms []ts.Sample) {
 
 func cmdTSRange(c *engine.Ctx) {
 	key := c.Key(1)
-	q, ok := parseRangeQuery(c, c.Args[2:], false)
-	if !ok {
+	var q rangeQuery
+	if !parseRangeQuery(c, c.Args[2:], false, &q) {
 		return
 	}
 	s := tsLookup(c, key, false)
@@ -387,8 +397,8 @@ func matchedSeries(c *engine.Ctx, ms []ts.Matcher) ([]string, []*ts.Series) {
 }
 
 func cmdTSMrange(c *engine.Ctx) {
-	q, ok := parseRangeQuery(c, c.Args[1:], true)
-	if !ok {
+	q := &rangeQuery{}
+	if !parseRangeQuery(c, c.Args[1:], true, q) {
 		return
 	}
 	reverse := c.Cmd.Name == "ts.mrevrange"
@@ -406,9 +416,9 @@ func cmdTSMrange(c *engine.Ctx) {
 		if w.Proto == 3 {
 			w.Map(1)
 			w.BulkString("aggregators")
-			if q.opts.Agg != nil {
+			if q.hasAgg {
 				w.Array(1)
-				w.BulkString(q.opts.Agg.Type.String())
+				w.BulkString(q.agg.Type.String())
 			} else {
 				w.Array(0)
 			}

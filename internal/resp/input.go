@@ -43,6 +43,9 @@ type Reader struct {
 	bigs []bigBody // ordered by at
 	// freed counts the bytes of large buffers dropped since TakeFreed.
 	freed int
+	// idleBig counts the Discards in a row that found buf large and
+	// under a quarter used (Discard's shrink).
+	idleBig int
 }
 
 // bigBody is the body of a big bulk string, kept out of Reader.buf.
@@ -158,11 +161,12 @@ func (r *Reader) Discard() {
 	}
 	// What is left is a command's beginning, small unless that command is
 	// large: then it is moved once, as the commands before it are gone.
+	used := len(r.buf)
 	rest := copy(r.buf, r.buf[r.pos:])
 	r.buf = r.buf[:rest]
 	r.pos = 0
-	if cap(r.buf) > 4*readChunk && rest < readChunk {
-		// A large request has been served: give the memory back.
+	if cap(r.buf) > 4*readChunk && rest < readChunk && r.shrinkDue(used) {
+		// Large requests have been served: give the memory back.
 		nb := make([]byte, rest, readChunk)
 		copy(nb, r.buf)
 		r.dropped(cap(r.buf))
@@ -192,6 +196,37 @@ func (r *Reader) Span(from, to int, fn func([]byte)) {
 		fn(r.buf[from:to])
 	}
 }
+
+// keepInput is the largest input buffer kept from one batch of commands
+// to the next (a client's reply buffer is kept up to the same size).
+const keepInput = 1 << 20
+
+// shrinkDue reports whether a large buffer, that held used bytes in the
+// batch just served, is to be let go. One over keepInput always is; a
+// smaller one once idleShrink batches in a row have used under a quarter
+// of it. A client pipelining batches of a few hundred KB (SETs of large
+// values) would otherwise grow the buffer from readChunk by doubling and
+// drop it again for every batch: a few times the batch's size in garbage,
+// and the collections it causes, for each one.
+func (r *Reader) shrinkDue(used int) bool {
+	if cap(r.buf) > keepInput {
+		return true
+	}
+	if used > cap(r.buf)/4 {
+		r.idleBig = 0
+		return false
+	}
+	r.idleBig++
+	if r.idleBig < idleShrink {
+		return false
+	}
+	r.idleBig = 0
+	return true
+}
+
+// idleShrink is how many batches in a row must leave a large buffer
+// mostly unused before it is let go.
+const idleShrink = 8
 
 // Buffered reports whether input is held that the cursor has not passed.
 func (r *Reader) Buffered() bool { return len(r.buf) > r.pos || len(r.bigs) > 0 }

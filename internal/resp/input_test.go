@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -386,5 +387,85 @@ func TestReaderSpan(t *testing.T) {
 				t.Fatalf("Span(%d, %d): %d bytes, want %d", i, j, len(got), len(want))
 			}
 		}
+	}
+}
+
+// TestReaderKeepsBusyBuffer: batches of a few hundred KB reuse one buffer
+// (no growth, no drop per batch); a buffer over keepInput, or one left
+// mostly unused for idleShrink batches, goes back to readChunk.
+func TestReaderKeepsBusyBuffer(t *testing.T) {
+	batch := func(r *Reader, n, size int) {
+		cmd := []byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + strconv.Itoa(size) + "\r\n" + strings.Repeat("v", size) + "\r\n")
+		data := bytes.Repeat(cmd, n)
+		for len(data) > 0 {
+			m := copy(r.ReadBuf(0), data)
+			r.Filled(m)
+			data = data[m:]
+		}
+		var args [][]byte
+		for i := 0; i < n; i++ {
+			var err error
+			if args, err = r.Next(args[:0]); err != nil || len(args) != 3 || len(args[2]) != size {
+				t.Fatalf("command %d: %v %d args", i, err, len(args))
+			}
+		}
+		r.Discard()
+	}
+	var r Reader
+	r.MaxBulk, r.Authenticated = 512<<20, true
+	batch(&r, 50, 8000)
+	big := r.Mem()
+	r.TakeFreed() // the buffers it grew through
+	if big < 400_000 {
+		t.Fatalf("buffer %d after a 400 KB batch", big)
+	}
+	for i := 0; i < 20; i++ {
+		batch(&r, 50, 8000)
+		if freed := r.TakeFreed(); r.Mem() != big || freed != 0 {
+			t.Fatalf("batch %d: buffer %d (was %d), freed %d", i, r.Mem(), big, freed)
+		}
+	}
+	// Small batches: kept for idleShrink-1 of them, then let go.
+	for i := 1; i < idleShrink; i++ {
+		batch(&r, 1, 10)
+		if r.Mem() != big {
+			t.Fatalf("small batch %d: buffer %d, want %d kept", i, r.Mem(), big)
+		}
+	}
+	batch(&r, 1, 10)
+	if r.Mem() != readChunk || r.TakeFreed() != big {
+		t.Fatalf("after %d small batches: buffer %d", idleShrink, r.Mem())
+	}
+	// Over keepInput: let go after the batch.
+	batch(&r, 200, 8000)
+	if r.Mem() != readChunk {
+		t.Fatalf("after a 1.6 MB batch: buffer %d, want %d", r.Mem(), readChunk)
+	}
+}
+
+// BenchmarkReaderLargeBatches reads batches of 50 SETs of 8 KB values,
+// as bench/evictbench's churn sends them: the bytes allocated per batch
+// are the input buffer's growth and drops.
+func BenchmarkReaderLargeBatches(b *testing.B) {
+	cmd := []byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$8000\r\n" + strings.Repeat("v", 8000) + "\r\n")
+	data := bytes.Repeat(cmd, 50)
+	var r Reader
+	r.MaxBulk, r.Authenticated = 512<<20, true
+	var args [][]byte
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for range b.N {
+		for d := data; len(d) > 0; {
+			m := copy(r.ReadBuf(0), d)
+			r.Filled(m)
+			d = d[m:]
+		}
+		for range 50 {
+			var err error
+			if args, err = r.Next(args[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		r.Discard()
 	}
 }

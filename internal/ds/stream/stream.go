@@ -717,10 +717,9 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 		n.dead += fromNode
 		break
 	}
-	if s.length > 0 {
-		s.FirstID, _ = s.FirstEntry(false)
-	} else {
-		s.FirstID = ID{}
+	if deleted > 0 {
+		// Nothing removed leaves the first entry where it was.
+		s.updateFirst()
 	}
 	return deleted
 }

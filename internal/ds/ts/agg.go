@@ -357,15 +357,13 @@ func (s *Series) aggregate(o *RangeOpts, limit int) []Sample {
 	}
 	filtered := o.HasFilterTS || o.HasValue
 	curEnd := int64(math.MinInt64)
-	s.scan(o, func(t int64, v float64) bool {
-		if filtered && !o.keep(t, v) {
-			return true
-		}
-		if started && t < curEnd { // the common case: same bucket as the last sample
-			cur.add(t, v)
-			last = Sample{t, v}
-			return true
-		}
+	// With whole chunks taken from their summaries (summary.go), sums
+	// need to know whether the bucket's samples so far are exact integers.
+	runs := !filtered && summarizable(a.Type) && !walkOnly
+	var ex exactness
+	// enter makes the bucket holding t current, emitting the one before;
+	// v is the sample at t (twa's neighbour). False: the reply is full.
+	enter := func(t int64, v float64) bool {
 		bs := BucketStartOf(t, d, a.Align)
 		if bs > math.MaxInt64-d {
 			curEnd = math.MaxInt64
@@ -386,15 +384,55 @@ func (s *Series) aggregate(o *RangeOpts, limit int) []Sample {
 			p := last
 			prev = &p
 			cur = bucket{}
+			ex = exactness{}
 		}
 		if full() {
 			return false
 		}
 		curStart = bs
+		return true
+	}
+	sample := func(t int64, v float64) bool {
+		if filtered && !o.keep(t, v) {
+			return true
+		}
+		if !started || t >= curEnd {
+			if !enter(t, v) {
+				return false
+			}
+		}
 		cur.add(t, v)
+		if runs {
+			ex.add(v)
+		}
 		last = Sample{t, v}
 		return true
-	})
+	}
+	if runs {
+		bucketLast := func(t int64) int64 {
+			bs := BucketStartOf(t, d, a.Align)
+			if bs > math.MaxInt64-d {
+				return math.MaxInt64
+			}
+			return bs + d - 1
+		}
+		minmax := a.Type != AggCount && a.Type != AggSum && a.Type != AggAvg
+		s.scanRuns(o, bucketLast, sample, func(i, j int, start int64) (bool, bool) {
+			r := s.run(i, j, start, minmax)
+			fresh := !started || start >= curEnd
+			if !r.fits(a.Type, fresh, &ex) {
+				return false, true
+			}
+			if fresh && !enter(start, math.NaN()) {
+				return true, false
+			}
+			cur.merge(&r, &ex)
+			last = Sample{s.chunks[j].last, s.chunks[j].lastValue()}
+			return true, true
+		})
+	} else {
+		s.scan(o, sample)
+	}
 	if full() {
 		return out
 	}

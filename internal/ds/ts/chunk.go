@@ -33,6 +33,10 @@ type chunk struct {
 	trail     uint8
 	prev      appendState // the state before the last append, to rewrite the last value in place
 
+	sm     summary // of the samples (summary.go)
+	smPrev summary // before the last append, to rewrite the last value in place
+	pre    prefix  // the series' totals through this chunk; valid below Series.prefixN
+
 	// uncompressed
 	raw bool
 	ts  []int64
@@ -118,6 +122,8 @@ func (c *chunk) append(t int64, v uint64) {
 	if c.n == 0 {
 		c.first = t
 	}
+	c.smPrev = c.sm
+	c.sm.add(math.Float64frombits(v), c.n == 0)
 	if c.raw {
 		c.ts = append(c.ts, t)
 		c.vs = append(c.vs, math.Float64frombits(v))
@@ -180,6 +186,8 @@ func (c *chunk) append(t int64, v uint64) {
 func (c *chunk) setLast(v uint64, size int) bool {
 	if c.raw {
 		c.vs[c.n-1] = math.Float64frombits(v)
+		c.sm = c.smPrev
+		c.sm.add(c.vs[c.n-1], c.n == 1)
 		return true
 	}
 	t, old, cur := c.last, c.lastBits, c.prev
@@ -201,6 +209,7 @@ func (c *chunk) rewind(st appendState) {
 		w.w[len(w.w)-1] &= ^uint64(0) << (64 - r)
 	}
 	c.last, c.lastDelta, c.lastBits, c.lead, c.trail = st.last, st.lastDelta, st.lastBits, st.lead, st.trail
+	c.sm = c.smPrev
 	c.n--
 }
 

@@ -123,34 +123,6 @@ func (x *Index) Set(key string, labels []Label) {
 	}
 }
 
-// Merge indexes key with labels as well as what it had: the index then
-// answers for either (Query checks the key's current labels). While a
-// journal may still roll the keyspace back, the caller merges instead of
-// replacing, so that no entry a restored series needs is lost.
-func (x *Index) Merge(key string, labels []Label) {
-	cur, ok := x.labels[key]
-	if !ok {
-		x.Set(key, labels)
-		return
-	}
-	union := append([]Label(nil), cur...)
-	for _, l := range labels {
-		found := false
-		for _, c := range cur {
-			if c == l {
-				found = true
-				break
-			}
-		}
-		if !found {
-			union = append(union, l)
-		}
-	}
-	if len(union) != len(cur) {
-		x.Set(key, union)
-	}
-}
-
 // Remove forgets key.
 func (x *Index) Remove(key string) {
 	labels, ok := x.labels[key]
@@ -179,11 +151,11 @@ func (x *Index) Has(key string) bool {
 // Query returns the sorted keys whose labels satisfy every matcher. The
 // candidates come from the positive matchers; the rest filter them.
 //
-// labelsOf, when not nil, gives a key's current labels: the index may lag
-// behind the keyspace (a flushed database, a rolled-back script), so each
-// candidate is checked against what the key holds now. With fix, a key that
-// holds no series any more is forgotten and one whose labels changed is
-// indexed again.
+// labelsOf, when not nil, gives a key's current labels, for an index
+// that may lag behind what it indexes: each candidate is checked against
+// them. With fix, a key that holds no series any more is forgotten and one
+// whose labels changed is indexed again. An index kept exact (the server's
+// label indexes) passes nil.
 func (x *Index) Query(ms []Matcher, labelsOf func(key string) ([]Label, bool), fix bool) []string {
 	// Candidates are a slice, not a set: a key carries one value per
 	// label, so the first positive matcher's sets (one per distinct

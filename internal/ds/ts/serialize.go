@@ -191,6 +191,8 @@ func (s *Series) AppendChunkData(d *ChunkData) error {
 			return ErrBadChunk
 		}
 		prev = before
+		c.smPrev = c.sm
+		c.sm.add(it.value(), i == 0)
 	}
 	if it.r.pos != d.Bits {
 		return ErrBadChunk

@@ -96,6 +96,7 @@ type Series struct {
 	Name          string  // the key the caller keeps the series under (to notice renames)
 
 	total   int // samples in chunks
+	prefixN int // chunks[:prefixN] have valid prefixes; below len(chunks) (summary.go)
 	lastT   int64
 	lastV   float64
 	scratch struct {
@@ -251,6 +252,7 @@ func (s *Series) trim() {
 	}
 	if k > 0 {
 		s.chunks = append(s.chunks[:0], s.chunks[k:]...)
+		s.prefixN = max(s.prefixN-k, 0)
 	}
 }
 
@@ -340,6 +342,7 @@ func (s *Series) replaceChunk(ci int, ts []int64, vs []float64) {
 	}
 	tail := append([]*chunk(nil), s.chunks[ci+1:]...)
 	s.chunks = append(append(s.chunks[:ci], repl...), tail...)
+	s.invalidatePrefix(ci)
 	s.refreshLast()
 }
 
@@ -433,25 +436,34 @@ func (s *Series) Scan(from, to int64, fn func(t int64, v float64) bool) {
 		if c.last < from {
 			continue
 		}
-		if c.raw {
-			i := sort.Search(c.n, func(i int) bool { return c.ts[i] >= from })
-			for ; i < c.n; i++ {
-				if c.ts[i] > to || !fn(c.ts[i], c.vs[i]) {
-					return
-				}
-			}
-			continue
-		}
-		it := c.iter()
-		for it.next() {
-			if it.t < from {
-				continue
-			}
-			if it.t > to || !fn(it.t, it.value()) {
-				return
-			}
+		if !c.scan(from, to, fn) {
+			return
 		}
 	}
+}
+
+// scan calls fn for the chunk's samples with from <= t <= to in order;
+// false when fn stopped it or a sample passed to.
+func (c *chunk) scan(from, to int64, fn func(t int64, v float64) bool) bool {
+	if c.raw {
+		i := sort.Search(c.n, func(i int) bool { return c.ts[i] >= from })
+		for ; i < c.n; i++ {
+			if c.ts[i] > to || !fn(c.ts[i], c.vs[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	it := c.iter()
+	for it.next() {
+		if it.t < from {
+			continue
+		}
+		if it.t > to || !fn(it.t, it.value()) {
+			return false
+		}
+	}
+	return true
 }
 
 // ScanReverse is Scan from the newest sample to the oldest.
