@@ -203,6 +203,7 @@ func (s *Server) accept(conn net.Conn) {
 	sess.Authed = !s.Env.AuthRequired()
 	c := &client{srv: s, sess: sess, w: resp.Writer{Proto: 2}, fd: -1}
 	sess.Push = c.push
+	sess.PushLent = c.pushLent
 	c.w.Over = c.overAppend
 	tc, isTCP := conn.(*net.TCPConn)
 	if isTCP {
@@ -937,6 +938,38 @@ func (c *client) push(b []byte) {
 		c.w.Buf = append(c.w.Buf, b...)
 		return
 	}
+	q, wl := c.pushQueue()
+	hold := s.holdPushes()
+	q.addWaking(c, b, wl, hold)
+	if hold {
+		s.held(q)
+	}
+}
+
+// pushLent is the session's PushLent: push for a buffer the caller lends
+// until release is called, queued as it is instead of copied (a full
+// sync's encoded snapshot, whose buffers go round from the encoder to
+// the socket and back).
+func (c *client) pushLent(b []byte, release func()) {
+	s := c.srv
+	if s.current == c || len(b) == 0 {
+		c.push(b)
+		release()
+		return
+	}
+	q, wl := c.pushQueue()
+	hold := s.holdPushes()
+	q.addLent(c, b, wl, hold, release)
+	if hold {
+		s.held(q)
+	}
+}
+
+// pushQueue returns the client's pushed-output queue, made and its
+// writer started if need be, and the wake list of the batch running now.
+// Under the server lock.
+func (c *client) pushQueue() (*outQueue, *wakeList) {
+	s := c.srv
 	var wl *wakeList
 	if s.current != nil {
 		wl = s.current.roundWakes
@@ -958,11 +991,7 @@ func (c *client) push(b []byte) {
 			}
 		}
 	}
-	hold := s.holdPushes()
-	q.addWaking(c, b, wl, hold)
-	if hold {
-		s.held(q)
-	}
+	return q, wl
 }
 
 // pausedFor reports whether CLIENT PAUSE holds the command args back:

@@ -59,6 +59,18 @@ type outQueue struct {
 	spare [][]byte
 	// c is the client the queue belongs to.
 	c *client
+	// owned are the chunks queued by pushOwned that are not yet written,
+	// in queue order: each one's release is called (q.mu held) once it is
+	// written whole, and never if the queue fails first.
+	owned []ownedChunk
+}
+
+// ownedChunk is a chunk its producer lent to the queue (pushOwned). It is
+// known by the address of its last byte, which a partly written chunk's
+// rest (drain) keeps.
+type ownedChunk struct {
+	last    *byte
+	release func()
 }
 
 // chunkBytes is the size of the chunks small outputs are copied into.
@@ -111,6 +123,28 @@ func (q *outQueue) addOwned(c *client, b []byte) {
 	n := q.n
 	q.mu.Unlock()
 	q.added(c, n)
+}
+
+// addLent queues b itself, which the caller lends until release is
+// called (once b is written whole; never if the connection fails first),
+// its writer woken as addWaking's. b's capacity ends at its length, so
+// that nothing is appended into it.
+func (q *outQueue) addLent(c *client, b []byte, wl *wakeList, hold bool, release func()) {
+	q.mu.Lock()
+	if q.failed || q.closing {
+		q.mu.Unlock()
+		return
+	}
+	if hold && q.held < 0 {
+		q.held = len(q.chunks)
+	}
+	b = b[:len(b):len(b)]
+	q.chunks = append(q.chunks, b)
+	q.owned = append(q.owned, ownedChunk{last: &b[len(b)-1], release: release})
+	q.n += int64(len(b))
+	n := q.n
+	q.mu.Unlock()
+	q.addedWaking(c, n, wl)
 }
 
 // prepend puts a copy of b before what is queued (the owner's replies,
@@ -282,6 +316,13 @@ func (q *outQueue) wroteLocked(b []byte, n int) {
 		return
 	}
 	q.n -= int64(n)
+	if n == len(b) && n > 0 && len(q.owned) > 0 && &b[n-1] == q.owned[0].last {
+		// A lent chunk goes back to its producer, not to q.free.
+		q.owned[0].release()
+		q.owned[0] = ownedChunk{}
+		q.owned = q.owned[1:]
+		return
+	}
 	if n == len(b) && cap(b) == chunkBytes && q.free == nil {
 		q.free = b
 	}
@@ -309,7 +350,7 @@ func (q *outQueue) fail() {
 	for _, b := range q.chunks {
 		n += cap(b)
 	}
-	q.failed, q.chunks, q.n, q.free, q.held = true, nil, 0, nil, -1
+	q.failed, q.chunks, q.n, q.free, q.held, q.owned = true, nil, 0, nil, -1, nil
 	q.mu.Unlock()
 	ReleaseMemory(int64(n))
 }

@@ -310,6 +310,11 @@ type Session struct {
 	// already due (MONITOR lines; later pub/sub messages). The server sets
 	// it; it is called with the server lock held and never blocks.
 	Push func(b []byte)
+	// PushLent is Push for a buffer the caller lends, not copied: release
+	// is called once its bytes are written (never if the connection
+	// closes first), after which the caller may reuse it. Nil where the
+	// server does not offer it (Push then copies).
+	PushLent func(b []byte, release func())
 	// tx is the client's MULTI queue and WATCHed keys (tx.go).
 	tx txState
 	// subs are the client's pub/sub subscriptions, nil when it has none

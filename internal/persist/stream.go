@@ -110,6 +110,16 @@ func (b *Background) Stream(out io.Writer) error {
 	return err
 }
 
+// ChunkWriter is a Stream target that takes the encoded chunks
+// themselves instead of copying them: WriteChunk keeps c (the stream
+// does not touch it again) and returns a chunk it is done with, for the
+// encoder to fill again, or nil (a new one is made). On an error it has not kept c. A replica's full
+// sync lends the chunks to the replicas' output queues this way, so the
+// snapshot's bytes go round in a few buffers instead of becoming garbage.
+type ChunkWriter interface {
+	WriteChunk(c []byte) (free []byte, err error)
+}
+
 // driven is the state of a save run through Options.Drive. The step fills
 // chunks under the lock; Stream writes them out without it.
 type driven struct {
@@ -161,10 +171,20 @@ func (b *Background) streamDriven(out io.Writer) error {
 		d.wake = b.opt.Drive(b.step)
 		b.lock.Unlock()
 	}
+	cw, _ := out.(ChunkWriter)
 	var werr error
 	for c := range d.full {
 		if werr == nil {
-			if _, err := out.Write(c); err != nil {
+			var err error
+			if cw != nil {
+				var free []byte
+				if free, err = cw.WriteChunk(c); err == nil {
+					c = free
+				}
+			} else {
+				_, err = out.Write(c)
+			}
+			if err != nil {
 				werr = err
 				b.lock.Lock()
 				b.Cancel()

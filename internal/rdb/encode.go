@@ -107,12 +107,20 @@ func appendList(dst []byte, l *list.List, opt EncodeOptions) []byte {
 		maxNode = 8 << 10
 	}
 	var nodes [][]byte
+	var lps []*listpackBuilder
+	defer func() {
+		for _, lp := range lps {
+			lp.free()
+		}
+	}()
 	hint := min(maxNode, l.Len()*16)
-	lp := newListpack(hint)
+	lp := pooledListpack(hint)
+	lps = append(lps, lp)
 	for _, v := range l.All() {
 		if lp.n > 0 && lp.size()+len(v)+11 > maxNode {
 			nodes = append(nodes, lp.finish())
-			lp = newListpack(hint)
+			lp = pooledListpack(hint)
+			lps = append(lps, lp)
 		}
 		lp.addString(v)
 	}
@@ -182,7 +190,8 @@ func appendScore(lp *listpackBuilder, f float64) {
 
 func appendZSet(dst []byte, z *zset.Set, opt EncodeOptions) ([]byte, byte) {
 	if z.Encoding() == zset.Listpack {
-		lp := newListpack(0)
+		lp := pooledListpack(0)
+		defer lp.free()
 		for m, f := range z.All() {
 			lp.addString([]byte(m))
 			appendScore(lp, f)
@@ -205,7 +214,15 @@ type hashField struct {
 }
 
 func appendHash(dst []byte, h *hash.Hash, opt EncodeOptions) ([]byte, byte) {
-	var fs []hashField
+	fp := fieldsPool.Get().(*[]hashField)
+	fs := (*fp)[:0]
+	defer func() {
+		if cap(fs) <= 1024 {
+			clear(fs) // the fields' bytes are the hash's: not kept alive
+			*fp = fs[:0]
+			fieldsPool.Put(fp)
+		}
+	}()
 	minExp := int64(0)
 	h.RangeWithExpiry(opt.Now, func(f, v []byte, at int64) bool {
 		if opt.NoFieldTTL {
@@ -224,7 +241,8 @@ func appendHash(dst []byte, h *hash.Hash, opt EncodeOptions) ([]byte, byte) {
 	}
 	switch {
 	case minExp == 0 && small:
-		lp := newListpack(size)
+		lp := pooledListpack(size)
+		defer lp.free()
 		for _, e := range fs {
 			lp.addString(e.f)
 			lp.addString(e.v)
@@ -254,7 +272,8 @@ func appendHash(dst []byte, h *hash.Hash, opt EncodeOptions) ([]byte, byte) {
 			}
 			return 1
 		})
-		lp := newListpack(size + 10*len(fs))
+		lp := pooledListpack(size + 10*len(fs))
+		defer lp.free()
 		for _, e := range fs {
 			lp.addString(e.f)
 			lp.addString(e.v)

@@ -69,13 +69,20 @@ func lzfDecompress(src []byte, n int) ([]byte, error) {
 
 // lzfCompress returns the compressed form of src, or nil if it would not be
 // at least 5 bytes shorter than src (Redis stores such strings raw).
-func lzfCompress(src []byte) []byte {
+func lzfCompress(src []byte) []byte { return lzfCompressTo(nil, src) }
+
+// lzfCompressTo is lzfCompress into dst's memory (from its start), which
+// it grows if need be: the caller's scratch.
+func lzfCompressTo(dst, src []byte) []byte {
 	n := len(src)
 	limit := n - 4
 	if limit <= 0 {
 		return nil
 	}
-	dst := make([]byte, 0, n)
+	if cap(dst) < n {
+		dst = make([]byte, 0, n)
+	}
+	dst = dst[:0]
 	// htab holds the position + 1 of the last 3-byte sequence with each
 	// hash. Tables are reused without clearing: a stale entry is checked
 	// like any other (it must lie before ip and its bytes must match), so

@@ -73,6 +73,8 @@ func readBacklen(p []byte) int {
 type listpackBuilder struct {
 	b []byte
 	n int
+	// pool is where b came from (pooledListpack), nil if from the heap.
+	pool *[]byte
 }
 
 func newListpack(capHint int) *listpackBuilder {

@@ -37,7 +37,8 @@ func appendStream(dst []byte, s *stream.Stream, opt EncodeOptions) []byte {
 	dst = appendLen(dst, uint64(s.Nodes()))
 	var key [16]byte
 	s.EachNode(func(nv stream.NodeView, entries func(yield func(id stream.ID, flags byte, fv [][]byte))) {
-		lp := newListpack(256)
+		lp := pooledListpack(256)
+		defer lp.free()
 		lp.addInt(int64(nv.Live))
 		lp.addInt(int64(nv.Dead))
 		lp.addInt(int64(len(nv.MasterFields)))

@@ -61,11 +61,18 @@ func appendString(b, s []byte, compress bool) []byte {
 		}
 	}
 	if compress && len(s) > 20 {
-		if c := lzfCompress(s); c != nil {
+		sc := getScratch(len(s))
+		c := lzfCompressTo(*sc, s)
+		if c != nil {
 			b = append(b, lenEncV<<6|encLZF)
 			b = appendLen(b, uint64(len(c)))
 			b = appendLen(b, uint64(len(s)))
-			return append(b, c...)
+			b = append(b, c...)
+			*sc = c
+		}
+		putScratch(sc)
+		if c != nil {
+			return b
 		}
 	}
 	b = appendLen(b, uint64(len(s)))

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
@@ -134,7 +136,11 @@ func (p *Primary) readyJob() *syncJob {
 	e := p.e
 	now := e.Clock.NowMs()
 	aux := persist.Aux(config.RedisVersion, now/1000, engine.UsedMemory())
-	aux = append(aux, "repl-stream-db", "0", "repl-id", e.Stats.Info.ReplID(), "repl-offset", strconv.FormatInt(p.offset, 10))
+	streamDB := 0 // a primary's own stream starts with a SELECT (seldb -1)
+	if p.link != nil {
+		streamDB = p.streamDB
+	}
+	aux = append(aux, "repl-stream-db", strconv.Itoa(streamDB), "repl-id", e.Stats.Info.ReplID(), "repl-offset", strconv.FormatInt(p.offset, 10))
 	opt := persist.Options{Encode: e.FileEncodeOptions(now), Aux: aux, Functions: e.FunctionCodes(), Drive: e.SaveDriver(p.lock)}
 	if !abacus {
 		opt.Encode.NoFieldTTL = true
@@ -193,8 +199,7 @@ func (p *Primary) sendJob(job *syncJob) error {
 	if _, err := out.Write([]byte("$" + strconv.FormatInt(size, 10) + "\r\n")); err != nil {
 		return err
 	}
-	_, err = io.CopyBuffer(out, f, make([]byte, 1<<20))
-	return err
+	return out.copyFile(f)
 }
 
 func (p *Primary) cancelJob(job *syncJob, err error) error {
@@ -242,45 +247,127 @@ func (p *Primary) startStream(r *replica) {
 
 // jobWriter queues bytes to every replica of a job still connected,
 // waiting while one has more than syncWindow bytes queued. It fails when
-// none is left.
+// none is left. The snapshot's chunks are lent to the replicas' queues
+// (Session.PushLent), not copied, and come back once every replica has
+// written them, to be filled again: a sync's bytes go round in a few
+// buffers instead of turning the whole snapshot into garbage that the
+// collector lets the heap grow for.
 type jobWriter struct {
 	p   *Primary
 	job *syncJob
+	// mu guards free, the chunks every replica has written. The queues
+	// give them back under their own locks: mu is taken under those and
+	// nothing is taken under it.
+	mu   sync.Mutex
+	free [][]byte
 }
 
+// Write queues copies of b.
 func (w *jobWriter) Write(b []byte) (int, error) {
-	p, total := w.p, len(b)
+	total := len(b)
 	for len(b) > 0 {
 		n := min(len(b), 1<<20)
-		for {
-			p.lock.Lock()
-			alive, full := 0, false
-			for _, r := range w.job.replicas {
-				if r.s.Closed() || !r.syncing {
-					continue
-				}
-				alive++
-				full = full || r.s.OutBuf.Load() > syncWindow
-			}
-			if alive == 0 {
-				p.lock.Unlock()
-				return 0, errNoneLeft
-			}
-			if !full {
-				for _, r := range w.job.replicas {
-					if !r.s.Closed() && r.syncing {
-						r.s.Push(b[:n])
-					}
-				}
-				p.lock.Unlock()
-				break
-			}
-			p.lock.Unlock()
-			time.Sleep(time.Millisecond)
+		if err := w.push(b[:n], false); err != nil {
+			return 0, err
 		}
 		b = b[n:]
 	}
 	return total, nil
+}
+
+// WriteChunk implements persist.ChunkWriter: c is lent to the replicas,
+// and a chunk they have all written is returned for reuse, if there is
+// one.
+func (w *jobWriter) WriteChunk(c []byte) ([]byte, error) {
+	if err := w.push(c, true); err != nil {
+		return nil, err
+	}
+	return w.reuse(), nil
+}
+
+// reuse returns a chunk every replica has written, or nil.
+func (w *jobWriter) reuse() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(w.free)
+	if n == 0 {
+		return nil
+	}
+	c := w.free[n-1]
+	w.free[n-1] = nil
+	w.free = w.free[:n-1]
+	return c[:0]
+}
+
+// copyFile sends the disk-based sync's file through lent buffers.
+func (w *jobWriter) copyFile(f io.Reader) error {
+	for {
+		buf := w.reuse()
+		if cap(buf) == 0 {
+			buf = make([]byte, 0, 1<<20)
+		}
+		n, err := io.ReadFull(f, buf[:cap(buf)])
+		if n > 0 {
+			if err := w.push(buf[:n], true); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// push queues b to every replica of the job still syncing once none has
+// more than syncWindow bytes queued; lent, b is lent (returned to free
+// when all have written it), else copied.
+func (w *jobWriter) push(b []byte, lent bool) error {
+	p := w.p
+	for {
+		p.lock.Lock()
+		alive, full := 0, false
+		for _, r := range w.job.replicas {
+			if r.s.Closed() || !r.syncing {
+				continue
+			}
+			alive++
+			full = full || r.s.OutBuf.Load() > syncWindow
+		}
+		if alive == 0 {
+			p.lock.Unlock()
+			return errNoneLeft
+		}
+		if full {
+			p.lock.Unlock()
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		var refs atomic.Int32
+		refs.Store(int32(alive))
+		release := func() {
+			if refs.Add(-1) == 0 && lent {
+				w.mu.Lock()
+				w.free = append(w.free, b)
+				w.mu.Unlock()
+			}
+		}
+		for _, r := range w.job.replicas {
+			if r.s.Closed() || !r.syncing {
+				continue
+			}
+			if lent && r.s.PushLent != nil {
+				r.s.PushLent(b, release)
+			} else {
+				r.s.Push(b)
+				release()
+			}
+		}
+		p.lock.Unlock()
+		return nil
+	}
 }
 
 var errNoneLeft = fmt.Errorf("no replica left to send the snapshot to")

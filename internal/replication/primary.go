@@ -45,6 +45,12 @@ type Primary struct {
 	off2    int64
 	// link is the connection to our primary while we are a replica.
 	link *link
+	// streamDB is the database our primary's stream has selected at our
+	// offset: the link's session starts in it after a reconnection (the
+	// stream goes on without a SELECT), a full sync sets it from the
+	// snapshot's repl-stream-db, and our own replicas' snapshots carry
+	// it, as they continue the same stream.
+	streamDB int
 	// noPingUntil (unix ms) holds the stream's PINGs back while a
 	// cluster manual failover waits for a replica to reach our offset.
 	noPingUntil int64
@@ -253,7 +259,10 @@ func (p *Primary) cron() {
 		n++
 		p.lock.Lock()
 		period := max(p.e.Cfg.Int(config.ReplPingReplicaPeriod), 1)
-		if len(p.replicas) > 0 && n%period == 0 && p.e.Clock.NowMs() >= p.noPingUntil && p.fo.state == "" {
+		// A replica sends no PING of its own: its stream is its primary's,
+		// passed on (PINGs included), and a byte of its own would put its
+		// replicas' offsets past the primary's.
+		if len(p.replicas) > 0 && p.link == nil && n%period == 0 && p.e.Clock.NowMs() >= p.noPingUntil && p.fo.state == "" {
 			p.send(resp.AppendCommand(nil, []byte("PING")))
 		}
 		p.housekeeping()

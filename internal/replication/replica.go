@@ -389,10 +389,11 @@ func (p *Primary) loadSnapshot(l *link, payload []byte, replid string, off int64
 	var codes []string
 	opt := e.RestoreOptions(ks.Now)
 	opt.KeepExpired = true
-	if _, err := rdb.LoadKeyspace(ks, payload, opt, func(code []byte) error {
+	info, err := rdb.LoadKeyspace(ks, payload, opt, func(code []byte) error {
 		codes = append(codes, string(code))
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("failed loading the primary's snapshot: %w", err)
 	}
 	if err := e.RestoreFunctions(codes); err != nil {
@@ -402,6 +403,12 @@ func (p *Primary) loadSnapshot(l *link, payload []byte, replid string, off int64
 	p.dropReplicas()
 	e.Stats.Info.SetReplID(replid)
 	p.offset, p.replid2, p.off2 = off, "", -1
+	// The stream goes on in the database it had selected at the
+	// snapshot's moment.
+	p.streamDB = 0
+	if db, err := strconv.Atoi(info.Aux["repl-stream-db"]); err == nil && db >= 0 && db < len(e.KS.DBs) {
+		p.streamDB = db
+	}
 	p.backlog = newRing(p.backlogSize())
 	l.syncing, l.state = false, "connected"
 	e.Log.Info("MASTER <-> REPLICA sync: Finished with success")
@@ -420,7 +427,7 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 	l.lastIO = p.e.Clock.NowMs()
 	l.attempts = 0
 	sess := &engine.Session{ID: 1<<62 + linkIDs.Add(1), Addr: conn.RemoteAddr().String(), LAddr: conn.LocalAddr().String(),
-		Authed: true, User: "default", Proto: 2, Flags: "M", Created: p.e.Clock.NowMs()}
+		Authed: true, User: "default", Proto: 2, Flags: "M", Created: p.e.Clock.NowMs(), DB: p.streamDB}
 	l.sess = sess
 	p.e.SetPrimaryLink(sess, func() { conn.Close() })
 	defer func() {
@@ -460,77 +467,13 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 			}
 		}
 	}()
-	var w resp.Writer
-	for {
-		conn.SetReadDeadline(time.Now().Add(timeout))
-		args, raw, err := readCommand(r, p.e.Cfg.Int(config.ProtoMaxBulkLen))
-		if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
-			return errMasterTimeout
-		}
-		if err != nil {
-			return err
-		}
-		p.lock.Lock()
-		if p.link != l {
-			p.lock.Unlock()
-			return errStopped
-		}
-		l.lastIO = p.e.Clock.NowMs()
-		getack := len(args) == 3 && ascii.EqualFold(args[0], "replconf") && ascii.EqualFold(args[1], "getack")
-		if !getack && !(len(args) > 0 && ascii.EqualFold(args[0], "ping")) {
-			w.Reset()
-			p.e.Execute(sess, args, &w)
-		}
-		// GETACK is answered with the offset before it, as Redis does.
-		before := p.offset
-		// The bytes applied are the replica's own stream, as they came.
-		p.send(raw)
-		l.readOff = p.offset
-		p.lock.Unlock()
-		if getack {
-			conn.SetWriteDeadline(time.Now().Add(timeout))
-			if _, err := conn.Write(resp.AppendCommand(nil, []byte("REPLCONF"), []byte("ACK"), strconv.AppendInt(nil, before, 10))); err != nil {
-				return err
-			}
-		}
+	a := &applier{}
+	// Bytes the handshake's reader took past the sync are the stream's
+	// first.
+	for r.Buffered() > 0 {
+		room := a.in.ReadBuf(0)
+		n, _ := r.Read(room[:min(len(room), r.Buffered())])
+		a.in.Filled(n)
 	}
-}
-
-// readCommand reads one multibulk command of the primary's stream and
-// the bytes it took.
-func readCommand(r *bufio.Reader, maxBulk int64) (args [][]byte, raw []byte, err error) {
-	line, err := r.ReadSlice('\n')
-	if err != nil {
-		return nil, nil, err
-	}
-	raw = append(raw, line...)
-	if len(line) < 4 || line[0] != '*' {
-		return nil, nil, fmt.Errorf("protocol error in the primary's stream: %q", line)
-	}
-	n, err := strconv.Atoi(string(line[1 : len(line)-2]))
-	if err != nil || n < 1 || n > 1<<20 {
-		return nil, nil, fmt.Errorf("bad multibulk count in the primary's stream: %q", line)
-	}
-	args = make([][]byte, n)
-	for i := range args {
-		line, err := r.ReadSlice('\n')
-		if err != nil {
-			return nil, nil, err
-		}
-		raw = append(raw, line...)
-		if len(line) < 4 || line[0] != '$' {
-			return nil, nil, fmt.Errorf("protocol error in the primary's stream: %q", line)
-		}
-		size, err := strconv.ParseInt(string(line[1:len(line)-2]), 10, 64)
-		if err != nil || size < 0 || size > maxBulk {
-			return nil, nil, fmt.Errorf("bad bulk length in the primary's stream: %q", line)
-		}
-		start := len(raw)
-		raw = append(raw, make([]byte, size+2)...)
-		if _, err := io.ReadFull(r, raw[start:]); err != nil {
-			return nil, nil, err
-		}
-		args[i] = raw[start : start+int(size) : start+int(size)]
-	}
-	return args, raw, nil
+	return p.streamLoop(l, conn, a, timeout)
 }

@@ -174,6 +174,29 @@ func (r *Reader) Discard() {
 	}
 }
 
+// Span calls fn, in order, with the bytes that arrived between from and
+// to, values of Pos since the last Discard: the buffer's bytes and the big
+// bodies kept out of it (each with its CRLF) where they belong. A proxy
+// that passes commands on as they came (a replica's own stream) uses it.
+func (r *Reader) Span(from, to int, fn func([]byte)) {
+	for _, bb := range r.bigs {
+		if bb.at <= from {
+			continue
+		}
+		if bb.at > to {
+			break
+		}
+		if bb.at > from {
+			fn(r.buf[from:bb.at])
+		}
+		fn(bb.b)
+		from = bb.at
+	}
+	if to > from {
+		fn(r.buf[from:to])
+	}
+}
+
 // keepInput is the largest input buffer kept from one batch of commands
 // to the next (a client's reply buffer is kept up to the same size).
 const keepInput = 1 << 20

@@ -350,6 +350,46 @@ func FuzzReaderSplits(f *testing.F) {
 	})
 }
 
+// Span gives back a batch's bytes exactly as they arrived, the big bodies
+// kept out of the buffer included, for any range of command boundaries.
+func TestReaderSpan(t *testing.T) {
+	big := bytes.Repeat([]byte("b"), BigArg+10)
+	cmds := [][]byte{
+		[]byte("*2\r\n$3\r\nGET\r\n$1\r\na\r\n"),
+		append(append([]byte("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$"+strconv.Itoa(len(big))+"\r\n"), big...), "\r\n"...),
+		[]byte("\r\n"),
+		append(append([]byte("*3\r\n$3\r\nSET\r\n$"+strconv.Itoa(len(big))+"\r\n"), big...), "\r\n$1\r\nv\r\n"...),
+		[]byte("*1\r\n$4\r\nPING\r\n"),
+	}
+	stream := bytes.Join(cmds, nil)
+	var r Reader
+	r.MaxBulk, r.Authenticated = 1<<30, true
+	pos := []int{0}
+	for fed := 0; len(pos) < len(cmds)+1; {
+		// A few bytes at a time, so that the big bodies go out of the
+		// buffer.
+		room := r.ReadBuf(0)
+		n := copy(room, stream[fed:min(fed+1000, len(stream))])
+		r.Filled(n)
+		fed += n
+		for {
+			if _, err := r.Next(nil); err != nil {
+				break
+			}
+			pos = append(pos, r.Pos())
+		}
+	}
+	for i := range pos {
+		for j := i; j < len(pos); j++ {
+			var got []byte
+			r.Span(pos[i], pos[j], func(b []byte) { got = append(got, b...) })
+			if want := bytes.Join(cmds[i:j], nil); !bytes.Equal(got, want) {
+				t.Fatalf("Span(%d, %d): %d bytes, want %d", i, j, len(got), len(want))
+			}
+		}
+	}
+}
+
 // TestReaderKeepsBusyBuffer: batches of a few hundred KB reuse one buffer
 // (no growth, no drop per batch); a buffer over keepInput, or one left
 // mostly unused for idleShrink batches, goes back to readChunk.
