@@ -223,6 +223,11 @@ type Stats struct {
 	OutputLimitCloses atomic.Int64
 	Info              InfoState // instantaneous_* samples, memory peak (info.go)
 	Decisions         Decisions // rate limiters' answers, scripts rolled back (decisions.go)
+
+	// Replicas' syncs as Redis's syncCommand counts them: full syncs,
+	// partial resyncs accepted, and PSYNCs that asked to continue a
+	// history (not "?") and got a full sync.
+	SyncFull, SyncPartialOK, SyncPartialErr atomic.Int64
 }
 
 // CmdStat is one command's INFO commandstats line.

@@ -221,6 +221,7 @@ func (e *Env) ResetStats() {
 	for _, a := range []interface{ Store(int64) }{
 		&st.TotalConnections, &st.RejectedConns, &st.TotalCommands, &st.NetInputBytes,
 		&st.NetOutputBytes, &st.PanicsRecovered, &st.UnexpectedErrors, &st.TotalErrorReplies,
+		&st.SyncFull, &st.SyncPartialOK, &st.SyncPartialErr,
 	} {
 		a.Store(0)
 	}

@@ -352,14 +352,19 @@ func cmdPsync(c *engine.Ctx) {
 	if len(c.Args) > 3 && ascii.EqualFold(c.Args[3], "failover") && !p.failoverRequest(c) {
 		return
 	}
-	if p.fo.state != "" {
-		c.Error("NOMASTERLINK Can't SYNC while failing over")
+	if p.syncRefused(c) {
 		return
 	}
 	replid := string(c.Args[1])
 	want, ok := num.ParseInt(c.Args[2])
+	if !ok {
+		c.Error("ERR value is not an integer or out of range")
+		return
+	}
 	ours := replid == c.Env.Stats.Info.ReplID() || replid == p.replid2 && want <= p.off2
-	if ok && ours && p.link == nil && p.backlog != nil &&
+	// A replica connected to its primary serves its own replicas' partial
+	// resyncs from its backlog, which holds its primary's stream as it came.
+	if ours && p.backlog != nil &&
 		want >= p.offset-int64(p.backlog.hist)+1 && want <= p.offset+1 {
 		replid = c.Env.Stats.Info.ReplID()
 		r := p.attach(c.S)
@@ -368,8 +373,12 @@ func cmdPsync(c *engine.Ctx) {
 			c.W.Raw(p.backlog.last(int(n)))
 		}
 		r.online = true
+		c.Env.Stats.SyncPartialOK.Add(1)
 		c.Env.Log.Info(fmt.Sprintf("Partial resynchronization request from %s accepted. Sending %d bytes of backlog starting from offset %d.", p.name(r), p.offset-want+1, want))
 		return
+	}
+	if !strings.HasPrefix(replid, "?") {
+		c.Env.Stats.SyncPartialErr.Add(1)
 	}
 	p.fullSync(c, true)
 }
@@ -377,16 +386,32 @@ func cmdPsync(c *engine.Ctx) {
 // SYNC: the old protocol, a full sync without the FULLRESYNC line.
 func cmdSync(c *engine.Ctx) {
 	p := ext.Of(c.Env)
-	if p.online(c.S) != nil {
+	if p.online(c.S) != nil || p.syncRefused(c) {
 		return
 	}
 	p.fullSync(c, false)
+}
+
+// syncRefused answers SYNC and PSYNC as Redis's syncCommand refuses them:
+// during a failover, and on a replica whose link to its primary is not up
+// (it would hand on a dataset it is about to replace).
+func (p *Primary) syncRefused(c *engine.Ctx) bool {
+	switch {
+	case p.fo.state != "":
+		c.Error("NOMASTERLINK Can't SYNC while failing over")
+	case p.link != nil && !p.LinkUp():
+		c.Error("NOMASTERLINK Can't SYNC while not connected with my master")
+	default:
+		return false
+	}
+	return true
 }
 
 // fullSync makes the connection a replica waiting for a full sync
 // (fullsync.go): the reply, +FULLRESYNC then the snapshot, comes when a
 // job takes it.
 func (p *Primary) fullSync(c *engine.Ctx, psync bool) {
+	c.Env.Stats.SyncFull.Add(1)
 	p.ensureBacklog()
 	r := p.attach(c.S)
 	r.psync = psync
