@@ -2,7 +2,6 @@ package commands
 
 import (
 	"bufio"
-	"crypto/tls"
 	"math/rand"
 	"net"
 	"sync"
@@ -76,23 +75,7 @@ func (mc *migrateCache) get(cfg *config.Config, addr string, timeout time.Durati
 // client certificate and CAs the cluster bus uses; the handshake is
 // bounded by the same timeout as the connect.
 func dialMigrate(cfg *config.Config, addr string, timeout time.Duration) (net.Conn, error) {
-	conn, err := net.DialTimeout("tcp", addr, timeout)
-	if err != nil || !cfg.Bool(config.TLSCluster) {
-		return conn, err
-	}
-	tc, err := tlsconf.Client(cfg)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	t := tls.Client(conn, tc)
-	t.SetDeadline(time.Now().Add(timeout))
-	if err := t.Handshake(); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	t.SetDeadline(time.Time{})
-	return t, nil
+	return tlsconf.Dial(cfg, addr, timeout, cfg.Bool(config.TLSCluster))
 }
 
 // put returns a healthy connection to the cache after use.

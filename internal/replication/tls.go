@@ -1,7 +1,6 @@
 package replication
 
 import (
-	"crypto/tls"
 	"net"
 	"time"
 
@@ -15,21 +14,5 @@ import (
 // that a CONFIG SET of the files applies to the next one, as Redis's
 // client context does.
 func (p *Primary) dial(addr string, timeout time.Duration) (net.Conn, error) {
-	conn, err := net.DialTimeout("tcp", addr, timeout)
-	if err != nil || !p.e.Cfg.Bool(config.TLSReplication) {
-		return conn, err
-	}
-	tc, err := tlsconf.Client(p.e.Cfg)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	t := tls.Client(conn, tc)
-	t.SetDeadline(time.Now().Add(timeout))
-	if err := t.Handshake(); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	t.SetDeadline(time.Time{})
-	return t, nil
+	return tlsconf.Dial(p.e.Cfg, addr, timeout, p.e.Cfg.Bool(config.TLSReplication))
 }

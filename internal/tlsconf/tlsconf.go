@@ -29,9 +29,11 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/config"
 )
@@ -84,6 +86,30 @@ func Client(c *config.Config) (*tls.Config, error) {
 		return verifyChain(raw, pool)
 	}
 	return tc, nil
+}
+
+// Dial connects to addr for a link the server opens itself, over TLS
+// (Client's configuration, read at each call so that a CONFIG SET of the
+// files applies to the next link) when secure is set; the handshake is
+// bounded by the same timeout as the connect.
+func Dial(c *config.Config, addr string, timeout time.Duration, secure bool) (net.Conn, error) {
+	conn, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil || !secure {
+		return conn, err
+	}
+	tc, err := Client(c)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	t := tls.Client(conn, tc)
+	t.SetDeadline(time.Now().Add(timeout))
+	if err := t.Handshake(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	t.SetDeadline(time.Time{})
+	return t, nil
 }
 
 func verifyChain(raw [][]byte, roots *x509.CertPool) error {
