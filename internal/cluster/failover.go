@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/engine"
 )
 
 // Replica elections and manual failover, as Redis 7.0's
@@ -197,7 +198,7 @@ func (c *Cluster) sendFailoverAuthIfNeeded(n *Node, m *message) {
 
 func (c *Cluster) resetManualFailover() {
 	if c.mfEnd != 0 && c.mfReplica != nil {
-		c.e.Host.Unpause()
+		c.e.Host.Unpause(engine.PauseByFailover)
 		c.repl.HoldPings(0)
 	}
 	c.mfEnd = 0

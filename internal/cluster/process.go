@@ -211,7 +211,7 @@ func (c *Cluster) process(l *link, m *message) bool {
 		c.resetManualFailover()
 		c.mfEnd = now + mfTimeout
 		c.mfReplica = sender
-		c.e.Host.Pause(now+mfTimeout*2, true)
+		c.e.Host.Pause(engine.PauseByFailover, now+mfTimeout*2, true)
 		c.repl.HoldPings(now + mfTimeout*2)
 		c.e.Log.Warn(fmt.Sprintf("Manual failover requested by replica %s.", sender.name))
 		// The PING carries the PAUSED flag and our final offset.

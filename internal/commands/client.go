@@ -457,13 +457,13 @@ func cmdClientPause(c *engine.Ctx) {
 		return
 	}
 	if ms > 0 {
-		c.Env.Host.Pause(c.Now+ms, writeOnly)
+		c.Env.Host.Pause(engine.PauseByClient, c.Now+ms, writeOnly)
 	}
 	c.W.OK()
 }
 
 func cmdClientUnpause(c *engine.Ctx) {
-	c.Env.Host.Unpause()
+	c.Env.Host.Unpause(engine.PauseByClient)
 	c.W.OK()
 }
 

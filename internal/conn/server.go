@@ -57,9 +57,12 @@ type Server struct {
 	loops    []*eventLoop
 	nextLoop atomic.Uint32
 
-	// pause is CLIENT PAUSE's state: the end (unix ms) times two, plus one
-	// when only writes are paused; 0 when nothing is paused.
-	pause atomic.Int64
+	// pause is the pause in force: the end (unix ms) times two, plus one
+	// when only writes are paused; 0 when nothing is paused. It combines
+	// pauses, one per purpose (the same encoding), under pauseMu.
+	pause   atomic.Int64
+	pauseMu sync.Mutex
+	pauses  [engine.PausePurposes]int64
 
 	// obl is client-output-buffer-limit parsed (outlimit.go); inPeak and outPeak
 	// are the largest input and unread output a client had in each of
@@ -346,11 +349,14 @@ func (s *Server) Shutdown(save, nosave, now, force bool) error {
 	return nil
 }
 
-// Pause implements engine.Host (CLIENT PAUSE). A pause in force is
-// extended, never shortened, and a WRITE pause never weakens an ALL pause,
-// as in Redis.
-func (s *Server) Pause(until int64, writeOnly bool) {
-	if cur := s.pause.Load(); cur != 0 && cur>>1 > s.Env.Clock.NowMs() {
+// Pause implements engine.Host. A purpose's pause in force is extended,
+// never shortened, and a WRITE pause never weakens an ALL pause, as in
+// Redis.
+func (s *Server) Pause(purpose engine.PausePurpose, until int64, writeOnly bool) {
+	s.pauseMu.Lock()
+	defer s.pauseMu.Unlock()
+	now := s.Env.Clock.NowMs()
+	if cur := s.pauses[purpose]; cur != 0 && cur>>1 > now {
 		if cur>>1 > until {
 			until = cur >> 1
 		}
@@ -362,11 +368,41 @@ func (s *Server) Pause(until int64, writeOnly bool) {
 	if writeOnly {
 		st |= 1
 	}
-	s.pause.Store(st)
+	s.pauses[purpose] = st
+	s.pause.Store(s.combinedPause(now))
 }
 
-// Unpause implements engine.Host (CLIENT UNPAUSE).
-func (s *Server) Unpause() { s.pause.Store(0) }
+// Unpause implements engine.Host: it lifts one purpose's pause.
+func (s *Server) Unpause(purpose engine.PausePurpose) {
+	s.pauseMu.Lock()
+	defer s.pauseMu.Unlock()
+	s.pauses[purpose] = 0
+	s.pause.Store(s.combinedPause(s.Env.Clock.NowMs()))
+}
+
+// combinedPause is the pause in force over every purpose's: the latest
+// end, and ALL when any purpose pauses all. Called with pauseMu held.
+func (s *Server) combinedPause(now int64) int64 {
+	var until int64
+	writeOnly := true
+	for _, st := range s.pauses {
+		if st == 0 || st>>1 <= now {
+			continue
+		}
+		until = max(until, st>>1)
+		if st&1 == 0 {
+			writeOnly = false
+		}
+	}
+	if until == 0 {
+		return 0
+	}
+	st := until << 1
+	if writeOnly {
+		st |= 1
+	}
+	return st
+}
 
 // Paused reports whether a pause is in force (the engine keeps expired
 // keys while one is).

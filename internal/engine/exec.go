@@ -29,15 +29,27 @@ type Host interface {
 	// Shutdown stops the server; it is called with the server lock held.
 	Shutdown(save, nosave, now, force bool) error
 	// Pause suspends command processing for other clients until the given
-	// unix ms; writeOnly pauses only writes.
-	Pause(until int64, writeOnly bool)
-	Unpause()
+	// unix ms; writeOnly pauses only writes. Each purpose holds its own
+	// pause, and the one in force is the strongest and longest of them.
+	Pause(purpose PausePurpose, until int64, writeOnly bool)
+	// Unpause lifts the pause of one purpose; the others stay.
+	Unpause(purpose PausePurpose)
 	// Addr is the listening address (for INFO tcp_port).
 	Port() int
 	// RecentMaxBuffers are the most input and unread output memory one
 	// client held in the last seconds (INFO client_recent_max_*).
 	RecentMaxBuffers() (in, out int64)
 }
+
+// PausePurpose names who paused the clients, as Redis keeps a pause per
+// purpose: CLIENT UNPAUSE lifts only CLIENT PAUSE's, not a failover's.
+type PausePurpose int
+
+const (
+	PauseByClient   PausePurpose = iota // CLIENT PAUSE
+	PauseByFailover                     // FAILOVER, a cluster manual failover
+	PausePurposes                       // the number of purposes
+)
 
 // Env is the state shared by every command of one server: the keyspace,
 // the configuration, statistics and the host. Commands run under the

@@ -151,7 +151,7 @@ func cmdFailover(c *engine.Ctx) {
 	}
 	p.fo.force = force
 	p.fo.state = failoverWaitSync
-	c.Env.Host.Pause(failoverPauseUntil, true)
+	c.Env.Host.Pause(engine.PauseByFailover, failoverPauseUntil, true)
 	c.W.OK()
 	p.updateFailover()
 }
@@ -235,7 +235,7 @@ func (p *Primary) clearFailover() {
 		p.fo.timer.Stop()
 	}
 	p.fo = failover{}
-	p.e.Host.Unpause()
+	p.e.Host.Unpause(engine.PauseByFailover)
 }
 
 // failoverRequest handles PSYNC's FAILOVER argument on the target: a

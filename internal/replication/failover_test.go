@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/servertest"
 )
@@ -73,9 +74,15 @@ func failoverScript(t *testing.T, addr string) []string {
 	}
 	do("FAILOVER")
 	do("REPLICAOF", "NO", "ONE")
+	// CLIENT UNPAUSE lifts CLIENT PAUSE's pause, not the failover's.
+	do("CLIENT", "UNPAUSE")
 	writer := servertest.Dial(t, addr)
 	writer.Write(servertest.Encode("SET", "paused", "1"))
 	do("GET", "k")
+	// The SET is held: given time to run, it has not (a lifted pause
+	// would have let it).
+	time.Sleep(200 * time.Millisecond)
+	do("GET", "paused")
 	eventually(t, "failover timed out", func() bool {
 		return field(t, pc, "replication", "master_failover_state") == "no-failover"
 	})
