@@ -433,11 +433,14 @@ func keyspaceLoader(ks *keyspace.Keyspace, opt Options, fn func(code []byte) err
 		if db >= len(ks.DBs) {
 			return fmt.Errorf("database %d out of range (databases %d)", db, len(ks.DBs))
 		}
+		// One lookup per key: a duplicate shows as a count that did not
+		// grow (it replaced the first, but the load fails and ks goes).
 		d := ks.DBs[db]
-		if d.Peek(o.Key) != nil {
+		n := d.Len()
+		d.Add(o.Key, o)
+		if d.Len() == n {
 			return fmt.Errorf("duplicate key %q", o.Key)
 		}
-		d.Add(o.Key, o)
 		return nil
 	}}
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/keyspace"
@@ -132,6 +134,7 @@ func (p *Primary) loadSnapshot(l *link, r *bufio.Reader, conn net.Conn, timeout 
 	if p.link != l {
 		return nil, errStopped
 	}
+	defer giveBack() // the old data, and the load's garbage
 	if err := e.RestoreFunctions(codes); err != nil {
 		return nil, fmt.Errorf("failed loading the primary's functions: %w", err)
 	}
@@ -150,3 +153,22 @@ func (p *Primary) loadSnapshot(l *link, r *bufio.Reader, conn net.Conn, timeout 
 	e.Log.Info("MASTER <-> REPLICA sync: Finished with success")
 	return extra, nil
 }
+
+// giveBack returns freed memory to the system soon, on a goroutine of its
+// own, one at a time: after a full sync the replica's old dataset, the
+// load's garbage and the primary's sync buffers are free, and Go's
+// scavenger would return them only slowly (RSS stayed at the heap's
+// peak). The pause lets the connections' writers drop the chunks lent to
+// them. It costs one collection per full sync.
+func giveBack() {
+	if !givingBack.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		debug.FreeOSMemory()
+		givingBack.Store(false)
+	}()
+}
+
+var givingBack atomic.Bool
