@@ -54,13 +54,12 @@ func (r *reader) fill(n uint64) error {
 		}
 		k, err := s.r.Read(r.b[len(r.b):cap(r.b)])
 		r.b = r.b[:len(r.b)+k]
-		if err != nil && uint64(r.left()) < n {
-			if err != io.EOF {
-				s.err = err
-			} else {
+		if err != nil {
+			// Sticky: a later fill fails at once.
+			s.err = err
+			if err == io.EOF {
 				s.err = io.ErrUnexpectedEOF
 			}
-			return ErrTruncated
 		}
 	}
 	return nil

@@ -114,6 +114,7 @@ func TestLoadFromPieces(t *testing.T) {
 			"pieces of up to 7":    &pieces{b: append(bytes.Clone(file), trail...), most: 7, rnd: rnd},
 			"pieces of up to 100k": &pieces{b: append(bytes.Clone(file), trail...), most: 100 << 10, rnd: rnd},
 			"one read":             bytes.NewReader(append(bytes.Clone(file), trail...)),
+			"last bytes with EOF":  iotest.DataErrReader(bytes.NewReader(append(bytes.Clone(file), trail...))),
 		}
 		if len(file) < 1<<20 {
 			srcs["bytes"] = iotest.OneByteReader(bytes.NewReader(append(bytes.Clone(file), trail...)))
@@ -135,6 +136,12 @@ func TestLoadFromPieces(t *testing.T) {
 			}
 			sameDump(t, name, dump(ks), want)
 		}
+		// The file's last bytes come with io.EOF, nothing after them.
+		ks := keyspace.New(16)
+		if _, rest, err := rdb.LoadKeyspaceFrom(ks, iotest.DataErrReader(bytes.NewReader(file)), opt, noFuncs); err != nil || len(rest) != 0 {
+			t.Fatalf("file ending with io.EOF: %v, %d bytes past the end", err, len(rest))
+		}
+		sameDump(t, "file ending with io.EOF", dump(ks), want)
 	}
 }
 
