@@ -55,10 +55,11 @@ func snapshotHeader(r *bufio.Reader, conn net.Conn, timeout time.Duration) (n in
 			return 0, "", fmt.Errorf("bad protocol from MASTER, the first byte is not '$': %q", line)
 		}
 		if mark, ok := strings.CutPrefix(line, "$EOF:"); ok {
-			if len(mark) != 40 {
+			// Redis's replica takes the first 40 bytes as the mark.
+			if len(mark) < 40 {
 				return 0, "", fmt.Errorf("bad snapshot end mark %q", line)
 			}
-			return -1, mark, nil
+			return -1, mark[:40], nil
 		}
 		n, err := strconv.ParseInt(line[1:], 10, 64)
 		if err != nil || n < 0 {
