@@ -78,6 +78,7 @@ type syncResult struct {
 	peakRSS, peakPSS       int64
 	primaryCPU, replicaCPU float64 // seconds
 	replicaRSS             int64
+	replicaPeak            int64 // the replica's peak RSS during the sync
 	redisCOW               int64 // rdb_last_cow_size
 	writes                 float64
 	ok                     string
@@ -126,6 +127,7 @@ func fullSync(primary *harness.Server, ppid int, bin string, mode syncMode, keys
 	res.rssBefore, res.pssBefore = treeMem(ppid, true)
 	cpu0, rcpu0 := cpuTicks(ppid), cpuTicks(rpid)
 	m := sampleMem(ppid)
+	rm := sampleMem(rpid)
 	var stop atomic.Bool
 	sent := make(chan int64, 1)
 	if mode.writes > 0 {
@@ -150,7 +152,9 @@ func fullSync(primary *harness.Server, ppid int, bin string, mode syncMode, keys
 		}
 	}
 	m.end()
+	rm.end()
 	res.peakRSS, res.peakPSS = m.peakRSS, m.peakPSS
+	res.replicaPeak = rm.peakRSS
 	res.primaryCPU = float64(cpuTicks(ppid)-cpu0) / 100
 	res.replicaCPU = float64(cpuTicks(rpid)-rcpu0) / 100
 	res.replicaRSS, _ = treeMem(rpid, false)
@@ -212,15 +216,15 @@ func syncRows(abacus string, keys, rounds, writes int) {
 		for _, mode := range modes {
 			for _, s := range prim {
 				res := fullSync(s, pids[s.Name], binOf(s.Name, abacus), mode, keys)
-				fmt.Fprintf(os.Stderr, "round %d %s %s: %.2f s, peak RSS %d MiB (before %d), peak PSS %d MiB, CPU %.2f+%.2f s, %s\n",
-					r+1, mode, s.Name, res.secs, res.peakRSS>>20, res.rssBefore>>20, res.peakPSS>>20, res.primaryCPU, res.replicaCPU, res.ok)
+				fmt.Fprintf(os.Stderr, "round %d %s %s: %.2f s, peak RSS %d MiB (before %d), peak PSS %d MiB, CPU %.2f+%.2f s, replica peak RSS %d MiB, %s\n",
+					r+1, mode, s.Name, res.secs, res.peakRSS>>20, res.rssBefore>>20, res.peakPSS>>20, res.primaryCPU, res.replicaCPU, res.replicaPeak>>20, res.ok)
 				results[key{mode, s.Name}] = append(results[key{mode, s.Name}], res)
 			}
 		}
 	}
 	fmt.Printf("\n#### Full sync of %d keys of mixed types, primary to an empty replica (%d rounds, medians)\n\n", keys, rounds)
-	fmt.Println("| sync | server | seconds | ratio | SET/s meanwhile | primary RSS after load MiB | RSS before MiB | peak RSS incl. child MiB | peak PSS incl. child MiB | PSS added MiB | peak PSS / PSS after load | rdb_last_cow_size MiB | primary CPU s | replica CPU s | replica RSS MiB | rounds (s) | check |")
-	fmt.Println("|" + strings.Repeat(" --- |", 17))
+	fmt.Println("| sync | server | seconds | ratio | SET/s meanwhile | primary RSS after load MiB | RSS before MiB | peak RSS incl. child MiB | peak PSS incl. child MiB | PSS added MiB | peak PSS / PSS after load | rdb_last_cow_size MiB | primary CPU s | replica CPU s | replica RSS MiB | replica peak RSS MiB | rounds (s) | check |")
+	fmt.Println("|" + strings.Repeat(" --- |", 18))
 	for _, mode := range modes {
 		redisSecs := med(results[key{mode, "redis"}], func(r syncResult) float64 { return r.secs })
 		for _, name := range []string{"abacus", "redis"} {
@@ -243,14 +247,14 @@ func syncRows(abacus string, keys, rounds, writes int) {
 			mib := func(f func(syncResult) int64) float64 {
 				return med(rs, func(r syncResult) float64 { return float64(f(r)) / (1 << 20) })
 			}
-			fmt.Printf("| %s | %s | %.2f | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.0f | %.2f | %.2f | %.0f | %s | %s |\n", mode, name, secs, ratio,
+			fmt.Printf("| %s | %s | %.2f | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.0f | %.2f | %.2f | %.0f | %.0f | %s | %s |\n", mode, name, secs, ratio,
 				med(rs, func(r syncResult) float64 { return r.writes }), float64(loaded[name])/(1<<20),
 				mib(func(r syncResult) int64 { return r.rssBefore }), mib(func(r syncResult) int64 { return r.peakRSS }),
 				mib(func(r syncResult) int64 { return r.peakPSS }), mib(func(r syncResult) int64 { return r.peakPSS - r.pssBefore }),
 				mib(func(r syncResult) int64 { return r.peakPSS })/(float64(loadedPSS[name])/(1<<20)),
 				mib(func(r syncResult) int64 { return r.redisCOW }),
 				med(rs, func(r syncResult) float64 { return r.primaryCPU }), med(rs, func(r syncResult) float64 { return r.replicaCPU }),
-				mib(func(r syncResult) int64 { return r.replicaRSS }), strings.Join(each, " "), strings.Join(cl, ", "))
+				mib(func(r syncResult) int64 { return r.replicaRSS }), mib(func(r syncResult) int64 { return r.replicaPeak }), strings.Join(each, " "), strings.Join(cl, ", "))
 		}
 	}
 	fmt.Println("\nratio: redis-server's seconds over Abacus's (above 1: Abacus faster). RSS before: the primary's at this sync's start (after the syncs before it).")

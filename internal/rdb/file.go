@@ -187,8 +187,9 @@ type Loader struct {
 	Opt Options
 	// Key receives each live key (Key, Expire set); required.
 	Key func(db int, o *keyspace.Object) error
-	// Function receives each function library's code; nil refuses files
-	// that have some.
+	// Function receives each function library's code (it aliases the
+	// input: a caller copies what it keeps); nil refuses files that have
+	// some.
 	Function func(code []byte) error
 	// Expired, when set, is told of each key left out because its TTL
 	// (or all its fields' TTLs) had passed.
@@ -203,8 +204,15 @@ type Loader struct {
 // Load parses a whole file held in b. It checks the checksum before
 // anything reaches Key, so a corrupt file loads nothing, and a structural
 // error names its offset.
-func (l *Loader) Load(b []byte) (*FileInfo, error) {
+func (l *Loader) Load(b []byte) (*FileInfo, error) { return l.load(&reader{b: b}) }
+
+// load decodes the file r holds, or streams (loadstream.go).
+func (l *Loader) load(r *reader) (*FileInfo, error) {
 	info := &FileInfo{Aux: map[string]string{}, Keys: map[keyspace.Type]int{}}
+	if r.src != nil {
+		r.fill(9) // too short is told below
+	}
+	b := r.b
 	if len(b) < 9 || string(b[:5]) != "REDIS" {
 		return nil, &CorruptError{Offset: 0, What: "wrong signature trying to load DB from file"}
 	}
@@ -213,11 +221,14 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 		return nil, &CorruptError{Offset: 5, What: fmt.Sprintf("can't handle RDB format version %q", b[5:9])}
 	}
 	info.Version = ver
-	end, err := l.verify(b, ver, info)
-	if err != nil {
-		return nil, err
+	if r.src == nil {
+		end, err := l.verify(b, ver, info)
+		if err != nil {
+			return nil, err
+		}
+		r.b = b[:end]
 	}
-	r := &reader{b: b[:end], off: 9}
+	r.off = 9
 	db := 0
 	var expire int64
 	// The IDLE or FREQ that came before the next key.
@@ -227,6 +238,7 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 		hasIdle, hasFreq bool
 	)
 	for {
+		r.boundary()
 		at := r.off
 		op, err := r.byte()
 		if err != nil {
@@ -234,6 +246,9 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) {
 		}
 		switch op {
 		case opEOF:
+			if r.src != nil {
+				return info, r.finishStream(at, ver, l.SkipChecksum, info)
+			}
 			info.EOFOffset = at
 			return info, nil
 		case opAux:
@@ -409,16 +424,23 @@ func (l *Loader) verify(b []byte, ver int, info *FileInfo) (int, error) {
 // added when the checksum is wrong; a structural error found later leaves
 // the keys read before it (the caller discards ks then).
 func LoadKeyspace(ks *keyspace.Keyspace, b []byte, opt Options, fn func(code []byte) error) (*FileInfo, error) {
-	l := &Loader{Opt: opt, Function: fn, Key: func(db int, o *keyspace.Object) error {
+	return keyspaceLoader(ks, opt, fn).Load(b)
+}
+
+// keyspaceLoader is a Loader that adds each key to ks.
+func keyspaceLoader(ks *keyspace.Keyspace, opt Options, fn func(code []byte) error) *Loader {
+	return &Loader{Opt: opt, Function: fn, Key: func(db int, o *keyspace.Object) error {
 		if db >= len(ks.DBs) {
 			return fmt.Errorf("database %d out of range (databases %d)", db, len(ks.DBs))
 		}
+		// One lookup per key: a duplicate shows as a count that did not
+		// grow (it replaced the first, but the load fails and ks goes).
 		d := ks.DBs[db]
-		if d.Peek(o.Key) != nil {
+		n := d.Len()
+		d.Add(o.Key, o)
+		if d.Len() == n {
 			return fmt.Errorf("duplicate key %q", o.Key)
 		}
-		d.Add(o.Key, o)
 		return nil
 	}}
-	return l.Load(b)
 }

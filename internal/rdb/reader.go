@@ -27,6 +27,9 @@ const maxAlloc = 1 << 32
 type reader struct {
 	b   []byte
 	off int
+	// src, when set, is the stream b is read from: a read past the bytes
+	// held fills b from it (loadstream.go).
+	src *source
 }
 
 func (r *reader) corrupt(format string, args ...any) error {
@@ -36,7 +39,7 @@ func (r *reader) corrupt(format string, args ...any) error {
 func (r *reader) left() int { return len(r.b) - r.off }
 
 func (r *reader) byte() (byte, error) {
-	if r.off >= len(r.b) {
+	if r.off >= len(r.b) && (r.src == nil || r.fill(1) != nil) {
 		return 0, ErrTruncated
 	}
 	c := r.b[r.off]
@@ -46,7 +49,7 @@ func (r *reader) byte() (byte, error) {
 
 // bytes returns the next n bytes.
 func (r *reader) bytes(n uint64) ([]byte, error) {
-	if n > uint64(r.left()) {
+	if n > uint64(r.left()) && (r.src == nil || r.fill(n) != nil) {
 		return nil, ErrTruncated
 	}
 	p := r.b[r.off : r.off+int(n) : r.off+int(n)]

@@ -266,7 +266,7 @@ func (m modReader) series(v1 bool) (*ts.Series, error) {
 	if s.IgnoreMaxVal, err = m.double(); err != nil || !s.ValidSettings() {
 		return fail()
 	}
-	if u, err = m.uint(); err != nil || u > uint64(m.left()) {
+	if u, err = m.uint(); err != nil || u > uint64(m.bound()) {
 		return fail()
 	}
 	for n := u; n > 0; n-- {
@@ -282,7 +282,7 @@ func (m modReader) series(v1 bool) (*ts.Series, error) {
 	if s.Source, err = m.str(); err != nil {
 		return fail()
 	}
-	if u, err = m.uint(); err != nil || u > uint64(m.left()) {
+	if u, err = m.uint(); err != nil || u > uint64(m.bound()) {
 		return fail()
 	}
 	for n := u; n > 0; n-- {
@@ -290,7 +290,7 @@ func (m modReader) series(v1 bool) (*ts.Series, error) {
 			return fail()
 		}
 	}
-	if u, err = m.uint(); err != nil || u > uint64(m.left()) {
+	if u, err = m.uint(); err != nil || u > uint64(m.bound()) {
 		return fail()
 	}
 	var d ts.ChunkData

@@ -13,12 +13,26 @@ import (
 // full sync, once per connection; each connection is reported on conns.
 func fakePrimary(t *testing.T, payload string) (addr string, conns chan struct{}) {
 	t.Helper()
+	conns = make(chan struct{}, 16)
+	addr = fakeServer(t, func(c net.Conn, _ *bufio.Reader) {
+		c.Write([]byte("+FULLRESYNC 0123456789012345678901234567890123456789 0\r\n" + payload))
+		select {
+		case conns <- struct{}{}:
+		default:
+		}
+	})
+	return addr, conns
+}
+
+// fakeServer answers +OK to a replica's handshake and calls sync at its
+// PSYNC or SYNC, then closes the connection.
+func fakeServer(t *testing.T, sync func(c net.Conn, r *bufio.Reader)) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	conns = make(chan struct{}, 16)
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -35,11 +49,7 @@ func fakePrimary(t *testing.T, payload string) (addr string, conns chan struct{}
 					}
 					switch strings.ToUpper(v.Items[0].Str) {
 					case "PSYNC", "SYNC":
-						c.Write([]byte("+FULLRESYNC 0123456789012345678901234567890123456789 0\r\n" + payload))
-						select {
-						case conns <- struct{}{}:
-						default:
-						}
+						sync(c, r)
 						return
 					default:
 						c.Write([]byte("+OK\r\n"))
@@ -48,7 +58,7 @@ func fakePrimary(t *testing.T, payload string) (addr string, conns chan struct{}
 			}()
 		}
 	}()
-	return l.Addr().String(), conns
+	return l.Addr().String()
 }
 
 // A primary that sends a corrupt or truncated snapshot: the replica logs

@@ -101,6 +101,7 @@ func (p *Primary) runSyncs() {
 		p.lock.Lock()
 		p.finishJob(job, err)
 		p.lock.Unlock()
+		giveBack()
 	}
 }
 

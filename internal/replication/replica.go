@@ -2,10 +2,8 @@ package replication
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -15,8 +13,6 @@ import (
 	"github.com/abacusdb/abacus/internal/ascii"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
-	"github.com/abacusdb/abacus/internal/keyspace"
-	"github.com/abacusdb/abacus/internal/rdb"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
@@ -278,6 +274,7 @@ func (p *Primary) session(l *link) error {
 		psync = append(psync, "FAILOVER")
 	}
 	reply, err := ask(psync...)
+	var extra []byte // stream bytes the snapshot's loader read past its end
 	for err == nil && reply == "" {
 		// Newlines keep the link alive while the primary prepares.
 		conn.SetReadDeadline(time.Now().Add(timeout))
@@ -306,11 +303,7 @@ func (p *Primary) session(l *link) error {
 		l.state, l.syncing = "sync", true
 		p.lock.Unlock()
 		conn.SetDeadline(time.Time{})
-		payload, err := readSnapshot(r, conn, timeout)
-		if err != nil {
-			return fmt.Errorf("reading the snapshot: %w", err)
-		}
-		if err := p.loadSnapshot(l, payload, f[1], off); err != nil {
+		if extra, err = p.loadSnapshot(l, r, conn, timeout, f[1], off); err != nil {
 			return err
 		}
 	case strings.HasPrefix(reply, "+CONTINUE"):
@@ -327,97 +320,12 @@ func (p *Primary) session(l *link) error {
 	default:
 		return fmt.Errorf("unexpected reply to PSYNC from master: %s", reply)
 	}
-	return p.stream(l, conn, r, timeout)
-}
-
-// readSnapshot reads the snapshot bulk: $<len> and the bytes, or the
-// diskless form $EOF:<40-byte mark>, the bytes, the mark.
-func readSnapshot(r *bufio.Reader, conn net.Conn, timeout time.Duration) ([]byte, error) {
-	for {
-		conn.SetReadDeadline(time.Now().Add(timeout))
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			continue // the primary's keepalive newlines while it prepares
-		}
-		if line[0] != '$' {
-			return nil, fmt.Errorf("bad protocol from MASTER, the first byte is not '$': %q", line)
-		}
-		if mark, ok := strings.CutPrefix(line, "$EOF:"); ok {
-			var buf bytes.Buffer
-			chunk := make([]byte, 64<<10)
-			for {
-				conn.SetReadDeadline(time.Now().Add(timeout))
-				n, err := r.Read(chunk)
-				buf.Write(chunk[:n])
-				if bytes.HasSuffix(buf.Bytes(), []byte(mark)) {
-					return buf.Bytes()[:buf.Len()-len(mark)], nil
-				}
-				if err != nil {
-					return nil, err
-				}
-			}
-		}
-		n, err := strconv.Atoi(line[1:])
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("bad snapshot length %q", line)
-		}
-		b := make([]byte, n)
-		conn.SetReadDeadline(time.Time{})
-		if _, err := io.ReadFull(r, b); err != nil {
-			return nil, err
-		}
-		return b, nil
-	}
-}
-
-// loadSnapshot loads the primary's snapshot into a fresh keyspace and,
-// only when it loaded whole, puts it in place of the data: a corrupt or
-// truncated transfer leaves the old data served.
-func (p *Primary) loadSnapshot(l *link, payload []byte, replid string, off int64) error {
-	p.lock.Lock()
-	defer p.lock.Unlock()
-	if p.link != l {
-		return errStopped
-	}
-	e := p.e
-	ks := keyspace.New(len(e.KS.DBs))
-	ks.Now = e.Clock.NowMs()
-	var codes []string
-	opt := e.RestoreOptions(ks.Now)
-	opt.KeepExpired = true
-	info, err := rdb.LoadKeyspace(ks, payload, opt, func(code []byte) error {
-		codes = append(codes, string(code))
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("failed loading the primary's snapshot: %w", err)
-	}
-	if err := e.RestoreFunctions(codes); err != nil {
-		return fmt.Errorf("failed loading the primary's functions: %w", err)
-	}
-	e.KS.Adopt(ks)
-	p.dropReplicas()
-	e.Stats.Info.SetReplID(replid)
-	p.offset, p.replid2, p.off2 = off, "", -1
-	// The stream goes on in the database it had selected at the
-	// snapshot's moment.
-	p.streamDB = 0
-	if db, err := strconv.Atoi(info.Aux["repl-stream-db"]); err == nil && db >= 0 && db < len(e.KS.DBs) {
-		p.streamDB = db
-	}
-	p.backlog = newRing(p.backlogSize())
-	l.syncing, l.state = false, "connected"
-	e.Log.Info("MASTER <-> REPLICA sync: Finished with success")
-	return nil
+	return p.stream(l, conn, r, extra, timeout)
 }
 
 // stream applies the primary's commands until the link breaks, ACKing
 // the offset every second and when asked (REPLCONF GETACK).
-func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.Duration) error {
+func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, extra []byte, timeout time.Duration) error {
 	p.lock.Lock()
 	if p.link != l {
 		p.lock.Unlock()
@@ -468,8 +376,14 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, timeout time.D
 		}
 	}()
 	a := &applier{}
-	// Bytes the handshake's reader took past the sync are the stream's
-	// first.
+	// Bytes the handshake's reader and the snapshot's loader took past
+	// the sync are the stream's first.
+	for len(extra) > 0 {
+		room := a.in.ReadBuf(0)
+		n := copy(room, extra)
+		a.in.Filled(n)
+		extra = extra[n:]
+	}
 	for r.Buffered() > 0 {
 		room := a.in.ReadBuf(0)
 		n, _ := r.Read(room[:min(len(room), r.Buffered())])
