@@ -80,7 +80,40 @@ func readGCStat() {
 		if cur := debug.SetMemoryLimit(-1); want > cur+1<<20 || want < cur-1<<20 {
 			debug.SetMemoryLimit(want)
 		}
+		roomTarget.Store(evictTargetForRoom(m, want, overhead))
+	} else {
+		roomTarget.Store(0)
 	}
+}
+
+// evictRoom is the garbage the collector is let accumulate between cycles
+// at the RSS bound: 1/16 of maxmemory plus 2 MB.
+func evictRoom(maxmem int64) int64 { return maxmem/16 + 2<<20 }
+
+// roomTarget is the used memory eviction keeps to so that the collector
+// has gcRoom under the runtime's memory limit (0: maxmemory itself), set
+// by readGCStat after each collection for the maxmemory in tunedFor.
+var roomTarget atomic.Int64
+
+// evictTargetForRoom is the used memory that leaves the collector
+// gcRoom(maxmem) under the memory limit lim, given the runtime's overhead
+// besides objects and free pages (the unused parts of spans, stacks,
+// metadata). Under a limit the runtime's heap goal is the limit less
+// that overhead, less 3% (runtime/mgcpacer.go's
+// memoryLimitHeapGoalHeadroomPercent): with the live heap at maxmemory
+// under the 1.15x RSS bound, a churn of values of many sizes (whose spans
+// fragment) left the goal at the live heap itself and the collector ran
+// 30 times a second, each cycle for about 2 MB of garbage. Eviction keeps
+// the live heap under the goal by the room instead, so the bound on RSS
+// holds with fewer cycles, at the cost of used_memory running up to 1/8
+// under maxmemory. Where the limit is raised for the room (tunedLimit's
+// small maxmemory) the target is maxmemory.
+func evictTargetForRoom(maxmem, lim, overhead int64) int64 {
+	if lim != rssBoundLimit(maxmem) {
+		return maxmem
+	}
+	goal := (lim - overhead) / 100 * 97
+	return min(maxmem, max(goal-evictRoom(maxmem), maxmem-maxmem/8))
 }
 
 // tunedFor is the maxmemory the runtime's memory limit follows (0: none,
@@ -98,7 +131,7 @@ var tunedFor atomic.Int64
 // garbage. Above the floor the RSS bound rules: the limit stays.
 func tunedLimit(maxmem, overhead int64) int64 {
 	lim := memLimit(maxmem)
-	if lim == maxmem+maxmem*15/100-memText {
+	if lim == rssBoundLimit(maxmem) {
 		return lim
 	}
 	return max(lim, maxmem+overhead+gcRoom(maxmem))
@@ -161,8 +194,11 @@ func (e *Env) MeasureMemory() {
 // heap goal would fall under the live heap and the collector would run
 // back to back.
 func memLimit(maxmem int64) int64 {
-	return max(maxmem+maxmem*15/100-memText, maxmem+maxmem*5/100+memRuntime)
+	return max(rssBoundLimit(maxmem), maxmem+maxmem*5/100+memRuntime)
 }
+
+// rssBoundLimit is the memory limit that keeps RSS at 1.15x maxmem.
+func rssBoundLimit(maxmem int64) int64 { return maxmem + maxmem*15/100 - memText }
 
 // memLimit's estimates: the binary's pages RSS counts beside the runtime's
 // memory, and the runtime's own needs at a small heap.
@@ -279,6 +315,9 @@ func (e *Env) performEvictions(maxmem int64) evictResult {
 	target := maxmem
 	if policy != NoEviction {
 		target -= e.mem.hold.excess
+		if t := roomTarget.Load(); t > 0 && tunedFor.Load() == maxmem {
+			target = min(target, t)
+		}
 	}
 	if used <= target {
 		e.noteExceeded(false)
