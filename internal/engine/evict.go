@@ -80,9 +80,7 @@ func readGCStat() {
 		if cur := debug.SetMemoryLimit(-1); want > cur+1<<20 || want < cur-1<<20 {
 			debug.SetMemoryLimit(want)
 		}
-		roomTarget.Store(evictTargetForRoom(m, want, overhead))
-	} else {
-		roomTarget.Store(0)
+		roomTarget.Store(&evictTarget{maxmem: m, used: evictTargetForRoom(m, want, overhead)})
 	}
 }
 
@@ -91,9 +89,20 @@ func readGCStat() {
 func evictRoom(maxmem int64) int64 { return maxmem/16 + 2<<20 }
 
 // roomTarget is the used memory eviction keeps to so that the collector
-// has gcRoom under the runtime's memory limit (0: maxmemory itself), set
-// by readGCStat after each collection for the maxmemory in tunedFor.
-var roomTarget atomic.Int64
+// has evictRoom under the runtime's memory limit, set by readGCStat after
+// each collection for the maxmemory in tunedFor (nil: none yet).
+var roomTarget atomic.Pointer[evictTarget]
+
+type evictTarget struct{ maxmem, used int64 }
+
+// targetForRoom is roomTarget's used memory if it was computed for
+// maxmem, or maxmem (a change of maxmemory waits for the next cycle).
+func targetForRoom(maxmem int64) int64 {
+	if t := roomTarget.Load(); t != nil && t.maxmem == maxmem {
+		return t.used
+	}
+	return maxmem
+}
 
 // evictTargetForRoom is the used memory that leaves the collector
 // gcRoom(maxmem) under the memory limit lim, given the runtime's overhead
@@ -319,9 +328,7 @@ func (e *Env) performEvictions(maxmem int64) evictResult {
 	target := maxmem
 	if policy != NoEviction {
 		target -= e.mem.hold.excess
-		if t := roomTarget.Load(); t > 0 && tunedFor.Load() == maxmem {
-			target = min(target, t)
-		}
+		target = min(target, targetForRoom(maxmem))
 	}
 	if used <= target {
 		e.noteExceeded(false)

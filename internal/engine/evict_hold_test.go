@@ -69,3 +69,12 @@ func TestEvictTargetForRoom(t *testing.T) {
 		t.Errorf("32 MB: target %d, want maxmemory", got)
 	}
 }
+
+// A target computed for another maxmemory is not used.
+func TestTargetForRoomOtherMaxmemory(t *testing.T) {
+	defer roomTarget.Store(roomTarget.Load())
+	roomTarget.Store(&evictTarget{maxmem: 256 << 20, used: 240 << 20})
+	if got := targetForRoom(512 << 20); got != 512<<20 {
+		t.Errorf("target for 512 MB after one for 256 MB: %d", got)
+	}
+}
