@@ -37,6 +37,7 @@ func main() {
 	churnFor := flag.Duration("churn", 0, "run only the churn workload, this long (churn.go)")
 	churnMem := flag.Int64("churn-maxmemory", 256<<20, "the churn's maxmemory in bytes")
 	churnEvery := flag.Duration("churn-every", 15*time.Second, "how often the churn samples RSS")
+	setValue := flag.Int("set-value", 3, "SET at the limit's value size in bytes (redis-benchmark's -d)")
 	flag.Parse()
 	b, cleanup := harness.BuildAbacus(*bin)
 	defer cleanup()
@@ -48,7 +49,7 @@ func main() {
 	if *cache {
 		cacheHitRatios(b, *keys, *requests, *batch)
 	}
-	setAtLimit(b, *rounds)
+	setAtLimit(b, *rounds, *setValue)
 }
 
 // cacheHitRatios runs the read-through cache under allkeys-lru and
@@ -84,16 +85,17 @@ func cacheHitRatios(b string, keys, requests, batch int) {
 
 // setAtLimit runs SETs of new keys against a small maxmemory full of
 // keys, each of which evicts, on both servers in turn.
-func setAtLimit(b string, rounds int) {
+func setAtLimit(b string, rounds, valueSize int) {
 	fmt.Println()
-	fmt.Println("SET at the limit (maxmemory 32 MB full, allkeys-lru, redis-benchmark's 3-byte values, random keys of 10M, 50 clients):")
+	fmt.Printf("SET at the limit (maxmemory 32 MB full, allkeys-lru, %d-byte values, random keys of 10M, 50 clients):\n", valueSize)
 	fmt.Println()
 	fmt.Println("| pipeline | abacus req/s | redis req/s | ratio | abacus CPU µs/req | redis CPU µs/req |")
 	fmt.Println("|---|---|---|---|---|---|")
 	servers := harness.StartBoth(b, "--maxmemory", "32mb", "--maxmemory-policy", "allkeys-lru")
 	defer harness.StopAll(servers)
+	set := []string{"-t", "set", "-d", strconv.Itoa(valueSize)}
 	for _, s := range servers {
-		s.Bench("set", 16, 1000000, 50, 10000000) // fill to the limit
+		s.Bench("set", 16, 1000000, 50, 10000000, set...) // fill to the limit
 	}
 	for _, pipe := range []int{1, 16} {
 		rps := map[string][]float64{}
@@ -102,7 +104,7 @@ func setAtLimit(b string, rounds int) {
 		for range rounds {
 			for _, s := range servers {
 				t0 := s.CPUTicks()
-				rps[s.Name] = append(rps[s.Name], s.Bench("set", pipe, n, 50, 10000000))
+				rps[s.Name] = append(rps[s.Name], s.Bench("set", pipe, n, 50, 10000000, set...))
 				cpu[s.Name] = append(cpu[s.Name], float64(s.CPUTicks()-t0)*1e4/float64(n))
 			}
 		}

@@ -80,7 +80,49 @@ func readGCStat() {
 		if cur := debug.SetMemoryLimit(-1); want > cur+1<<20 || want < cur-1<<20 {
 			debug.SetMemoryLimit(want)
 		}
+		roomTarget.Store(&evictTarget{maxmem: m, used: evictTargetForRoom(m, want, overhead)})
 	}
+}
+
+// evictRoom is the garbage the collector is let accumulate between cycles
+// at the RSS bound: 1/16 of maxmemory plus 2 MB.
+func evictRoom(maxmem int64) int64 { return maxmem/16 + 2<<20 }
+
+// roomTarget is the used memory eviction keeps to so that the collector
+// has evictRoom under the runtime's memory limit, set by readGCStat after
+// each collection for the maxmemory in tunedFor (nil: none yet).
+var roomTarget atomic.Pointer[evictTarget]
+
+type evictTarget struct{ maxmem, used int64 }
+
+// targetForRoom is roomTarget's used memory if it was computed for
+// maxmem, or maxmem (a change of maxmemory waits for the next cycle).
+func targetForRoom(maxmem int64) int64 {
+	if t := roomTarget.Load(); t != nil && t.maxmem == maxmem {
+		return t.used
+	}
+	return maxmem
+}
+
+// evictTargetForRoom is the used memory that leaves the collector
+// gcRoom(maxmem) under the memory limit lim, given the runtime's overhead
+// besides objects and free pages (the unused parts of spans, stacks,
+// metadata). Under a limit the runtime's heap goal is the limit less
+// that overhead, less 3% (runtime/mgcpacer.go's
+// memoryLimitHeapGoalHeadroomPercent): with the live heap at maxmemory
+// under the 1.15x RSS bound, a churn of values of many sizes (whose spans
+// fragment) left the goal at the live heap itself and the collector ran
+// 30 times a second, each cycle for about 2 MB of garbage. Eviction keeps
+// the live heap under the goal by the room instead, so the bound on RSS
+// holds with fewer cycles, at the cost of used_memory running up to 1/8
+// under maxmemory. Where the limit is raised for the room (tunedLimit's
+// small maxmemory) the target is maxmemory.
+func evictTargetForRoom(maxmem, lim, overhead int64) int64 {
+	if lim != rssBoundLimit(maxmem) {
+		return maxmem
+	}
+	goal := (lim - overhead) / 100 * 97
+	return min(maxmem, max(goal-evictRoom(maxmem), maxmem-maxmem/8))
 }
 
 // tunedFor is the maxmemory the runtime's memory limit follows (0: none,
@@ -98,15 +140,19 @@ var tunedFor atomic.Int64
 // garbage. Above the floor the RSS bound rules: the limit stays.
 func tunedLimit(maxmem, overhead int64) int64 {
 	lim := memLimit(maxmem)
-	if lim == maxmem+maxmem*15/100-memText {
+	if lim == rssBoundLimit(maxmem) {
 		return lim
 	}
 	return max(lim, maxmem+overhead+gcRoom(maxmem))
 }
 
 // gcRoom is the least garbage the collector is let accumulate between
-// cycles at the limit: 1/32 of maxmemory plus 2 MB.
-func gcRoom(maxmem int64) int64 { return maxmem/32 + 2<<20 }
+// cycles at the limit: 1/32 of maxmemory plus 2 MB, and at least 5 MB.
+// At maxmemory 32 MB, SET at the limit with 100-byte values makes 128
+// bytes of garbage per SET (the evicted key's bytes), and with 3 MB of
+// room the collector's marking was a quarter of the server's CPU (5 MB:
+// CPU per SET 1.3-1.7x to 1.0-1.2x redis-server's, RSS 58 to 73 MB).
+func gcRoom(maxmem int64) int64 { return max(maxmem/32+2<<20, 5<<20) }
 
 // memState is the engine's maxmemory state, used under the server lock.
 type memState struct {
@@ -161,8 +207,11 @@ func (e *Env) MeasureMemory() {
 // heap goal would fall under the live heap and the collector would run
 // back to back.
 func memLimit(maxmem int64) int64 {
-	return max(maxmem+maxmem*15/100-memText, maxmem+maxmem*5/100+memRuntime)
+	return max(rssBoundLimit(maxmem), maxmem+maxmem*5/100+memRuntime)
 }
+
+// rssBoundLimit is the memory limit that keeps RSS at 1.15x maxmem.
+func rssBoundLimit(maxmem int64) int64 { return maxmem + maxmem*15/100 - memText }
 
 // memLimit's estimates: the binary's pages RSS counts beside the runtime's
 // memory, and the runtime's own needs at a small heap.
@@ -279,6 +328,7 @@ func (e *Env) performEvictions(maxmem int64) evictResult {
 	target := maxmem
 	if policy != NoEviction {
 		target -= e.mem.hold.excess
+		target = min(target, targetForRoom(maxmem))
 	}
 	if used <= target {
 		e.noteExceeded(false)

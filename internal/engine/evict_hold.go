@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -84,7 +83,11 @@ func (e *Env) holdForCollector(maxmem int64) {
 	h.checkedAt = now
 	h.excess = 0
 	limit := debug.SetMemoryLimit(-1)
-	if limit == math.MaxInt64 {
+	if limit != rssBoundLimit(maxmem) {
+		// No limit, or one raised above the RSS bound for the
+		// collector's room (tunedLimit's small maxmemory, where the
+		// runtime's fixed costs put the bound out of reach): holding
+		// the server would cost throughput and bound nothing.
 		return
 	}
 	bound := limit + holdSlack(maxmem)

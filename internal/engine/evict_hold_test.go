@@ -49,3 +49,32 @@ func TestEvictionTargetExcess(t *testing.T) {
 		runtime.KeepAlive(val)
 	}
 }
+
+// Eviction's target leaves the collector evictRoom under its heap goal at
+// the RSS bound, within 1/8 of maxmemory; where the limit was raised for
+// the collector's room (small maxmemory) it is maxmemory itself.
+func TestEvictTargetForRoom(t *testing.T) {
+	const mb = 1 << 20
+	m := int64(256 * mb)
+	lim := rssBoundLimit(m)
+	goal := (lim - 14*mb) / 100 * 97
+	if got, want := evictTargetForRoom(m, lim, 14*mb), goal-evictRoom(m); got != want || got >= m {
+		t.Errorf("256 MB, 14 MB overhead: target %d, want %d (under maxmemory)", got, want)
+	}
+	if got := evictTargetForRoom(m, lim, 100*mb); got != m-m/8 {
+		t.Errorf("256 MB, 100 MB overhead: target %d, want %d", got, m-m/8)
+	}
+	small := int64(32 * mb)
+	if got := evictTargetForRoom(small, tunedLimit(small, 10*mb), 10*mb); got != small {
+		t.Errorf("32 MB: target %d, want maxmemory", got)
+	}
+}
+
+// A target computed for another maxmemory is not used.
+func TestTargetForRoomOtherMaxmemory(t *testing.T) {
+	defer roomTarget.Store(roomTarget.Load())
+	roomTarget.Store(&evictTarget{maxmem: 256 << 20, used: 240 << 20})
+	if got := targetForRoom(512 << 20); got != 512<<20 {
+		t.Errorf("target for 512 MB after one for 256 MB: %d", got)
+	}
+}
