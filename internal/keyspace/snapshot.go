@@ -37,6 +37,9 @@ type snapshot struct {
 	db, tab, bucket int
 	done            bool // the walk is over: only the leftovers remain
 	writes          bool // the running command may write: lookups keep
+	// guard, when set, is told of every change to a key the saver has
+	// passed, before the change (SetSnapshotGuard).
+	guard func(p SnapshotPos, o *Object)
 	// Stats for INFO and tests.
 	Kept int
 }
@@ -178,20 +181,76 @@ func (ks *Keyspace) EndSnapshot() {
 	ks.snap = nil
 }
 
+// SnapshotPos is a place in an open snapshot's walk. NextSnapshotSlice
+// hands out the keys in the order of their places.
+type SnapshotPos struct{ src, tab, bucket int }
+
+// Before reports whether p comes before q in the walk.
+func (p SnapshotPos) Before(q SnapshotPos) bool {
+	if p.src != q.src {
+		return p.src < q.src
+	}
+	if p.tab != q.tab {
+		return p.tab < q.tab
+	}
+	return p.bucket < q.bucket
+}
+
+// SnapshotPosition is the walk's place now: every key at a place before
+// it has been handed out. Once the walk is over it is after every place.
+func (ks *Keyspace) SnapshotPosition() SnapshotPos {
+	s := ks.snap
+	if s.done {
+		return SnapshotPos{src: len(s.srcs)}
+	}
+	return SnapshotPos{s.db, s.tab, s.bucket}
+}
+
+// SetSnapshotGuard makes the open snapshot call fn, under the lock, before
+// any change to a live object the saver has already handed out, with the
+// place it was handed out at: a saver that encodes the objects it was
+// handed after NextSnapshotSlice returned (on another goroutine) finishes
+// with o or copies it there. fn may be called for objects that were never
+// handed out (a key added at a passed place) and must ignore them. Leftover
+// keys (kept copies) are the saver's own and never reported.
+func (ks *Keyspace) SetSnapshotGuard(fn func(p SnapshotPos, o *Object)) {
+	ks.snap.guard = fn
+}
+
+// SnapshotCopy returns a deep copy of o, for a saver that must keep an
+// object it was handed as it is while the live one changes.
+func SnapshotCopy(o *Object) *Object {
+	c := new(Object)
+	o.cloneInto(c)
+	return c
+}
+
 // snapTouch keeps key's state at the moment if the saver has not passed
-// it yet and this is its first change since.
+// it yet and this is its first change since; for a key it has passed it
+// tells the guard.
 func (db *DB) snapTouch(key string) {
 	s := db.ks.snap
 	d := db.dict
 	kept, ok := s.kept[d]
-	if !ok || s.done && len(kept) == 0 {
-		return // a table made after the moment, or already written
+	if !ok {
+		return // a table made after the moment
+	}
+	if s.done && len(kept) == 0 {
+		if s.guard != nil {
+			if tab, bucket, o := d.locate(key); o != nil {
+				s.guard(SnapshotPos{s.srcIndex(d), tab, bucket}, o)
+			}
+		}
+		return // already written
 	}
 	if _, ok := kept[key]; ok {
 		return
 	}
 	tab, bucket, o := d.locate(key)
 	if o != nil && s.passed(db.ks, d, tab, bucket) {
+		if s.guard != nil {
+			s.guard(SnapshotPos{s.srcIndex(d), tab, bucket}, o)
+		}
 		return
 	}
 	var c *Object
@@ -217,13 +276,7 @@ func (s *snapshot) passed(ks *Keyspace, d *dict, tab, bucket int) bool {
 	if s.done {
 		return true
 	}
-	i := -1
-	for j, src := range s.srcs {
-		if src == d {
-			i = j
-			break
-		}
-	}
+	i := s.srcIndex(d)
 	switch {
 	case i < s.db:
 		return true
@@ -233,6 +286,16 @@ func (s *snapshot) passed(ks *Keyspace, d *dict, tab, bucket int) bool {
 		return tab < s.tab
 	}
 	return bucket < s.bucket
+}
+
+// srcIndex is the index of source table d (-1 when it is none).
+func (s *snapshot) srcIndex(d *dict) int {
+	for j, src := range s.srcs {
+		if src == d {
+			return j
+		}
+	}
+	return -1
 }
 
 // locate finds key without moving anything: its table, bucket and object

@@ -130,6 +130,9 @@ func StartBackground(ks *keyspace.Keyspace, lock sync.Locker, opt Options) *Back
 // then removes its temporary file and returns ErrCanceled.
 func (b *Background) Cancel() {
 	b.dropped = true
+	if d := b.d; d != nil {
+		d.stop() // before the snapshot ends: the encoder reads live objects
+	}
 	if !b.canceled {
 		b.canceled = true
 		b.ks.EndSnapshot()
@@ -137,7 +140,9 @@ func (b *Background) Cancel() {
 	if d := b.d; d != nil && !d.closed {
 		d.closed = true
 		close(d.full)
-		d.wake() // the step then reports StepDone
+		if d.wake != nil {
+			d.wake() // the step then reports StepDone
+		}
 	}
 }
 

@@ -29,31 +29,48 @@ func (b *Background) begin(w *rdb.Writer) *walk {
 	return &walk{w: w, sizes: b.ks.SnapshotSizes(), cur: -1}
 }
 
-// slice encodes up to n keys of the snapshot into wk's writer, leaving
-// out hashes whose fields have all expired and what Options.Skip rejects.
-// It returns false once the walk is over, and ends the snapshot then. The
-// caller holds the lock.
-func (b *Background) slice(wk *walk, n int) bool {
+// slice hands emit up to n keys of the snapshot, leaving out hashes whose
+// fields have all expired and what Options.Skip rejects, and reports
+// whether keys remain. The caller holds the lock.
+func (b *Background) slice(n int, emit func(db int, o *keyspace.Object)) bool {
 	more := b.ks.NextSnapshotSlice(n, func(db int, o *keyspace.Object) {
-		if db != wk.cur {
-			wk.cur = db
-			wk.w.SelectDB(db, wk.sizes[db], 0)
-		}
 		if h, ok := o.Val().(keyspace.FieldExpirer); ok && h.Len(b.opt.Encode.Now) == 0 {
 			return
 		}
 		if b.opt.Skip != nil && b.opt.Skip(o) {
 			return
 		}
-		wk.w.Key(o)
+		emit(db, o)
 		b.Keys++
 	})
 	b.Slices++
+	return more
+}
+
+// encodeSlice encodes up to n keys of the snapshot into wk's writer (slice)
+// and ends the snapshot when the walk is over. The caller holds the lock.
+func (b *Background) encodeSlice(wk *walk, n int) bool {
+	more := b.slice(n, wk.key)
 	if !more {
-		b.ks.EndSnapshot()
-		b.canceled = true // the snapshot is over; Cancel does nothing to it now
+		b.endWalk()
 	}
 	return more
+}
+
+// key writes o, of database db, into the walk's writer.
+func (wk *walk) key(db int, o *keyspace.Object) {
+	if db != wk.cur {
+		wk.cur = db
+		wk.w.SelectDB(db, wk.sizes[db], 0)
+	}
+	wk.w.Key(o)
+}
+
+// endWalk ends the snapshot once every key is written. The caller holds
+// the lock.
+func (b *Background) endWalk() {
+	b.ks.EndSnapshot()
+	b.canceled = true // the snapshot is over; Cancel does nothing to it now
 }
 
 // Stream writes the whole snapshot to out a slice at a time: each slice
@@ -86,7 +103,7 @@ func (b *Background) Stream(out io.Writer) error {
 			werr = ErrCanceled
 			break
 		}
-		more := b.slice(wk, b.opt.SliceKeys)
+		more := b.encodeSlice(wk, b.opt.SliceKeys)
 		b.MaxHold = max(b.MaxHold, time.Since(held))
 		b.lock.Unlock()
 		if _, err := out.Write(buf.Bytes()); err != nil {
@@ -118,138 +135,4 @@ func (b *Background) Stream(out io.Writer) error {
 // snapshot's bytes go round in a few buffers instead of becoming garbage.
 type ChunkWriter interface {
 	WriteChunk(c []byte) (free []byte, err error)
-}
-
-// driven is the state of a save run through Options.Drive. The step fills
-// chunks under the lock; Stream writes them out without it.
-type driven struct {
-	*walk
-	wake   func()
-	sink   chunkSink
-	full   chan []byte // encoded chunks for Stream to write
-	free   chan []byte // written chunks back for reuse
-	closed bool        // full is closed (under the lock)
-	err    error       // the writer's error at the end (under the lock)
-	ended  bool        // the walk finished and the file's end was encoded
-}
-
-// chunkSink is where the rdb.Writer's buffer empties into: the chunk the
-// step fills now.
-type chunkSink struct{ buf []byte }
-
-func (c *chunkSink) Write(p []byte) (int, error) {
-	c.buf = append(c.buf, p...)
-	return len(p), nil
-}
-
-// drivenSliceKeys bounds the keys of one slice of a driven save: the
-// step looks at its deadline between slices, and the deadline may be a few
-// microseconds away (engine.RunInBackground).
-const drivenSliceKeys = 16
-
-// driveChunks is how many chunks a driven save has in flight: one being
-// filled, the others being written or waiting to be.
-const driveChunks = 4
-
-// streamDriven is Stream with Options.Drive: the steps encode under the
-// lock on the driver's goroutine, and this goroutine writes what they
-// encoded.
-func (b *Background) streamDriven(out io.Writer) error {
-	d := &driven{full: make(chan []byte, driveChunks), free: make(chan []byte, driveChunks)}
-	for i := 0; i < driveChunks; i++ {
-		d.free <- nil
-	}
-	b.lock.Lock()
-	b.d = d
-	if b.canceled {
-		d.closed = true
-		close(d.full)
-		b.lock.Unlock()
-	} else {
-		d.walk = b.begin(rdb.NewWriter(&d.sink, b.ver, b.opt.Encode))
-		// The first step waits for the lock, released once wake is set.
-		d.wake = b.opt.Drive(b.step)
-		b.lock.Unlock()
-	}
-	cw, _ := out.(ChunkWriter)
-	var werr error
-	for c := range d.full {
-		if werr == nil {
-			var err error
-			if cw != nil {
-				var free []byte
-				if free, err = cw.WriteChunk(c); err == nil {
-					c = free
-				}
-			} else {
-				_, err = out.Write(c)
-			}
-			if err != nil {
-				werr = err
-				b.lock.Lock()
-				b.Cancel()
-				b.lock.Unlock()
-			}
-		}
-		if cap(c) > 4<<20 {
-			c = nil // an outsized value's chunk: not kept
-		}
-		d.free <- c[:0]
-		d.wake()
-	}
-	b.lock.Lock()
-	ended, dropped, err := d.ended, b.dropped, d.err
-	b.lock.Unlock()
-	switch {
-	case werr != nil:
-		return werr
-	case err != nil:
-		return err
-	case dropped || !ended:
-		return ErrCanceled
-	}
-	return nil
-}
-
-// step is a driven save's work under the lock: slices of the snapshot
-// encoded into a chunk until deadline, the chunk handed to streamDriven.
-func (b *Background) step(deadline time.Time) Step {
-	d := b.d
-	if d.closed {
-		return StepDone
-	}
-	if d.sink.buf == nil {
-		select {
-		case c := <-d.free:
-			d.sink.buf = c[:0:cap(c)]
-			if d.sink.buf == nil {
-				d.sink.buf = make([]byte, 0, 64<<10)
-			}
-		default:
-			return StepBlocked
-		}
-	}
-	held := time.Now()
-	more := true
-	for more {
-		more = b.slice(d.walk, min(b.opt.SliceKeys, drivenSliceKeys))
-		if len(d.sink.buf) >= 256<<10 || !time.Now().Before(deadline) {
-			break
-		}
-	}
-	if !more {
-		d.err = d.w.Close()
-		d.ended = true
-	}
-	b.MaxHold = max(b.MaxHold, time.Since(held))
-	if len(d.sink.buf) > 0 {
-		d.full <- d.sink.buf // never blocks: at most driveChunks exist
-		d.sink.buf = nil
-	}
-	if !more {
-		d.closed = true
-		close(d.full)
-		return StepDone
-	}
-	return StepMore
 }
