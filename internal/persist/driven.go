@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/abacusdb/abacus/internal/keyspace"
-	"github.com/abacusdb/abacus/internal/rdb"
 )
 
 // A driven save (Options.Drive) runs on three goroutines:
@@ -137,7 +136,7 @@ func (b *Background) streamDriven(out io.Writer) error {
 		close(d.full)
 		b.lock.Unlock()
 	} else {
-		d.walk = b.begin(rdb.NewWriter(&d.sink, b.ver, b.opt.Encode))
+		d.walk = b.begin(&d.sink)
 		b.ks.SetSnapshotGuard(d.guard)
 		// The first step waits for the lock, released once wake is set.
 		d.wake = b.opt.Drive(b.step)
@@ -332,7 +331,7 @@ func (d *driven) encode() {
 			d.key(it.db, &it.obj)
 		}
 		if bt.last {
-			d.err = d.w.Close()
+			d.err = d.close()
 			d.ended = true
 		}
 		if len(d.sink.buf) >= chunkSize || bt.last && len(d.sink.buf) > 0 {

@@ -31,6 +31,10 @@ type Options struct {
 	// SliceKeys is how many keys a background save writes per hold of the
 	// lock (0: DefaultSliceKeys).
 	SliceKeys int
+	// RestoreCommands writes the keys as RESTORE commands (with SELECT
+	// and FUNCTION LOAD) instead of an RDB file: an AOF base without the
+	// RDB preamble. Aux is not written.
+	RestoreCommands bool
 	// Skip, when set, leaves out the keys it returns true for (what a
 	// redis-server replica cannot hold); called under the lock.
 	Skip func(o *keyspace.Object) bool

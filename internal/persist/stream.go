@@ -3,30 +3,44 @@ package persist
 import (
 	"bytes"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/rdb"
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // walk is a save's place in the snapshot: the writer its keys are encoded
 // into and the database it is in.
 type walk struct {
-	w     *rdb.Writer
+	w     *rdb.Writer // nil for RESTORE commands (Options.RestoreCommands)
+	out   io.Writer   // where the commands go
+	cmd   []byte      // a command being encoded
+	opt   rdb.EncodeOptions
 	sizes []int // keys per database at the snapshot's moment
 	cur   int   // the database being written (-1 before the first)
 }
 
-// begin starts the walk: the header (AUX fields, function libraries) into
-// w, and the databases' sizes. The caller holds the lock.
-func (b *Background) begin(w *rdb.Writer) *walk {
+// begin starts the walk into out: the header (AUX fields, function
+// libraries), and the databases' sizes. The caller holds the lock.
+func (b *Background) begin(out io.Writer) *walk {
+	wk := &walk{out: out, opt: b.opt.Encode, sizes: b.ks.SnapshotSizes(), cur: -1}
+	if b.opt.RestoreCommands {
+		for _, code := range b.opt.Functions {
+			wk.cmd = resp.AppendCommand(wk.cmd[:0], []byte("FUNCTION"), []byte("LOAD"), []byte("REPLACE"), code)
+			out.Write(wk.cmd)
+		}
+		return wk
+	}
+	wk.w = rdb.NewWriter(out, b.ver, b.opt.Encode)
 	for i := 0; i+1 < len(b.opt.Aux); i += 2 {
-		w.Aux(b.opt.Aux[i], b.opt.Aux[i+1])
+		wk.w.Aux(b.opt.Aux[i], b.opt.Aux[i+1])
 	}
 	for _, code := range b.opt.Functions {
-		w.Function(code)
+		wk.w.Function(code)
 	}
-	return &walk{w: w, sizes: b.ks.SnapshotSizes(), cur: -1}
+	return wk
 }
 
 // slice hands emit up to n keys of the snapshot, leaving out hashes whose
@@ -59,11 +73,39 @@ func (b *Background) encodeSlice(wk *walk, n int) bool {
 
 // key writes o, of database db, into the walk's writer.
 func (wk *walk) key(db int, o *keyspace.Object) {
+	if wk.w == nil {
+		wk.restore(db, o)
+		return
+	}
 	if db != wk.cur {
 		wk.cur = db
 		wk.w.SelectDB(db, wk.sizes[db], 0)
 	}
 	wk.w.Key(o)
+}
+
+// restore writes o as RESTORE key <abs ms> <payload> ABSTTL REPLACE,
+// after a SELECT when its database is not the previous key's.
+func (wk *walk) restore(db int, o *keyspace.Object) {
+	payload, err := rdb.Dump(o, wk.opt)
+	if err != nil {
+		return // a value no DUMP payload holds: left out, as before
+	}
+	wk.cmd = wk.cmd[:0]
+	if db != wk.cur {
+		wk.cur = db
+		wk.cmd = resp.AppendCommand(wk.cmd, []byte("SELECT"), strconv.AppendInt(nil, int64(db), 10))
+	}
+	wk.cmd = resp.AppendCommand(wk.cmd, []byte("RESTORE"), []byte(o.Key), strconv.AppendInt(nil, o.Expire, 10), payload, []byte("ABSTTL"), []byte("REPLACE"))
+	wk.out.Write(wk.cmd)
+}
+
+// close ends the file: an RDB file's end and checksum.
+func (wk *walk) close() error {
+	if wk.w == nil {
+		return nil
+	}
+	return wk.w.Close()
 }
 
 // endWalk ends the snapshot once every key is written. The caller holds
@@ -92,7 +134,7 @@ func (b *Background) Stream(out io.Writer) error {
 		b.lock.Unlock()
 		return ErrCanceled
 	}
-	wk := b.begin(rdb.NewWriter(&buf, b.ver, b.opt.Encode))
+	wk := b.begin(&buf)
 	b.lock.Unlock()
 	var werr error
 	for {
@@ -120,7 +162,7 @@ func (b *Background) Stream(out io.Writer) error {
 		b.lock.Unlock()
 		return werr
 	}
-	if err := wk.w.Close(); err != nil {
+	if err := wk.close(); err != nil {
 		return err
 	}
 	_, err := out.Write(buf.Bytes())
