@@ -32,7 +32,8 @@ import (
 // if one still does: a batch the encoder has not started gets a deep copy
 // of the object instead (the loop makes it, as the first touch of a key
 // not walked yet does), and for the batch being encoded the loop waits
-// until it is done (one batch: batchKeys small keys, or one collection).
+// until it is done (one batch: batchKeys small keys, or a few keys when it
+// holds collections).
 // A batch's place range is known when it is made, so a change to a key
 // walked before the oldest batch costs one comparison. The access
 // metadata a read updates without reporting it is in the shallow copy. The
@@ -40,9 +41,9 @@ import (
 // the guard sees every change until then; Cancel stops the encoder before
 // it ends the snapshot.
 
-// batchKeys is how many keys a batch holds at most; a collection ends its
-// batch, so that a change to another key never waits for a large value's
-// encoding.
+// batchKeys is how many keys a batch holds at most; a collection or
+// chunkSize bytes of strings end a batch, so that a change to another key
+// never waits long for the encoding of large values.
 const batchKeys = 512
 
 // maxBatches bounds the batches in flight: when the encoder is that far
@@ -79,19 +80,20 @@ type pipe struct {
 
 // driven is the state of a save run through Options.Drive.
 type driven struct {
-	*walk      // the encoder's once it runs
-	wake       func()
-	sink       chunkSink   // the encoder's chunk being filled
-	full       chan []byte // encoded chunks for Stream to write
-	free       chan []byte // written chunks back for reuse
-	closed     bool        // full is closed (under the lock)
-	err        error       // the writer's error at the end (set before p.done)
-	ended      bool        // the file's end was encoded (set before p.done)
-	walked     bool        // the walk is over (under the lock)
-	p          pipe
-	cur        *batch // the batch the step fills (under the lock)
-	emitToCur  func(db int, o *keyspace.Object)
-	collection bool // cur got a collection: it ends
+	*walk     // the encoder's once it runs
+	wake      func()
+	sink      chunkSink   // the encoder's chunk being filled
+	full      chan []byte // encoded chunks for Stream to write
+	free      chan []byte // written chunks back for reuse
+	closed    bool        // full is closed (under the lock)
+	err       error       // the writer's error at the end (set before p.done)
+	ended     bool        // the file's end was encoded (set before p.done)
+	walked    bool        // the walk is over (under the lock)
+	p         pipe
+	cur       *batch // the batch the step fills (under the lock)
+	emitToCur func(db int, o *keyspace.Object)
+	batchFull bool // cur got a collection or chunkSize bytes of strings: it ends
+	bytes     int  // the strings' bytes in cur
 }
 
 // chunkSink is where the rdb.Writer's buffer empties into: the chunk the
@@ -208,11 +210,11 @@ func (b *Background) step(deadline time.Time) Step {
 	held := time.Now()
 	bt := d.newBatch()
 	bt.start = b.ks.SnapshotPosition()
-	d.cur, d.collection = bt, false
+	d.cur, d.batchFull, d.bytes = bt, false, 0
 	more := true
 	for more {
 		more = b.slice(min(b.opt.SliceKeys, drivenSliceKeys), d.emitToCur)
-		if len(bt.items) >= batchKeys || d.collection || !time.Now().Before(deadline) {
+		if len(bt.items) >= batchKeys || d.batchFull || !time.Now().Before(deadline) {
 			break
 		}
 	}
@@ -235,8 +237,9 @@ func (b *Background) step(deadline time.Time) Step {
 // emit adds o, handed out by the walk, to the batch being filled.
 func (d *driven) emit(db int, o *keyspace.Object) {
 	d.cur.items = append(d.cur.items, item{obj: *o, src: o, db: db})
-	if o.Type != keyspace.TypeString {
-		d.collection = true
+	d.bytes += len(o.Key) + len(o.Raw()) // the length is in the object
+	if o.Type != keyspace.TypeString || d.bytes >= chunkSize {
+		d.batchFull = true
 	}
 }
 
