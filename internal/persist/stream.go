@@ -14,12 +14,13 @@ import (
 // walk is a save's place in the snapshot: the writer its keys are encoded
 // into and the database it is in.
 type walk struct {
-	w     *rdb.Writer // nil for RESTORE commands (Options.RestoreCommands)
-	out   io.Writer   // where the commands go
-	cmd   []byte      // a command being encoded
-	opt   rdb.EncodeOptions
-	sizes []int // keys per database at the snapshot's moment
-	cur   int   // the database being written (-1 before the first)
+	w       *rdb.Writer // nil for RESTORE commands (Options.RestoreCommands)
+	out     io.Writer   // where the commands go
+	cmd     []byte      // a command being encoded
+	payload []byte      // a DUMP payload being encoded
+	opt     rdb.EncodeOptions
+	sizes   []int // keys per database at the snapshot's moment
+	cur     int   // the database being written (-1 before the first)
 }
 
 // begin starts the walk into out: the header (AUX fields, function
@@ -85,10 +86,11 @@ func (wk *walk) key(db int, o *keyspace.Object) {
 }
 
 // restore writes o as RESTORE key <abs ms> <payload> ABSTTL REPLACE,
-// after a SELECT when its database is not the previous key's.
+// after a SELECT when its database is not the previous key's. It reuses
+// its buffers: a rewrite writes millions of these.
 func (wk *walk) restore(db int, o *keyspace.Object) {
-	payload, err := rdb.Dump(o, wk.opt)
-	if err != nil {
+	var err error
+	if wk.payload, err = rdb.AppendDump(wk.payload[:0], o, wk.opt); err != nil {
 		return // a value no DUMP payload holds: left out, as before
 	}
 	wk.cmd = wk.cmd[:0]
@@ -96,8 +98,22 @@ func (wk *walk) restore(db int, o *keyspace.Object) {
 		wk.cur = db
 		wk.cmd = resp.AppendCommand(wk.cmd, []byte("SELECT"), strconv.AppendInt(nil, int64(db), 10))
 	}
-	wk.cmd = resp.AppendCommand(wk.cmd, []byte("RESTORE"), []byte(o.Key), strconv.AppendInt(nil, o.Expire, 10), payload, []byte("ABSTTL"), []byte("REPLACE"))
+	var ms [20]byte
+	wk.cmd = append(wk.cmd, "*6\r\n$7\r\nRESTORE\r\n"...)
+	wk.cmd = appendBulk(wk.cmd, o.Key)
+	wk.cmd = appendBulk(wk.cmd, strconv.AppendInt(ms[:0], o.Expire, 10))
+	wk.cmd = appendBulk(wk.cmd, wk.payload)
+	wk.cmd = append(wk.cmd, "$6\r\nABSTTL\r\n$7\r\nREPLACE\r\n"...)
 	wk.out.Write(wk.cmd)
+}
+
+// appendBulk appends s as a RESP bulk string.
+func appendBulk[S string | []byte](dst []byte, s S) []byte {
+	dst = append(dst, '$')
+	dst = strconv.AppendInt(dst, int64(len(s)), 10)
+	dst = append(dst, '\r', '\n')
+	dst = append(dst, s...)
+	return append(dst, '\r', '\n')
 }
 
 // close ends the file: an RDB file's end and checksum.
