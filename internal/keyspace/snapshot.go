@@ -32,6 +32,9 @@ type snapshot struct {
 	// kept holds the first-touch copies of each source table's keys:
 	// a nil *Object means the key was absent at the moment.
 	kept map[*dict]map[string]*Object
+	// marks has a bit per bucket of each source table, set where a kept
+	// copy's key may be met (mark).
+	marks map[*dict]*[2][]uint64
 	// The saver's position: source db, table (0/1), bucket. Everything
 	// before it has been written.
 	db, tab, bucket int
@@ -135,8 +138,9 @@ func (ks *Keyspace) NextSnapshotSlice(budget int, fn func(db int, o *Object)) bo
 			s.touchAhead(d.t[s.tab])
 		}
 		kept := s.kept[d]
+		look := len(kept) > 0 && s.marked(d, s.tab, s.bucket)
 		for o := d.t[s.tab][s.bucket]; o != nil; o = o.next {
-			if len(kept) == 0 {
+			if !look {
 				emit(s.db, o) // no lookup: it would read the key's bytes
 				continue
 			}
@@ -287,7 +291,42 @@ func (db *DB) snapTouch(key string) {
 		o.cloneInto(c)
 	}
 	kept[string([]byte(key))] = c
+	s.mark(d, key)
 	s.Kept++
+}
+
+// mark records that a key kept for table d may be met in its bucket: the
+// walk looks kept copies up only in marked buckets (a lookup hashes the
+// key, and reading each key's bytes is a cache miss). A key kept as absent
+// has no bucket yet, so the bucket its hash gives in each of d's tables is
+// marked: it is inserted in one of them (dict.frozen).
+func (s *snapshot) mark(d *dict, key string) {
+	if s.marks == nil {
+		s.marks = map[*dict]*[2][]uint64{}
+	}
+	m := s.marks[d]
+	if m == nil {
+		m = new([2][]uint64)
+		s.marks[d] = m
+	}
+	h := d.hash(key)
+	for t := 0; t < 2; t++ {
+		tab := d.t[t]
+		if tab == nil {
+			continue
+		}
+		if m[t] == nil {
+			m[t] = make([]uint64, (len(tab)+63)/64)
+		}
+		b := h & uint64(len(tab)-1)
+		m[t][b/64] |= 1 << (b % 64)
+	}
+}
+
+// marked reports whether mark marked bucket b of table t of d.
+func (s *snapshot) marked(d *dict, t, b int) bool {
+	m := s.marks[d]
+	return m != nil && m[t] != nil && m[t][b/64]&(1<<(b%64)) != 0
 }
 
 // snapLookup is the lookup-time hook: a command that may write keeps the
