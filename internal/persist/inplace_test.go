@@ -3,12 +3,8 @@ package persist_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 
-	"github.com/abacusdb/abacus/internal/servertest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -58,72 +54,37 @@ func bgsaveInPlace(t *testing.T, seed uint64) {
 	if _, err := p.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	var ops atomic.Int64
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(g)))
-			cl := servertest.NewClient(t, inst.Addr)
-			for k := 0; !stop.Load() && k < 200000; k++ {
-				i := r.IntN(n)
-				key := fmt.Sprintf("s:%d", i)
-				var err error
-				switch i % 6 {
-				case 0:
-					err = cl.Append(ctx, key, "x").Err()
-				case 1:
-					if r.IntN(2) == 0 {
-						err = cl.SetRange(ctx, key, 3, "ZZ").Err()
-					} else {
-						err = cl.Set(ctx, key, fmt.Sprintf("value-%d-%040d", i, k), 0).Err()
-					}
-				case 2:
-					err = cl.IncrBy(ctx, key, 7).Err()
-				case 3:
-					err = cl.LPush(ctx, key, k).Err()
-				case 4:
-					err = cl.SAdd(ctx, key, k).Err()
-				case 5:
-					err = cl.ZIncrBy(ctx, key, 1, "a").Err()
-				}
-				if err == nil && k%5 == 0 {
-					err = cl.ZAdd(ctx, fmt.Sprintf("big:%d", i/40*40), redis.Z{Score: float64(k), Member: "f1"}).Err()
-				}
-				if err == nil && k%13 == 0 {
-					err = cl.Del(ctx, fmt.Sprintf("s:%d", r.IntN(n))).Err()
-				}
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				ops.Add(1)
+	ops, stop := startWriters(t, inst, seed, func(g int, r *rand.Rand, cl *redis.Client, k int) error {
+		i := r.IntN(n)
+		key := fmt.Sprintf("s:%d", i)
+		var err error
+		switch i % 6 {
+		case 0:
+			err = cl.Append(ctx, key, "x").Err()
+		case 1:
+			if r.IntN(2) == 0 {
+				err = cl.SetRange(ctx, key, 3, "ZZ").Err()
+			} else {
+				err = cl.Set(ctx, key, fmt.Sprintf("value-%d-%040d", i, k), 0).Err()
 			}
-		}(g)
-	}
-	for ops.Load() < 1000 {
-		servertest.NewClient(t, inst.Addr).Ping(ctx)
-	}
-	inst.Srv.Lock()
-	now := inst.Clock.NowMs()
-	want := modelOf(inst.Srv.Env.KS, now)
-	if err := inst.Dur.BGSave(); err != nil {
-		inst.Srv.Unlock()
-		t.Fatal(err)
-	}
-	before := ops.Load()
-	inst.Srv.Unlock()
-	inst.Dur.WaitBgsave()
-	during := ops.Load() - before
-	stop.Store(true)
-	wg.Wait()
-	got := loadFile(t, filepath.Join(dir, "dump.rdb"), now)
-	if d := want.diff(got); d != "" {
-		t.Fatalf("snapshot differs from the keyspace at the BGSAVE moment (%d writes during the save):\n%s", during, d)
-	}
-	t.Logf("%d keys, %d writes during the save", len(want[0]), during)
+		case 2:
+			err = cl.IncrBy(ctx, key, 7).Err()
+		case 3:
+			err = cl.LPush(ctx, key, k).Err()
+		case 4:
+			err = cl.SAdd(ctx, key, k).Err()
+		case 5:
+			err = cl.ZIncrBy(ctx, key, 1, "a").Err()
+		}
+		if err == nil && k%5 == 0 {
+			err = cl.ZAdd(ctx, fmt.Sprintf("big:%d", i/40*40), redis.Z{Score: float64(k), Member: "f1"}).Err()
+		}
+		if err == nil && k%13 == 0 {
+			err = cl.Del(ctx, fmt.Sprintf("s:%d", r.IntN(n))).Err()
+		}
+		return err
+	})
+	bgsaveAtMoment(t, inst, dir, ops, 1000, stop)
 }
 
 // A save dropped while the encoder works (FLUSHALL ends it, as it kills
