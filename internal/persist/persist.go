@@ -38,13 +38,14 @@ type Options struct {
 	// Skip, when set, leaves out the keys it returns true for (what a
 	// redis-server replica cannot hold); called under the lock.
 	Skip func(o *keyspace.Object) bool
-	// Drive, when set, runs a background save's encoding under the server
+	// Drive, when set, runs a background save's walk under the server
 	// lock on the goroutine that serves the clients, between their
 	// commands (engine.Env.RunInBackground): it calls step with the lock
 	// held until step returns StepDone, each time until about deadline,
-	// and after StepBlocked only once wake has been called. Stream then
+	// and after StepBlocked only once wake has been called. An encoder
+	// goroutine encodes what the steps hand out (driven.go), and Stream
 	// only writes the encoded chunks out. Without it Stream takes the lock
-	// itself for each slice.
+	// itself for each slice and encodes under it.
 	Drive func(step func(deadline time.Time) Step) (wake func())
 }
 

@@ -134,9 +134,9 @@ func (b *Background) endWalk() {
 // Stream writes the whole snapshot to out a slice at a time: each slice
 // is encoded under the lock and written to out outside it, so out may
 // block (a file, a replica's socket) without holding clients up. With
-// Options.Drive the slices are encoded by the driver's steps and this
-// goroutine only writes; without it, this goroutine takes the lock for
-// each slice. It ends the snapshot whatever happens; on an error (out's,
+// Options.Drive the driver's steps walk, an encoder goroutine encodes and
+// this goroutine only writes; without it, this goroutine takes the lock
+// for each slice. It ends the snapshot whatever happens; on an error (out's,
 // or ErrCanceled when Cancel was called) the snapshot is dropped and the
 // error returned. Run uses it for a file; a replica's full sync for its
 // link.
