@@ -2,7 +2,8 @@
 // table, Abacus against redis-server on the same machine:
 //
 //	go run ./bench/durabench [-keys 10000000] [-rounds 3] [-soak 180s]
-//		[-only always,everysec,bgsave,rewrite,soak] [-servers abacus,redis]
+//		[-only always,everysec,bgsave,rewrite,rewrite-commands,soak]
+//		[-servers abacus,redis]
 //
 // The rows:
 //
@@ -16,6 +17,8 @@
 //     and while a BGREWRITEAOF of them runs: p95, p99 and max latency and
 //     GET/s, measured exactly while the save is in progress, beside the
 //     same clients without a save; peak RSS during it and RSS before.
+//     rewrite-commands is the rewrite with aof-use-rdb-preamble no (a
+//     base of RESTORE commands); it is not in the default -only.
 //   - RSS after a -soak of redis-benchmark -t
 //     set,get,incr,lpush,lpop,sadd,hset,zadd -r 1000000 -c 50 -P 16.
 //
@@ -66,11 +69,11 @@ func main() {
 			setRows(abacus, policy)
 		}
 	}
-	if want["bgsave"] || want["rewrite"] {
+	if want["bgsave"] || want["rewrite"] || want["rewrite-commands"] {
 		fmt.Printf("\n#### GET at pipeline 1 (%d clients) during a background save of %d keys\n\n", clients, *keys)
 		fmt.Println("| server | during | seconds | GET/s | p50 ms | p95 ms | p99 ms | max ms | GET/s without | p50 ms without | p99 ms without | max ms without | RSS before MiB | peak RSS MiB |")
 		fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-		for _, what := range []string{"bgsave", "rewrite"} {
+		for _, what := range []string{"bgsave", "rewrite", "rewrite-commands"} {
 			if want[what] {
 				for _, name := range strings.Split(*servers, ",") {
 					saveRow(pick(name, abacus), name, what)
@@ -254,8 +257,11 @@ func saveRow(binPath, name, what string) {
 	dir := tempDir()
 	defer os.RemoveAll(dir)
 	args := []string{"--dir", dir, "--rdbcompression", "no"}
-	if what == "rewrite" {
+	if what != "bgsave" {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "everysec")
+	}
+	if what == "rewrite-commands" {
+		args = append(args, "--aof-use-rdb-preamble", "no")
 	}
 	s := harness.Start(name, binPath, args...)
 	defer s.Stop()
@@ -281,7 +287,7 @@ func saveRow(binPath, name, what string) {
 	go func() { defer wg.Done(); lat = getLoad(s.Port, *keys, &stop) }()
 	time.Sleep(300 * time.Millisecond)
 	cmd, field := "BGSAVE", "rdb_bgsave_in_progress"
-	if what == "rewrite" {
+	if what != "bgsave" {
 		cmd, field = "BGREWRITEAOF", "aof_rewrite_in_progress"
 	}
 	start := time.Now()

@@ -412,31 +412,26 @@ func (d *Durability) startRewrite() error {
 	}
 	keep := a.CurrentIncrSeq()
 	seq := a.NextBaseSeq()
-	var write func() error
-	var bn string
-	if d.e.Cfg.Bool(config.AOFUseRDBPreamble) {
-		// The base is the keyspace at this moment, written from its
-		// snapshot a slice at a time as BGSAVE does: no copy of the data
-		// under the lock (persist.Background).
-		bn = aof.BaseName(a.Name, seq, true)
-		opt := d.saveOptions()
-		opt.Path = filepath.Join(a.Dir, bn)
-		opt.Aux = append(append([]string(nil), opt.Aux...), "aof-base", "1")
-		opt.Drive = d.e.SaveDriver(d.lock)
-		bg := persist.StartBackground(d.e.KS, d.lock, opt)
-		st.bg = bg
-		write = func() error {
-			err := bg.Run()
-			if err == nil {
-				d.e.Log.Info(fmt.Sprintf("AOF base written from the snapshot (%d keys, %d slices, longest hold of the lock %.3f ms)",
-					bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000))
-			}
-			return err
+	// The base is the keyspace at this moment, written from its snapshot
+	// a slice at a time as BGSAVE does: no copy of the data under the lock
+	// (persist.Background). Without the RDB preamble it is RESTORE
+	// commands.
+	preamble := d.e.Cfg.Bool(config.AOFUseRDBPreamble)
+	bn := aof.BaseName(a.Name, seq, preamble)
+	opt := d.saveOptions()
+	opt.Path = filepath.Join(a.Dir, bn)
+	opt.Aux = append(append([]string(nil), opt.Aux...), "aof-base", "1")
+	opt.RestoreCommands = !preamble
+	opt.Drive = d.e.SaveDriver(d.lock)
+	bg := persist.StartBackground(d.e.KS, d.lock, opt)
+	st.bg = bg
+	write := func() error {
+		err := bg.Run()
+		if err == nil {
+			d.e.Log.Info(fmt.Sprintf("AOF base written from the snapshot (%d keys, %d slices, longest hold of the lock %.3f ms)",
+				bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000))
 		}
-	} else {
-		base, _ := d.aofBase()
-		bn = aof.BaseName(a.Name, seq, false)
-		write = func() error { return aof.WriteFile(filepath.Join(a.Dir, bn), base) }
+		return err
 	}
 	st.rewriting, st.started = true, time.Now()
 	st.rewriteEnd = make(chan struct{})

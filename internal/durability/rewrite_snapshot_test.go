@@ -16,10 +16,22 @@ import (
 // go on: the base holds the data at the moment, the new incremental file
 // what came after, so loading the AOF gives the data at the end. While it
 // runs BGSAVE is refused as by Redis with a child active, and BGSAVE
-// SCHEDULE runs after it.
+// SCHEDULE runs after it. Without the RDB preamble the base is RESTORE
+// commands, written from the snapshot the same way.
 func TestRewriteFromSnapshotUnderWrites(t *testing.T) {
+	for _, preamble := range []string{"yes", "no"} {
+		t.Run("aof-use-rdb-preamble "+preamble, func(t *testing.T) { rewriteUnderWrites(t, preamble) })
+	}
+}
+
+func rewriteUnderWrites(t *testing.T, preamble string) {
 	dir := t.TempDir()
-	inst, c := startAlways(t, dir)
+	inst := servertest.Start(t, servertest.WithConfig("dir", dir, "hz", "100", "appendfsync", "always", "aof-use-rdb-preamble", preamble))
+	c := inst.Raw(t)
+	c.Do("CONFIG", "SET", "appendonly", "yes")
+	waitInfo(t, c, func(s string) bool {
+		return servertest.InfoField(s, "aof_enabled") == "1" && servertest.InfoField(s, "aof_rewrite_in_progress") == "0"
+	})
 	const keys = 20000
 	var load [][]string
 	for i := 0; i < keys; i++ {
@@ -39,6 +51,7 @@ func TestRewriteFromSnapshotUnderWrites(t *testing.T) {
 		for n := 1; !stop.Load(); n++ {
 			w.Do("SET", fmt.Sprint("k:", (n*7919)%keys), "v"+strconv.Itoa(n))
 			w.Do("INCR", "ctr")
+			w.Do("APPEND", fmt.Sprint("k:", (n*31)%keys), "+")
 			w.Do("DEL", fmt.Sprint("k:", (n*104729)%keys))
 		}
 	}()

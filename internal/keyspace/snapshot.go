@@ -32,11 +32,19 @@ type snapshot struct {
 	// kept holds the first-touch copies of each source table's keys:
 	// a nil *Object means the key was absent at the moment.
 	kept map[*dict]map[string]*Object
+	// marks has a bit per bucket of each source table, set where a kept
+	// copy's key may be met (mark).
+	marks map[*dict]*[2][]uint64
 	// The saver's position: source db, table (0/1), bucket. Everything
 	// before it has been written.
 	db, tab, bucket int
-	done            bool // the walk is over: only the leftovers remain
-	writes          bool // the running command may write: lookups keep
+	ahead           int   // touchAhead read the buckets before this one
+	sink            int64 // what touchAhead read, kept so that it reads it
+	done            bool  // the walk is over: only the leftovers remain
+	writes          bool  // the running command may write: lookups keep
+	// guard, when set, is told of every change to a key the saver has
+	// passed, before the change (SetSnapshotGuard).
+	guard func(p SnapshotPos, o *Object)
 	// Stats for INFO and tests.
 	Kept int
 }
@@ -120,14 +128,22 @@ func (ks *Keyspace) NextSnapshotSlice(budget int, fn func(db int, o *Object)) bo
 		d := s.srcs[s.db]
 		if d == nil || s.tab > 1 || d.t[s.tab] == nil || s.bucket >= len(d.t[s.tab]) {
 			if d != nil && s.tab < 1 {
-				s.tab, s.bucket = s.tab+1, 0
+				s.tab, s.bucket, s.ahead = s.tab+1, 0, 0
 				continue
 			}
-			s.db, s.tab, s.bucket = s.db+1, 0, 0
+			s.db, s.tab, s.bucket, s.ahead = s.db+1, 0, 0, 0
 			continue
 		}
+		if s.bucket >= s.ahead {
+			s.touchAhead(d.t[s.tab])
+		}
 		kept := s.kept[d]
+		look := len(kept) > 0 && s.marked(d, s.tab, s.bucket)
 		for o := d.t[s.tab][s.bucket]; o != nil; o = o.next {
+			if !look {
+				emit(s.db, o) // no lookup: it would read the key's bytes
+				continue
+			}
 			if k, ok := kept[o.Key]; ok {
 				delete(kept, o.Key)
 				if k != nil {
@@ -161,6 +177,25 @@ func (ks *Keyspace) NextSnapshotSlice(budget int, fn func(db int, o *Object)) bo
 	return false
 }
 
+// walkAhead is how many buckets touchAhead reads ahead of the walk.
+const walkAhead = 32
+
+// touchAhead reads the first object of the walkAhead buckets from the
+// walk's place on, before the walk does: the loads do not depend on each
+// other, so their cache misses overlap, where the walk, which follows each
+// chain, would meet them one after another. Most of a save's time on the
+// loop is those misses (a table of 10M keys is far larger than the cache).
+func (s *snapshot) touchAhead(tab []*Object) {
+	end := min(s.bucket+walkAhead, len(tab))
+	var x int64
+	for _, o := range tab[s.bucket:end] {
+		if o != nil {
+			x += o.Expire
+		}
+	}
+	s.ahead, s.sink = end, x
+}
+
 // EndSnapshot closes the snapshot and lets the tables resize again.
 func (ks *Keyspace) EndSnapshot() {
 	s := ks.snap
@@ -178,20 +213,76 @@ func (ks *Keyspace) EndSnapshot() {
 	ks.snap = nil
 }
 
+// SnapshotPos is a place in an open snapshot's walk. NextSnapshotSlice
+// hands out the keys in the order of their places.
+type SnapshotPos struct{ src, tab, bucket int }
+
+// Before reports whether p comes before q in the walk.
+func (p SnapshotPos) Before(q SnapshotPos) bool {
+	if p.src != q.src {
+		return p.src < q.src
+	}
+	if p.tab != q.tab {
+		return p.tab < q.tab
+	}
+	return p.bucket < q.bucket
+}
+
+// SnapshotPosition is the walk's place now: every key at a place before
+// it has been handed out. Once the walk is over it is after every place.
+func (ks *Keyspace) SnapshotPosition() SnapshotPos {
+	s := ks.snap
+	if s.done {
+		return SnapshotPos{src: len(s.srcs)}
+	}
+	return SnapshotPos{s.db, s.tab, s.bucket}
+}
+
+// SetSnapshotGuard makes the open snapshot call fn, under the lock, before
+// any change to a live object the saver has already handed out, with the
+// place it was handed out at: a saver that encodes the objects it was
+// handed after NextSnapshotSlice returned (on another goroutine) finishes
+// with o or copies it there. fn may be called for objects that were never
+// handed out (a key added at a passed place) and must ignore them. Leftover
+// keys (kept copies) are the saver's own and never reported.
+func (ks *Keyspace) SetSnapshotGuard(fn func(p SnapshotPos, o *Object)) {
+	ks.snap.guard = fn
+}
+
+// SnapshotCopy returns a deep copy of o, for a saver that must keep an
+// object it was handed as it is while the live one changes.
+func SnapshotCopy(o *Object) *Object {
+	c := new(Object)
+	o.cloneInto(c)
+	return c
+}
+
 // snapTouch keeps key's state at the moment if the saver has not passed
-// it yet and this is its first change since.
+// it yet and this is its first change since; for a key it has passed it
+// tells the guard.
 func (db *DB) snapTouch(key string) {
 	s := db.ks.snap
 	d := db.dict
 	kept, ok := s.kept[d]
-	if !ok || s.done && len(kept) == 0 {
-		return // a table made after the moment, or already written
+	if !ok {
+		return // a table made after the moment
+	}
+	if s.done && len(kept) == 0 {
+		if s.guard != nil {
+			if tab, bucket, o := d.locate(key); o != nil {
+				s.guard(SnapshotPos{s.srcIndex(d), tab, bucket}, o)
+			}
+		}
+		return // already written
 	}
 	if _, ok := kept[key]; ok {
 		return
 	}
 	tab, bucket, o := d.locate(key)
 	if o != nil && s.passed(db.ks, d, tab, bucket) {
+		if s.guard != nil {
+			s.guard(SnapshotPos{s.srcIndex(d), tab, bucket}, o)
+		}
 		return
 	}
 	var c *Object
@@ -200,7 +291,42 @@ func (db *DB) snapTouch(key string) {
 		o.cloneInto(c)
 	}
 	kept[string([]byte(key))] = c
+	s.mark(d, key)
 	s.Kept++
+}
+
+// mark records that a key kept for table d may be met in its bucket: the
+// walk looks kept copies up only in marked buckets (a lookup hashes the
+// key, and reading each key's bytes is a cache miss). A key kept as absent
+// has no bucket yet, so the bucket its hash gives in each of d's tables is
+// marked: it is inserted in one of them (dict.frozen).
+func (s *snapshot) mark(d *dict, key string) {
+	if s.marks == nil {
+		s.marks = map[*dict]*[2][]uint64{}
+	}
+	m := s.marks[d]
+	if m == nil {
+		m = new([2][]uint64)
+		s.marks[d] = m
+	}
+	h := d.hash(key)
+	for t := 0; t < 2; t++ {
+		tab := d.t[t]
+		if tab == nil {
+			continue
+		}
+		if m[t] == nil {
+			m[t] = make([]uint64, (len(tab)+63)/64)
+		}
+		b := h & uint64(len(tab)-1)
+		m[t][b/64] |= 1 << (b % 64)
+	}
+}
+
+// marked reports whether mark marked bucket b of table t of d.
+func (s *snapshot) marked(d *dict, t, b int) bool {
+	m := s.marks[d]
+	return m != nil && m[t] != nil && m[t][b/64]&(1<<(b%64)) != 0
 }
 
 // snapLookup is the lookup-time hook: a command that may write keeps the
@@ -217,13 +343,7 @@ func (s *snapshot) passed(ks *Keyspace, d *dict, tab, bucket int) bool {
 	if s.done {
 		return true
 	}
-	i := -1
-	for j, src := range s.srcs {
-		if src == d {
-			i = j
-			break
-		}
-	}
+	i := s.srcIndex(d)
 	switch {
 	case i < s.db:
 		return true
@@ -233,6 +353,16 @@ func (s *snapshot) passed(ks *Keyspace, d *dict, tab, bucket int) bool {
 		return tab < s.tab
 	}
 	return bucket < s.bucket
+}
+
+// srcIndex is the index of source table d (-1 when it is none).
+func (s *snapshot) srcIndex(d *dict) int {
+	for j, src := range s.srcs {
+		if src == d {
+			return j
+		}
+	}
+	return -1
 }
 
 // locate finds key without moving anything: its table, bucket and object

@@ -31,16 +31,21 @@ type Options struct {
 	// SliceKeys is how many keys a background save writes per hold of the
 	// lock (0: DefaultSliceKeys).
 	SliceKeys int
+	// RestoreCommands writes the keys as RESTORE commands (with SELECT
+	// and FUNCTION LOAD) instead of an RDB file: an AOF base without the
+	// RDB preamble. Aux is not written.
+	RestoreCommands bool
 	// Skip, when set, leaves out the keys it returns true for (what a
 	// redis-server replica cannot hold); called under the lock.
 	Skip func(o *keyspace.Object) bool
-	// Drive, when set, runs a background save's encoding under the server
+	// Drive, when set, runs a background save's walk under the server
 	// lock on the goroutine that serves the clients, between their
 	// commands (engine.Env.RunInBackground): it calls step with the lock
 	// held until step returns StepDone, each time until about deadline,
-	// and after StepBlocked only once wake has been called. Stream then
+	// and after StepBlocked only once wake has been called. An encoder
+	// goroutine encodes what the steps hand out (driven.go), and Stream
 	// only writes the encoded chunks out. Without it Stream takes the lock
-	// itself for each slice.
+	// itself for each slice and encodes under it.
 	Drive func(step func(deadline time.Time) Step) (wake func())
 }
 
@@ -130,6 +135,9 @@ func StartBackground(ks *keyspace.Keyspace, lock sync.Locker, opt Options) *Back
 // then removes its temporary file and returns ErrCanceled.
 func (b *Background) Cancel() {
 	b.dropped = true
+	if d := b.d; d != nil {
+		d.stop() // before the snapshot ends: the encoder reads live objects
+	}
 	if !b.canceled {
 		b.canceled = true
 		b.ks.EndSnapshot()
@@ -137,7 +145,9 @@ func (b *Background) Cancel() {
 	if d := b.d; d != nil && !d.closed {
 		d.closed = true
 		close(d.full)
-		d.wake() // the step then reports StepDone
+		if d.wake != nil {
+			d.wake() // the step then reports StepDone
+		}
 	}
 }
 

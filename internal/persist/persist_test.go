@@ -32,6 +32,61 @@ func start(t *testing.T, dir string, extra ...string) *servertest.Instance {
 	return servertest.Start(t, servertest.WithConfig(conf...), servertest.WithManualClock(t0))
 }
 
+// startWriters runs op in a loop on four clients g (at most 200,000 times
+// each, k counting) until the returned stop, which waits for them; ops
+// counts the calls that succeeded. A failing op ends its client's loop
+// with a test error.
+func startWriters(t *testing.T, inst *servertest.Instance, seed uint64, op func(g int, r *rand.Rand, cl *redis.Client, k int) error) (ops *atomic.Int64, stop func()) {
+	var done atomic.Bool
+	var wg sync.WaitGroup
+	ops = new(atomic.Int64)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(g)))
+			cl := servertest.NewClient(t, inst.Addr)
+			for k := 0; !done.Load() && k < 200000; k++ {
+				if err := op(g, r, cl, k); err != nil {
+					t.Error(err)
+					return
+				}
+				ops.Add(1)
+			}
+		}(g)
+	}
+	return ops, func() { done.Store(true); wg.Wait() }
+}
+
+// bgsaveAtMoment lets the writers counted by ops run minOps operations,
+// takes the moment and the model together under the lock with a BGSAVE,
+// stops the writers once the save is over and compares the file with the
+// model, which it returns.
+func bgsaveAtMoment(t *testing.T, inst *servertest.Instance, dir string, ops *atomic.Int64, minOps int64, stop func()) state {
+	t.Helper()
+	for ops.Load() < minOps {
+		servertest.NewClient(t, inst.Addr).Ping(ctx)
+	}
+	inst.Srv.Lock()
+	now := inst.Clock.NowMs()
+	want := modelOf(inst.Srv.Env.KS, now)
+	if err := inst.Dur.BGSave(); err != nil {
+		inst.Srv.Unlock()
+		t.Fatal(err)
+	}
+	before := ops.Load()
+	inst.Srv.Unlock()
+	inst.Dur.WaitBgsave()
+	during := ops.Load() - before
+	stop()
+	got := loadFile(t, filepath.Join(dir, "dump.rdb"), now)
+	if d := want.diff(got); d != "" {
+		t.Fatalf("snapshot differs from the keyspace at the BGSAVE moment (%d writes during the save):\n%s", during, d)
+	}
+	t.Logf("%d keys, %d writes during the save", len(want[0]), during)
+	return got
+}
+
 // state is a keyspace as a model: db -> key -> DUMP payload + TTL.
 type state map[int]map[string]string
 
@@ -212,81 +267,45 @@ func bgsaveUnderWrites(t *testing.T, seed uint64, extra ...string) {
 		flush(false)
 	}
 	flush(true)
-	var stop atomic.Bool
-	var wg sync.WaitGroup
-	var ops atomic.Int64
-	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, uint64(g)))
-			cl := servertest.NewClient(t, inst.Addr)
-			for k := 0; !stop.Load() && k < 200000; k++ {
-				i := r.IntN(n + 2000)
-				v := r.Int64()
-				var err error
-				switch r.IntN(10) {
-				case 0:
-					_, err = cl.TxPipelined(ctx, func(p redis.Pipeliner) error {
-						p.Del(ctx, fmt.Sprintf("a:%d", i), fmt.Sprintf("b:%d", i))
-						return nil
-					})
-				case 1:
-					err = cl.HIncrBy(ctx, fmt.Sprintf("h:%d", i), "x", 1).Err()
-				case 2:
-					err = cl.Rename(ctx, fmt.Sprintf("h:%d", i), fmt.Sprintf("h:%d", r.IntN(n))).Err()
-					if err != nil && strings.Contains(err.Error(), "no such key") {
-						err = nil
-					}
-				case 3:
-					if k%500 == 0 && g == 0 {
-						err = cl.Do(ctx, "SWAPDB", 2, 5).Err()
-					} else if k%777 == 0 && g == 1 {
-						cl5 := cl.Pipeline()
-						cl5.Do(ctx, "SELECT", 5)
-						cl5.Do(ctx, "FLUSHDB")
-						cl5.Do(ctx, "SELECT", 0)
-						_, err = cl5.Exec(ctx)
-					} else {
-						err = cl.PExpire(ctx, fmt.Sprintf("a:%d", i), time.Second).Err()
-					}
-				default:
-					_, err = cl.TxPipelined(ctx, func(p redis.Pipeliner) error {
-						p.Set(ctx, fmt.Sprintf("a:%d", i), v, 0)
-						p.Set(ctx, fmt.Sprintf("b:%d", i), v, 0)
-						return nil
-					})
-				}
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				ops.Add(1)
+	ops, stop := startWriters(t, inst, seed, func(g int, r *rand.Rand, cl *redis.Client, k int) error {
+		i := r.IntN(n + 2000)
+		v := r.Int64()
+		var err error
+		switch r.IntN(10) {
+		case 0:
+			_, err = cl.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Del(ctx, fmt.Sprintf("a:%d", i), fmt.Sprintf("b:%d", i))
+				return nil
+			})
+		case 1:
+			err = cl.HIncrBy(ctx, fmt.Sprintf("h:%d", i), "x", 1).Err()
+		case 2:
+			err = cl.Rename(ctx, fmt.Sprintf("h:%d", i), fmt.Sprintf("h:%d", r.IntN(n))).Err()
+			if err != nil && strings.Contains(err.Error(), "no such key") {
+				err = nil
 			}
-		}(g)
-	}
-	// Let the writers run, then take the moment and the model together.
-	for ops.Load() < 2000 {
-		servertest.NewClient(t, inst.Addr).Ping(ctx)
-	}
-	inst.Srv.Lock()
-	now := inst.Clock.NowMs()
-	want := modelOf(inst.Srv.Env.KS, now)
-	if err := inst.Dur.BGSave(); err != nil {
-		inst.Srv.Unlock()
-		t.Fatal(err)
-	}
-	before := ops.Load()
-	inst.Srv.Unlock()
-	inst.Dur.WaitBgsave()
-	during := ops.Load() - before
-	stop.Store(true)
-	wg.Wait()
-	got := loadFile(t, filepath.Join(dir, "dump.rdb"), now)
-	if d := want.diff(got); d != "" {
-		t.Fatalf("snapshot differs from the keyspace at the BGSAVE moment (%d writes during the save):\n%s", during, d)
-	}
-	t.Logf("%d keys, %d writes during the save", len(want[0]), during)
+		case 3:
+			if k%500 == 0 && g == 0 {
+				err = cl.Do(ctx, "SWAPDB", 2, 5).Err()
+			} else if k%777 == 0 && g == 1 {
+				cl5 := cl.Pipeline()
+				cl5.Do(ctx, "SELECT", 5)
+				cl5.Do(ctx, "FLUSHDB")
+				cl5.Do(ctx, "SELECT", 0)
+				_, err = cl5.Exec(ctx)
+			} else {
+				err = cl.PExpire(ctx, fmt.Sprintf("a:%d", i), time.Second).Err()
+			}
+		default:
+			_, err = cl.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.Set(ctx, fmt.Sprintf("a:%d", i), v, 0)
+				p.Set(ctx, fmt.Sprintf("b:%d", i), v, 0)
+				return nil
+			})
+		}
+		return err
+	})
+	got := bgsaveAtMoment(t, inst, dir, ops, 2000, stop)
 	// Keys written from kept copies come after the walk, in a second run
 	// of SELECTDB records: redis-check-rdb accepts the file.
 	if chk := testenv.Have(t, "redis-check-rdb"); chk != "" {

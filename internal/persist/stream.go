@@ -3,65 +3,140 @@ package persist
 import (
 	"bytes"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/rdb"
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // walk is a save's place in the snapshot: the writer its keys are encoded
 // into and the database it is in.
 type walk struct {
-	w     *rdb.Writer
-	sizes []int // keys per database at the snapshot's moment
-	cur   int   // the database being written (-1 before the first)
+	w       *rdb.Writer // nil for RESTORE commands (Options.RestoreCommands)
+	out     io.Writer   // where the commands go
+	cmd     []byte      // a command being encoded
+	payload []byte      // a DUMP payload being encoded
+	opt     rdb.EncodeOptions
+	sizes   []int // keys per database at the snapshot's moment
+	cur     int   // the database being written (-1 before the first)
 }
 
-// begin starts the walk: the header (AUX fields, function libraries) into
-// w, and the databases' sizes. The caller holds the lock.
-func (b *Background) begin(w *rdb.Writer) *walk {
+// begin starts the walk into out: the header (AUX fields, function
+// libraries), and the databases' sizes. The caller holds the lock.
+func (b *Background) begin(out io.Writer) *walk {
+	wk := &walk{out: out, opt: b.opt.Encode, sizes: b.ks.SnapshotSizes(), cur: -1}
+	if b.opt.RestoreCommands {
+		for _, code := range b.opt.Functions {
+			wk.cmd = resp.AppendCommand(wk.cmd[:0], []byte("FUNCTION"), []byte("LOAD"), []byte("REPLACE"), code)
+			out.Write(wk.cmd)
+		}
+		return wk
+	}
+	wk.w = rdb.NewWriter(out, b.ver, b.opt.Encode)
 	for i := 0; i+1 < len(b.opt.Aux); i += 2 {
-		w.Aux(b.opt.Aux[i], b.opt.Aux[i+1])
+		wk.w.Aux(b.opt.Aux[i], b.opt.Aux[i+1])
 	}
 	for _, code := range b.opt.Functions {
-		w.Function(code)
+		wk.w.Function(code)
 	}
-	return &walk{w: w, sizes: b.ks.SnapshotSizes(), cur: -1}
+	return wk
 }
 
-// slice encodes up to n keys of the snapshot into wk's writer, leaving
-// out hashes whose fields have all expired and what Options.Skip rejects.
-// It returns false once the walk is over, and ends the snapshot then. The
-// caller holds the lock.
-func (b *Background) slice(wk *walk, n int) bool {
+// slice hands emit up to n keys of the snapshot, leaving out hashes whose
+// fields have all expired and what Options.Skip rejects, and reports
+// whether keys remain. The caller holds the lock.
+func (b *Background) slice(n int, emit func(db int, o *keyspace.Object)) bool {
 	more := b.ks.NextSnapshotSlice(n, func(db int, o *keyspace.Object) {
-		if db != wk.cur {
-			wk.cur = db
-			wk.w.SelectDB(db, wk.sizes[db], 0)
-		}
 		if h, ok := o.Val().(keyspace.FieldExpirer); ok && h.Len(b.opt.Encode.Now) == 0 {
 			return
 		}
 		if b.opt.Skip != nil && b.opt.Skip(o) {
 			return
 		}
-		wk.w.Key(o)
+		emit(db, o)
 		b.Keys++
 	})
 	b.Slices++
+	return more
+}
+
+// encodeSlice encodes up to n keys of the snapshot into wk's writer (slice)
+// and ends the snapshot when the walk is over. The caller holds the lock.
+func (b *Background) encodeSlice(wk *walk, n int) bool {
+	more := b.slice(n, wk.key)
 	if !more {
-		b.ks.EndSnapshot()
-		b.canceled = true // the snapshot is over; Cancel does nothing to it now
+		b.endWalk()
 	}
 	return more
+}
+
+// key writes o, of database db, into the walk's writer.
+func (wk *walk) key(db int, o *keyspace.Object) {
+	if wk.w == nil {
+		wk.restore(db, o)
+		return
+	}
+	if db != wk.cur {
+		wk.cur = db
+		wk.w.SelectDB(db, wk.sizes[db], 0)
+	}
+	wk.w.Key(o)
+}
+
+// restore writes o as RESTORE key <abs ms> <payload> ABSTTL REPLACE,
+// after a SELECT when its database is not the previous key's. It reuses
+// its buffers: a rewrite writes millions of these.
+func (wk *walk) restore(db int, o *keyspace.Object) {
+	var err error
+	if wk.payload, err = rdb.AppendDump(wk.payload[:0], o, wk.opt); err != nil {
+		return // a value no DUMP payload holds: left out, as before
+	}
+	wk.cmd = wk.cmd[:0]
+	if db != wk.cur {
+		wk.cur = db
+		wk.cmd = resp.AppendCommand(wk.cmd, []byte("SELECT"), strconv.AppendInt(nil, int64(db), 10))
+	}
+	var ms [20]byte
+	wk.cmd = append(wk.cmd, "*6\r\n$7\r\nRESTORE\r\n"...)
+	wk.cmd = appendBulk(wk.cmd, o.Key)
+	wk.cmd = appendBulk(wk.cmd, strconv.AppendInt(ms[:0], o.Expire, 10))
+	wk.cmd = appendBulk(wk.cmd, wk.payload)
+	wk.cmd = append(wk.cmd, "$6\r\nABSTTL\r\n$7\r\nREPLACE\r\n"...)
+	wk.out.Write(wk.cmd)
+}
+
+// appendBulk appends s as a RESP bulk string.
+func appendBulk[S string | []byte](dst []byte, s S) []byte {
+	dst = append(dst, '$')
+	dst = strconv.AppendInt(dst, int64(len(s)), 10)
+	dst = append(dst, '\r', '\n')
+	dst = append(dst, s...)
+	return append(dst, '\r', '\n')
+}
+
+// close ends the file: an RDB file's end and checksum.
+func (wk *walk) close() error {
+	if wk.w == nil {
+		return nil
+	}
+	return wk.w.Close()
+}
+
+// endWalk ends the snapshot once every key is written. The caller holds
+// the lock.
+func (b *Background) endWalk() {
+	b.ks.EndSnapshot()
+	b.canceled = true // the snapshot is over; Cancel does nothing to it now
 }
 
 // Stream writes the whole snapshot to out a slice at a time: each slice
 // is encoded under the lock and written to out outside it, so out may
 // block (a file, a replica's socket) without holding clients up. With
-// Options.Drive the slices are encoded by the driver's steps and this
-// goroutine only writes; without it, this goroutine takes the lock for
-// each slice. It ends the snapshot whatever happens; on an error (out's,
+// Options.Drive the driver's steps walk, an encoder goroutine encodes and
+// this goroutine only writes; without it, this goroutine takes the lock
+// for each slice. It ends the snapshot whatever happens; on an error (out's,
 // or ErrCanceled when Cancel was called) the snapshot is dropped and the
 // error returned. Run uses it for a file; a replica's full sync for its
 // link.
@@ -75,7 +150,7 @@ func (b *Background) Stream(out io.Writer) error {
 		b.lock.Unlock()
 		return ErrCanceled
 	}
-	wk := b.begin(rdb.NewWriter(&buf, b.ver, b.opt.Encode))
+	wk := b.begin(&buf)
 	b.lock.Unlock()
 	var werr error
 	for {
@@ -86,7 +161,7 @@ func (b *Background) Stream(out io.Writer) error {
 			werr = ErrCanceled
 			break
 		}
-		more := b.slice(wk, b.opt.SliceKeys)
+		more := b.encodeSlice(wk, b.opt.SliceKeys)
 		b.MaxHold = max(b.MaxHold, time.Since(held))
 		b.lock.Unlock()
 		if _, err := out.Write(buf.Bytes()); err != nil {
@@ -103,7 +178,7 @@ func (b *Background) Stream(out io.Writer) error {
 		b.lock.Unlock()
 		return werr
 	}
-	if err := wk.w.Close(); err != nil {
+	if err := wk.close(); err != nil {
 		return err
 	}
 	_, err := out.Write(buf.Bytes())
@@ -118,138 +193,4 @@ func (b *Background) Stream(out io.Writer) error {
 // snapshot's bytes go round in a few buffers instead of becoming garbage.
 type ChunkWriter interface {
 	WriteChunk(c []byte) (free []byte, err error)
-}
-
-// driven is the state of a save run through Options.Drive. The step fills
-// chunks under the lock; Stream writes them out without it.
-type driven struct {
-	*walk
-	wake   func()
-	sink   chunkSink
-	full   chan []byte // encoded chunks for Stream to write
-	free   chan []byte // written chunks back for reuse
-	closed bool        // full is closed (under the lock)
-	err    error       // the writer's error at the end (under the lock)
-	ended  bool        // the walk finished and the file's end was encoded
-}
-
-// chunkSink is where the rdb.Writer's buffer empties into: the chunk the
-// step fills now.
-type chunkSink struct{ buf []byte }
-
-func (c *chunkSink) Write(p []byte) (int, error) {
-	c.buf = append(c.buf, p...)
-	return len(p), nil
-}
-
-// drivenSliceKeys bounds the keys of one slice of a driven save: the
-// step looks at its deadline between slices, and the deadline may be a few
-// microseconds away (engine.RunInBackground).
-const drivenSliceKeys = 16
-
-// driveChunks is how many chunks a driven save has in flight: one being
-// filled, the others being written or waiting to be.
-const driveChunks = 4
-
-// streamDriven is Stream with Options.Drive: the steps encode under the
-// lock on the driver's goroutine, and this goroutine writes what they
-// encoded.
-func (b *Background) streamDriven(out io.Writer) error {
-	d := &driven{full: make(chan []byte, driveChunks), free: make(chan []byte, driveChunks)}
-	for i := 0; i < driveChunks; i++ {
-		d.free <- nil
-	}
-	b.lock.Lock()
-	b.d = d
-	if b.canceled {
-		d.closed = true
-		close(d.full)
-		b.lock.Unlock()
-	} else {
-		d.walk = b.begin(rdb.NewWriter(&d.sink, b.ver, b.opt.Encode))
-		// The first step waits for the lock, released once wake is set.
-		d.wake = b.opt.Drive(b.step)
-		b.lock.Unlock()
-	}
-	cw, _ := out.(ChunkWriter)
-	var werr error
-	for c := range d.full {
-		if werr == nil {
-			var err error
-			if cw != nil {
-				var free []byte
-				if free, err = cw.WriteChunk(c); err == nil {
-					c = free
-				}
-			} else {
-				_, err = out.Write(c)
-			}
-			if err != nil {
-				werr = err
-				b.lock.Lock()
-				b.Cancel()
-				b.lock.Unlock()
-			}
-		}
-		if cap(c) > 4<<20 {
-			c = nil // an outsized value's chunk: not kept
-		}
-		d.free <- c[:0]
-		d.wake()
-	}
-	b.lock.Lock()
-	ended, dropped, err := d.ended, b.dropped, d.err
-	b.lock.Unlock()
-	switch {
-	case werr != nil:
-		return werr
-	case err != nil:
-		return err
-	case dropped || !ended:
-		return ErrCanceled
-	}
-	return nil
-}
-
-// step is a driven save's work under the lock: slices of the snapshot
-// encoded into a chunk until deadline, the chunk handed to streamDriven.
-func (b *Background) step(deadline time.Time) Step {
-	d := b.d
-	if d.closed {
-		return StepDone
-	}
-	if d.sink.buf == nil {
-		select {
-		case c := <-d.free:
-			d.sink.buf = c[:0:cap(c)]
-			if d.sink.buf == nil {
-				d.sink.buf = make([]byte, 0, 64<<10)
-			}
-		default:
-			return StepBlocked
-		}
-	}
-	held := time.Now()
-	more := true
-	for more {
-		more = b.slice(d.walk, min(b.opt.SliceKeys, drivenSliceKeys))
-		if len(d.sink.buf) >= 256<<10 || !time.Now().Before(deadline) {
-			break
-		}
-	}
-	if !more {
-		d.err = d.w.Close()
-		d.ended = true
-	}
-	b.MaxHold = max(b.MaxHold, time.Since(held))
-	if len(d.sink.buf) > 0 {
-		d.full <- d.sink.buf // never blocks: at most driveChunks exist
-		d.sink.buf = nil
-	}
-	if !more {
-		d.closed = true
-		close(d.full)
-		return StepDone
-	}
-	return StepMore
 }

@@ -15,14 +15,20 @@ var ErrPayload = errors.New("DUMP payload version or checksum are wrong")
 
 // Dump serializes o's value as a DUMP payload.
 func Dump(o *keyspace.Object, opt EncodeOptions) ([]byte, error) {
-	b := make([]byte, 1, 64)
-	b, typ, err := AppendValue(b, o, opt)
+	return AppendDump(make([]byte, 0, 64), o, opt)
+}
+
+// AppendDump appends o's value as a DUMP payload to dst. On an error dst
+// is returned as it was.
+func AppendDump(dst []byte, o *keyspace.Object, opt EncodeOptions) ([]byte, error) {
+	at := len(dst)
+	b, typ, err := AppendValue(append(dst, 0), o, opt)
 	if err != nil {
-		return nil, err
+		return dst[:at], err
 	}
-	b[0] = typ
+	b[at] = typ
 	b = binary.LittleEndian.AppendUint16(b, VersionFor(typ))
-	return binary.LittleEndian.AppendUint64(b, checksum(b)), nil
+	return binary.LittleEndian.AppendUint64(b, checksum(b[at:])), nil
 }
 
 // VerifyPayload checks a payload's footer as Redis's verifyDumpPayload
