@@ -379,11 +379,16 @@ func (s *Shape) exceedsRadius(lon, lat float64) (float64, bool) {
 	// hundred kilometers) the sines and the cosine come from short series
 	// and the center's sine and cosine: no library call.
 	halfLon := (degRad(lon) - degRad(s.Longitude)) / 2
-	if halfLon == 0 {
-		// Distance takes the same shortcut, with no trigonometry at all.
-		return nan, LatDistance(s.Latitude, lat) > s.limit
-	}
 	dLat := degRad(lat) - degRad(s.Latitude)
+	if halfLon == 0 {
+		// Distance takes the same shortcut, with no trigonometry at all;
+		// the key is the haversine term without its longitude part.
+		u := math.NaN()
+		if math.Abs(dLat) <= smallAngle {
+			u = smallSin(dLat / 2)
+		}
+		return u * u, LatDistance(s.Latitude, lat) > s.limit
+	}
 	var u, v, cosLat float64
 	if math.Abs(halfLon) <= smallAngle {
 		v = smallSin(halfLon)
