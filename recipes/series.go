@@ -33,6 +33,19 @@ func madd(ctx context.Context, c redis.UniversalClient, setup *setupOnce, create
 	}
 }
 
+// sampleValue is a sample's value: a string in RESP2, a double in RESP3.
+func sampleValue(x any) (float64, error) {
+	switch x := x.(type) {
+	case string:
+		return strconv.ParseFloat(x, 64)
+	case float64:
+		return x, nil
+	case int64:
+		return float64(x), nil
+	}
+	return 0, fmt.Errorf("recipes: unexpected value %v", x)
+}
+
 // parseSamples reads a TS.RANGE reply, [[ms, "value"], ...], in RESP2 or
 // RESP3.
 func parseSamples(r any) ([]Point, error) {
@@ -50,20 +63,9 @@ func parseSamples(r any) ([]Point, error) {
 		if !ok {
 			return nil, fmt.Errorf("recipes: unexpected timestamp %v", pair[0])
 		}
-		var v float64
-		switch x := pair[1].(type) {
-		case string:
-			f, err := strconv.ParseFloat(x, 64)
-			if err != nil {
-				return nil, err
-			}
-			v = f
-		case float64:
-			v = x
-		case int64:
-			v = float64(x)
-		default:
-			return nil, fmt.Errorf("recipes: unexpected value %v", pair[1])
+		v, err := sampleValue(pair[1])
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, Point{T: time.UnixMilli(ms), V: v})
 	}

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -162,10 +163,13 @@ func sqlite() (*sql.DB, func()) {
 	return db, func() { db.Close(); os.RemoveAll(dir) }
 }
 
-// run calls o from n goroutines for d and returns operations per second
-// and the server's CPU time per operation in µs.
-func run(o op, srv *harness.Server, n int, d time.Duration) (float64, float64) {
+// run calls o from n goroutines for d and returns operations per second,
+// the server's CPU time per operation in µs and this process's (the
+// client's: go-redis and the recipe) in µs. Both share the machine's cores,
+// so a recipe can be bound by either side's CPU.
+func run(o op, srv *harness.Server, n int, d time.Duration) (float64, float64, float64) {
 	ticks := srv.CPUTicks()
+	self := selfCPU()
 	var ops atomic.Int64
 	var failed atomic.Value
 	stop := time.Now().Add(d)
@@ -189,7 +193,17 @@ func run(o op, srv *harness.Server, n int, d time.Duration) (float64, float64) {
 		harness.Fatal("%v", err)
 	}
 	cpu := float64(srv.CPUTicks()-ticks) * 1e4 / float64(ops.Load()) // ticks are 10 ms
-	return float64(ops.Load()) / time.Since(start).Seconds(), cpu
+	client := float64(selfCPU()-self) / 1e3 / float64(ops.Load())
+	return float64(ops.Load()) / time.Since(start).Seconds(), cpu, client
+}
+
+// selfCPU is this process's user+system CPU time in ns.
+func selfCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // flushRate fills a buffer with items (one field each) and returns rows
@@ -275,23 +289,26 @@ func main() {
 	}
 	rate := make([][]float64, len(ops))
 	cpu := make([][]float64, len(ops))
+	ccpu := make([][]float64, len(ops))
 	for r := 0; r < *rounds; r++ {
 		for i := range cases {
 			for s := range clients {
-				rps, us := run(ops[2*i+s], servers[s], *n, *dur)
+				rps, us, cus := run(ops[2*i+s], servers[s], *n, *dur)
 				rate[2*i+s] = append(rate[2*i+s], rps)
 				cpu[2*i+s] = append(cpu[2*i+s], us)
+				ccpu[2*i+s] = append(ccpu[2*i+s], cus)
 			}
 		}
 		fmt.Fprintf(os.Stderr, "round %d done\n", r+1)
 	}
 	harness.Header(fmt.Sprintf("Each recipe's native path on Abacus against its fallback on redis-server 7: %d goroutines through go-redis, %v per run, %d rounds (A B A B), medians.", *n, *dur, *rounds))
-	fmt.Println("| recipe | Abacus, native (ops/s) | redis-server, fallback (ops/s) | ratio | Abacus CPU µs/op | redis CPU µs/op | CPU ratio |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Println("| recipe | Abacus, native (ops/s) | redis-server, fallback (ops/s) | ratio | Abacus CPU µs/op | redis CPU µs/op | CPU ratio | client CPU µs/op, native | client CPU µs/op, fallback |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for i, bc := range cases {
 		a, b := harness.Median(rate[2*i]), harness.Median(rate[2*i+1])
 		ca, cb := harness.Median(cpu[2*i]), harness.Median(cpu[2*i+1])
-		fmt.Printf("| %s | %.0f | %.0f | %.2fx | %.1f | %.1f | %.2fx |\n", bc.name, a, b, a/b, ca, cb, cb/ca)
+		ka, kb := harness.Median(ccpu[2*i]), harness.Median(ccpu[2*i+1])
+		fmt.Printf("| %s | %.0f | %.0f | %.2fx | %.1f | %.1f | %.2fx | %.1f | %.1f |\n", bc.name, a, b, a/b, ca, cb, cb/ca, ka, kb)
 	}
 
 	if *items <= 0 {

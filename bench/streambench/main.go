@@ -6,6 +6,7 @@
 //
 //	go run ./bench/streambench
 //	go run ./bench/streambench -rounds 5 -pipelines 1,16 -mem-entries 1000000
+//	go run ./bench/streambench -cases XRANGE -mem-entries 0
 //
 // Only loopback addresses are used.
 package main
@@ -17,6 +18,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -174,6 +176,7 @@ func main() {
 	clients := flag.Int("c", 50, "parallel clients (redis-benchmark cases)")
 	memEntries := flag.Int("mem-entries", 1000000, "entries for the memory measurement (0: skip)")
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
+	only := flag.String("cases", "", "only the cases whose names match this regular expression")
 	flag.Parse()
 
 	cases := []benchCase{
@@ -181,6 +184,19 @@ func main() {
 		{name: "XADD MAXLEN ~ 10000", args: []string{"XADD", "bench:m", "MAXLEN", "~", "10000", "*", "f1", "__rand_int__", "f2", "ok", "f3", "x"}},
 		{name: "XRANGE 100", args: []string{"XRANGE", "bench:r", "__rand_int__", "+", "COUNT", "100"}, prepare: loadRange},
 		{name: "XREADGROUP+XACK 10 consumers", load: groupLoad},
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			harness.Fatal("-cases: %v", err)
+		}
+		kept := cases[:0]
+		for _, bc := range cases {
+			if re.MatchString(bc.name) {
+				kept = append(kept, bc)
+			}
+		}
+		cases = kept
 	}
 	pipeList := harness.Pipelines(*pipes)
 	bin, cleanup := harness.BuildAbacus(*abacusBin)

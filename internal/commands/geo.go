@@ -339,6 +339,7 @@ func cmdGeosearchstore(c *engine.Ctx) { geoSearchGeneric(c, 2, geoSearch|geoSear
 // geoPoint is one match of a search.
 type geoPoint struct {
 	lon, lat, dist, score float64
+	key                   float64 // geohash.Shape.WithinKey's, when collected with keys
 	member                string
 	ref                   zset.MemberRef // until member is read
 }
@@ -518,7 +519,12 @@ func geoSearchGeneric(c *engine.Ctx, srcIdx int, flags int) {
 	}
 	scratch := geoScratchPool.Get().(*geoScratch)
 	defer scratch.release()
-	points := geoCollect(s, &shape, limit, withDist || storeDist || sortOrder != geoSortNone, scratch)
+	// COUNT k of a larger sorted result picks the nearest (farthest) k by
+	// the keys the radius test computed, and the exact distances of those
+	// alone; geoNearest declines when the keys cannot decide.
+	byKey := sortOrder != geoSortNone && count > 0 && count <= geoNearestMax && !shape.Box
+	needDist := withDist || storeDist || sortOrder != geoSortNone
+	points := geoCollect(s, &shape, limit, needDist && !byKey, byKey, scratch)
 
 	if len(points) == 0 && storeKey == nil {
 		c.W.Array(0)
@@ -528,7 +534,16 @@ func geoSearchGeneric(c *engine.Ctx, srcIdx int, flags int) {
 	if count != 0 && int64(returned) > count {
 		returned = int(count)
 	}
-	if sortOrder != geoSortNone {
+	sorted := false
+	if byKey {
+		if returned < len(points) {
+			sorted = geoNearest(points, returned, sortOrder == geoSortDesc, &shape, scratch)
+		}
+		if !sorted {
+			geoDistances(points, &shape, scratch)
+		}
+	}
+	if sortOrder != geoSortNone && !sorted {
 		cmp := func(a, b *geoPoint) int {
 			r := 0
 			if a.dist > b.dist {
@@ -549,6 +564,7 @@ func geoSearchGeneric(c *engine.Ctx, srcIdx int, flags int) {
 		}
 	}
 	points = points[:returned]
+	geoReadMembers(points)
 
 	if storeKey == nil {
 		geoReplyPoints(c, points, shape.Conversion, withDist, withHash, withCoord)
@@ -596,8 +612,9 @@ func geoBoxArg(c *engine.Ctx, i int) (width, height, conversion float64, ok bool
 
 // geoCollect is membersOfAllNeighbors: the members of each box within the
 // shape, in scan order, stopping once limit (when not 0) are found; with
-// needDist, with their distances from the center (in meters).
-func geoCollect(s *zset.Set, shape *geohash.Shape, limit int, needDist bool, scratch *geoScratch) []geoPoint {
+// needDist, with their distances from the center (in meters); with keys,
+// with WithinKey's keys. The members are read by geoReadMembers.
+func geoCollect(s *zset.Set, shape *geohash.Shape, limit int, needDist, keys bool, scratch *geoScratch) []geoPoint {
 	boxes := shape.Boxes()
 	points := scratch.points[:0]
 	last := 0 // index of the last box scanned; 0 also before any
@@ -616,35 +633,56 @@ func geoCollect(s *zset.Set, shape *geohash.Shape, limit int, needDist bool, scr
 		}
 		lo, hi := geohash.ScoreRange(b)
 		sp := s.SpanByScore(zset.ScoreRange{Min: float64(lo), Max: float64(hi), MaxExclusive: true}, false, 0, -1)
-		sp.WalkScores(func(score float64, m zset.MemberRef) bool {
-			if lon, lat, ok := shape.Within(score); ok {
-				points = append(points, geoPoint{lon: lon, lat: lat, score: score, ref: m})
-			}
-			return limit == 0 || len(points) < limit
-		})
+		if keys {
+			sp.WalkScores(func(score float64, m zset.MemberRef) bool {
+				if lon, lat, key, ok := shape.WithinKey(score); ok {
+					points = append(points, geoPoint{lon: lon, lat: lat, score: score, key: key, ref: m})
+				}
+				return limit == 0 || len(points) < limit
+			})
+		} else {
+			sp.WalkScores(func(score float64, m zset.MemberRef) bool {
+				if lon, lat, ok := shape.Within(score); ok {
+					points = append(points, geoPoint{lon: lon, lat: lat, score: score, ref: m})
+				}
+				return limit == 0 || len(points) < limit
+			})
+		}
 		last = i
 	}
-	// The members are read once the walk is over, in a loop of nothing
-	// else: each read is likely a cache miss (the members live apart from
-	// the scores the walk reads), and independent misses in a tight loop
-	// overlap where misses spread over the walk would not.
+	scratch.points = points
+	if needDist {
+		geoDistances(points, shape, scratch)
+	}
+	return points
+}
+
+// geoReadMembers reads the members of the points that are replied or
+// stored, once the search is over, in a loop of nothing else: each read
+// is likely a cache miss (the members live apart from the scores the walk
+// reads), and independent misses in a tight loop overlap where misses
+// spread over the walk would not.
+func geoReadMembers(points []geoPoint) {
 	for i := range points {
 		points[i].member = points[i].ref.Member()
 	}
-	if needDist && len(points) > 0 {
-		buf := slices.Grow(scratch.floats[:0], 3*len(points))[:3*len(points)]
-		scratch.floats = buf
-		lons, lats, dist := buf[:len(points)], buf[len(points):2*len(points)], buf[2*len(points):]
-		for i := range points {
-			lons[i], lats[i] = points[i].lon, points[i].lat
-		}
-		shape.Distances(lons, lats, dist)
-		for i := range points {
-			points[i].dist = dist[i]
-		}
+}
+
+// geoDistances sets the points' distances from the center, in meters.
+func geoDistances(points []geoPoint, shape *geohash.Shape, scratch *geoScratch) {
+	if len(points) == 0 {
+		return
 	}
-	scratch.points = points
-	return points
+	buf := slices.Grow(scratch.floats[:0], 3*len(points))[:3*len(points)]
+	scratch.floats = buf
+	lons, lats, dist := buf[:len(points)], buf[len(points):2*len(points)], buf[2*len(points):]
+	for i := range points {
+		lons[i], lats[i] = points[i].lon, points[i].lat
+	}
+	shape.Distances(lons, lats, dist)
+	for i := range points {
+		points[i].dist = dist[i]
+	}
 }
 
 // geoScratch is a search's working memory, reused from search to search:
@@ -653,6 +691,9 @@ func geoCollect(s *zset.Set, shape *geohash.Shape, limit int, needDist bool, scr
 type geoScratch struct {
 	points []geoPoint
 	floats []float64
+	keys   []float64      // geoNearest's best keys
+	list   []geoCandidate // geoNearest's short list
+	top    []geoPoint     // geoNearest's result before it is copied back (cleared after)
 }
 
 var geoScratchPool = sync.Pool{New: func() any { return new(geoScratch) }}

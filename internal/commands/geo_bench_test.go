@@ -27,7 +27,7 @@ func BenchmarkGeoCollect(b *testing.B) {
 	found := 0
 	for i := 0; i < b.N; i++ {
 		shape := geohash.Shape{Longitude: 5 + rng.Float64(), Latitude: 45 + rng.Float64(), Radius: 5, Conversion: 1000}
-		found += len(geoCollect(s, &shape, 0, true, new(geoScratch)))
+		found += len(geoCollect(s, &shape, 0, true, false, new(geoScratch)))
 	}
 	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
 	cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())

@@ -208,16 +208,23 @@ func writeEntry(w *resp.Writer, id stream.ID, fv [][]byte) {
 func writeRange(w *resp.Writer, s *stream.Stream, start, end stream.ID, count int64, rev bool) int64 {
 	mark := len(w.Buf)
 	var n int64
-	var tmp resp.Writer
-	tmp.Proto = w.Proto
 	it := s.Range(start, end, rev)
 	for (count == 0 || n < count) && it.Next() {
-		writeEntry(&tmp, it.ID, it.FV)
+		writeEntry(w, it.ID, it.FV)
 		n++
 	}
-	w.Buf = w.Buf[:mark]
+	if w.Dropped {
+		return n // the reply is thrown away
+	}
+	// The array's length is known only now: its header is appended and
+	// rotated in front of the entries, which were written in place (no
+	// second buffer to grow and copy).
+	body := len(w.Buf) - mark
 	w.Array(int(n))
-	w.Buf = append(w.Buf, tmp.Buf...)
+	var hdr [24]byte
+	h := copy(hdr[:], w.Buf[mark+body:])
+	copy(w.Buf[mark+h:], w.Buf[mark:mark+body])
+	copy(w.Buf[mark:], hdr[:h])
 	return n
 }
 

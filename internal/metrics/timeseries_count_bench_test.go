@@ -72,6 +72,9 @@ func BenchmarkTSWindowCount(b *testing.B) {
 		}
 		rows = append(rows, row{"TS.RANGE " + strconv.Itoa(win/60_000) + "min CHUNK_SIZE 128 out of order",
 			[]string{"TS.RANGE", "evooo", from, strconv.Itoa(now), "AGGREGATION", "sum", strconv.Itoa(win), "ALIGN", "-"}})
+		// The form recipes.Events sends: one bucket from 0, no ALIGN.
+		rows = append(rows, row{"TS.RANGE " + strconv.Itoa(win/60_000) + "min one bucket from 0 out of order",
+			[]string{"TS.RANGE", "evooo", from, strconv.Itoa(now), "AGGREGATION", "sum", "4611686018427387904"}})
 		rows = append(rows, row{"ZCOUNT " + strconv.Itoa(win/60_000) + "min", []string{"ZCOUNT", "z", from, strconv.Itoa(now)}})
 	}
 	for _, row := range rows {

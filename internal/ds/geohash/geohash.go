@@ -88,15 +88,18 @@ func interleave64(xlo, ylo uint32) uint64 {
 }
 
 func deinterleave64(v uint64) uint64 {
-	b := [...]uint64{0x5555555555555555, 0x3333333333333333,
-		0x0F0F0F0F0F0F0F0F, 0x00FF00FF00FF00FF, 0x0000FFFF0000FFFF,
-		0x00000000FFFFFFFF}
-	s := [...]uint{0, 1, 2, 4, 8, 16}
-	x, y := v, v>>1
-	for i := 0; i < 6; i++ {
-		x = (x | (x >> s[i])) & b[i]
-		y = (y | (y >> s[i])) & b[i]
-	}
+	// Unrolled: the searches decode every candidate of their boxes.
+	x, y := v&0x5555555555555555, (v>>1)&0x5555555555555555
+	x = (x | x>>1) & 0x3333333333333333
+	y = (y | y>>1) & 0x3333333333333333
+	x = (x | x>>2) & 0x0F0F0F0F0F0F0F0F
+	y = (y | y>>2) & 0x0F0F0F0F0F0F0F0F
+	x = (x | x>>4) & 0x00FF00FF00FF00FF
+	y = (y | y>>4) & 0x00FF00FF00FF00FF
+	x = (x | x>>8) & 0x0000FFFF0000FFFF
+	y = (y | y>>8) & 0x0000FFFF0000FFFF
+	x = (x | x>>16) & 0x00000000FFFFFFFF
+	y = (y | y>>16) & 0x00000000FFFFFFFF
 	return x | (y << 32)
 }
 
@@ -314,7 +317,8 @@ func smallCos(x float64) float64 {
 func (s *Shape) Within(score float64) (lon, lat float64, ok bool) {
 	lon, lat = Decode(score)
 	if !s.Box {
-		return lon, lat, !s.exceedsRadius(lon, lat)
+		_, out := s.exceedsRadius(lon, lat)
+		return lon, lat, !out
 	}
 	width := float64(s.Width * s.Conversion)
 	height := float64(s.Height * s.Conversion)
@@ -326,11 +330,35 @@ func (s *Shape) Within(score float64) (lon, lat float64, ok bool) {
 	return lon, lat, !exceeds(lon, lat, s.Longitude, lat, width/2)
 }
 
+// WithinKey is Within for a circle, with a key that orders the matches
+// by distance: the haversine term of the center and the point, within a
+// relative KeyError of the one the exact distance is computed from, or
+// NaN where the test did not compute it (then the caller orders by
+// Distances). For a box, the key is always NaN.
+func (s *Shape) WithinKey(score float64) (lon, lat, key float64, ok bool) {
+	if s.Box {
+		lon, lat, ok = s.Within(score)
+		return lon, lat, math.NaN(), ok
+	}
+	lon, lat = Decode(score)
+	key, out := s.exceedsRadius(lon, lat)
+	return lon, lat, key, !out
+}
+
+// KeyError bounds WithinKey's relative error: two points whose keys
+// differ by more than KeyError times the larger are in the keys' order
+// by their exact distances, and not at the same distance.
+const KeyError = 4e-9
+
 // exceedsRadius is exceeds(center, point, radius) for a circle, testing
 // the haversine term instead of the distance: d = 2R asin(sqrt(a)) grows
 // with a, so d > radius is a > sin^2(radius/2R), which needs no arcsine
 // and, with the center's cosine kept, one cosine instead of two.
-func (s *Shape) exceedsRadius(lon, lat float64) bool {
+//
+// It returns the haversine term it compared (NaN where it took another
+// way) with the answer.
+func (s *Shape) exceedsRadius(lon, lat float64) (float64, bool) {
+	nan := math.NaN()
 	if !s.prepared {
 		s.prepared = true
 		s.limit = float64(s.Radius * s.Conversion)
@@ -342,20 +370,25 @@ func (s *Shape) exceedsRadius(lon, lat float64) bool {
 		}
 	}
 	if s.haversineAt == 0 {
-		return exceeds(s.Longitude, s.Latitude, lon, lat, s.limit)
+		return nan, exceeds(s.Longitude, s.Latitude, lon, lat, s.limit)
 	}
 	if d := LatDistance(s.Latitude, lat); d > s.limit+1e-9*d+1e-300 {
-		return true
+		return nan, true
 	}
 	// Near the center (every candidate of a search of less than some
 	// hundred kilometers) the sines and the cosine come from short series
 	// and the center's sine and cosine: no library call.
 	halfLon := (degRad(lon) - degRad(s.Longitude)) / 2
-	if halfLon == 0 {
-		// Distance takes the same shortcut, with no trigonometry at all.
-		return LatDistance(s.Latitude, lat) > s.limit
-	}
 	dLat := degRad(lat) - degRad(s.Latitude)
+	if halfLon == 0 {
+		// Distance takes the same shortcut, with no trigonometry at all;
+		// the key is the haversine term without its longitude part.
+		u := math.NaN()
+		if math.Abs(dLat) <= smallAngle {
+			u = smallSin(dLat / 2)
+		}
+		return u * u, LatDistance(s.Latitude, lat) > s.limit
+	}
 	var u, v, cosLat float64
 	if math.Abs(halfLon) <= smallAngle {
 		v = smallSin(halfLon)
@@ -373,11 +406,11 @@ func (s *Shape) exceedsRadius(lon, lat float64) bool {
 	margin := 1e-9 * math.Max(a, s.haversineAt)
 	switch {
 	case a > s.haversineAt+margin:
-		return true
+		return a, true
 	case a < s.haversineAt-margin:
-		return false
+		return a, false
 	}
-	return Distance(s.Longitude, s.Latitude, lon, lat) > s.limit
+	return a, Distance(s.Longitude, s.Latitude, lon, lat) > s.limit
 }
 
 // Distances sets dist[i] to the distance from the shape's center to

@@ -326,6 +326,13 @@ func (n *node) decode(off int, master [][]byte, fv [][]byte, scratch *[]byte) (e
 
 // skip returns the offset after the entry at off, and its id and flags.
 func (n *node) skip(off int) (entry, int) {
+	e, p := n.head(off)
+	return e, n.skipFields(e, p)
+}
+
+// head reads the flags and the id of the entry at off and returns them
+// with the offset of its fields (e.end is not set).
+func (n *node) head(off int) (entry, int) {
 	e := entry{off: off, flags: n.buf[off]}
 	p := off + 1
 	msd, k := binary.Uvarint(n.buf[p:])
@@ -333,6 +340,11 @@ func (n *node) skip(off int) (entry, int) {
 	zs, k := binary.Uvarint(n.buf[p:])
 	p += k
 	e.id = ID{n.master.Ms + msd, n.master.Seq + uint64(unzigzag(zs))}
+	return e, p
+}
+
+// skipFields returns the offset after the fields of e, which start at p.
+func (n *node) skipFields(e entry, p int) int {
 	cnt := uint64(n.nmf)
 	if e.flags&FlagSameFields == 0 {
 		c, k := binary.Uvarint(n.buf[p:])
@@ -342,8 +354,7 @@ func (n *node) skip(off int) (entry, int) {
 	for i := uint64(0); i < cnt; i++ {
 		p = skipElem(n.buf, p)
 	}
-	e.end = p
-	return e, p
+	return p
 }
 
 // offsets lists the entry offsets of n in order.
@@ -477,29 +488,31 @@ func (it *Iter) Next() bool {
 			it.enterNode(it.ni + 1)
 			continue
 		}
+		// The entry's head decides; a returned entry's fields are read
+		// once, by set, which also finds where the next entry starts.
 		off := it.off
-		e, next := n.skip(off)
-		it.off = next
-		if e.id.Less(it.start) {
+		e, p := n.head(off)
+		if e.id.Less(it.start) || e.flags&FlagDeleted != 0 && !it.tombstones && !it.end.Less(e.id) {
+			it.off = n.skipFields(e, p)
 			continue
 		}
 		if it.end.Less(e.id) {
 			it.ni = len(s.nodes)
 			return false
 		}
-		if e.flags&FlagDeleted != 0 && !it.tombstones {
-			continue
-		}
-		it.set(n, off)
+		it.off = it.set(n, off)
 		return true
 	}
 }
 
-func (it *Iter) set(n *node, off int) {
+// set makes the entry at off of node it.ni the current one and returns
+// the offset after it.
+func (it *Iter) set(n *node, off int) int {
 	var e entry
 	e, it.fv = n.decode(off, it.master, it.fv, &it.scratch)
 	it.ID, it.Flags, it.FV = e.id, e.flags, it.fv
 	it.curNode, it.curOff = it.ni, off
+	return e.end
 }
 
 // Get returns the fields and values of the live entry id (aliasing the
