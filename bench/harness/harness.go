@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -338,4 +339,23 @@ func LoadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// Select keeps the items whose names match the regular expression expr
+// (all of them when expr is empty); flagName names the flag in the error.
+func Select[T any](items []T, name func(T) string, expr, flagName string) []T {
+	if expr == "" {
+		return items
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		Fatal("%s: %v", flagName, err)
+	}
+	kept := items[:0]
+	for _, it := range items {
+		if re.MatchString(name(it)) {
+			kept = append(kept, it)
+		}
+	}
+	return kept
 }

@@ -18,7 +18,6 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -250,19 +249,7 @@ func main() {
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
 	only := flag.String("run", "", "only the recipes whose names match this regular expression")
 	flag.Parse()
-	if *only != "" {
-		re, err := regexp.Compile(*only)
-		if err != nil {
-			harness.Fatal("-run: %v", err)
-		}
-		kept := cases[:0]
-		for _, bc := range cases {
-			if re.MatchString(bc.name) {
-				kept = append(kept, bc)
-			}
-		}
-		cases = kept
-	}
+	cases = harness.Select(cases, func(bc benchCase) string { return bc.name }, *only, "-run")
 	if *n > 1000 {
 		harness.Fatal("-c at most 1000")
 	}

@@ -18,7 +18,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -185,19 +184,7 @@ func main() {
 		{name: "XRANGE 100", args: []string{"XRANGE", "bench:r", "__rand_int__", "+", "COUNT", "100"}, prepare: loadRange},
 		{name: "XREADGROUP+XACK 10 consumers", load: groupLoad},
 	}
-	if *only != "" {
-		re, err := regexp.Compile(*only)
-		if err != nil {
-			harness.Fatal("-cases: %v", err)
-		}
-		kept := cases[:0]
-		for _, bc := range cases {
-			if re.MatchString(bc.name) {
-				kept = append(kept, bc)
-			}
-		}
-		cases = kept
-	}
+	cases = harness.Select(cases, func(bc benchCase) string { return bc.name }, *only, "-cases")
 	pipeList := harness.Pipelines(*pipes)
 	bin, cleanup := harness.BuildAbacus(*abacusBin)
 	defer cleanup()
