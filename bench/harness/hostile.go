@@ -3,6 +3,7 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -25,8 +26,26 @@ type Latency struct{ RPS, P50, P99, Max float64 }
 // GetLatency runs redis-benchmark GET at pipeline 1 with clients
 // connections and n requests, and returns its figures.
 func (s *Server) GetLatency(n, clients int) Latency {
-	out, err := exec.Command("redis-benchmark", "-h", "127.0.0.1", "-p", strconv.Itoa(s.Port),
+	l, _ := s.GetLatencyWithin(n, clients, 0)
+	return l
+}
+
+// GetLatencyWithin is GetLatency stopped after limit (none when 0): a
+// run that did not end in time reports false, and limit as its p50, p99
+// and max, lower bounds of what it would have measured.
+func (s *Server) GetLatencyWithin(n, clients int, limit time.Duration) (Latency, bool) {
+	ctx := context.Background()
+	if limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
+	out, err := exec.CommandContext(ctx, "redis-benchmark", "-h", "127.0.0.1", "-p", strconv.Itoa(s.Port),
 		"-t", "get", "-P", "1", "-c", strconv.Itoa(clients), "-n", strconv.Itoa(n), "-r", "100000", "--csv").Output()
+	if ctx.Err() != nil {
+		ms := float64(limit.Milliseconds())
+		return Latency{P50: ms, P99: ms, Max: ms}, false
+	}
 	if err != nil {
 		Fatal("redis-benchmark: %v", err)
 	}
@@ -38,11 +57,11 @@ func (s *Server) GetLatency(n, clients int) Latency {
 				v, _ := strconv.ParseFloat(f[i], 64)
 				return v
 			}
-			return Latency{RPS: num(1), P50: num(4), P99: num(6), Max: num(7)}
+			return Latency{RPS: num(1), P50: num(4), P99: num(6), Max: num(7)}, true
 		}
 	}
 	Fatal("no GET result in %q", out)
-	return Latency{}
+	return Latency{}, false
 }
 
 // RPush encodes RPUSH key 0 1 2 ... of n arguments after the key.

@@ -70,9 +70,9 @@ type eventLoop struct {
 	// (serveHeavy). heavyPhase is set while serveHeavy serves them.
 	heavy      []*client
 	heavyPhase bool
-	// othersRan says the round ran commands of clients not in heavy;
-	// heavyNext is when heavy clients may be served again while others
-	// are being served (serveHeavy).
+	// othersRan says commands of clients not in heavy ran since the
+	// heavy ones were last served; heavyNext is when heavy clients may
+	// be served again while others are being served (serveHeavy).
 	othersRan bool
 	heavyNext time.Time
 	// asked is the AOF position the loop asked durability to wake it for
@@ -200,10 +200,11 @@ func (l *eventLoop) run() {
 			return
 		}
 		l.admit()
-		l.othersRan = false
 		// Clients held for the AOF's fsync are woken by its end, not by
-		// polling: no spin while they wait (syncWake).
-		n := l.wait(events, len(l.kick) == 0 && len(l.heavy) == 0 && !s.Env.BackgroundReady(), len(l.pending) == 0)
+		// polling: no spin while they wait (syncWake). Heavy clients
+		// whose turn has not come make it wait until it comes.
+		heavyIn := l.heavyWait()
+		n := l.wait(events, len(l.kick) == 0 && heavyIn != 0 && !s.Env.BackgroundReady(), len(l.pending) == 0, heavyIn)
 		for i := 0; i < n; i++ {
 			fd := int(events[i].Fd)
 			if fd == l.evfd {
@@ -348,8 +349,9 @@ func (l *eventLoop) flush(c *client) {
 // false), else after blocking until there are. The first try is a raw
 // system call, which keeps the processor; only a wait that blocks goes
 // through the runtime's system-call path, after polling on for
-// io-event-loop-spin-us when spin is set.
-func (l *eventLoop) wait(events []unix.EpollEvent, block, spin bool) int {
+// io-event-loop-spin-us when spin is set, and returns after timeout
+// (rounded up to a millisecond) when it is positive.
+func (l *eventLoop) wait(events []unix.EpollEvent, block, spin bool, timeout time.Duration) int {
 	var spinUntil time.Time
 	for {
 		n, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
@@ -379,8 +381,12 @@ func (l *eventLoop) wait(events []unix.EpollEvent, block, spin bool) int {
 			break
 		}
 	}
+	ms := -1
+	if timeout > 0 {
+		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	}
 	for {
-		n, err := unix.EpollWait(l.epfd, events, -1)
+		n, err := unix.EpollWait(l.epfd, events, ms)
 		if err == nil {
 			return n
 		}
@@ -544,10 +550,16 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 // largest first, as Redis fills one client's buffer per event until its
 // limit closes it. While other clients are being served, the heavy ones
 // get at most 1/heavyShare of the loop's time: a round that serves them
-// is followed by rounds that do not, for heavyShare-1 times as long. A client passed over heavyAge rounds in a row goes
-// first, so that none waits for ever behind a larger one that keeps
-// draining and refilling (a few rounds would let every queue grow at
-// once again).
+// is followed by heavyShare-1 times as long without them, during which
+// the loop serves the others or waits for them (heavyWait). Only when no
+// other client ran since the heavy ones were last served are they served
+// again at once: a batch of one large reply takes far longer than a
+// round of small requests, and serving one whenever a round found no
+// request ready (the others' next requests on their way) would add it to
+// nearly every other request's latency. A client passed over heavyAge
+// rounds in a row goes first, so that none waits for ever behind a
+// larger one that keeps draining and refilling (a few rounds would let
+// every queue grow at once again).
 const (
 	backlogAt   = replyFlushAt
 	heavyBudget = 1 << 20
@@ -561,13 +573,42 @@ func (c *client) backlogged() bool {
 	return q != nil && q.size() >= backlogAt
 }
 
-// addHeavy puts c in the list served after the round's other clients.
+// addHeavy puts c in the list served after the round's other clients,
+// and takes it out of the epoll set until serveHeavy serves it: its
+// unread input keeps its socket readable, and a level-triggered event
+// for every heavy client in every round would keep the loop from ever
+// sleeping (polling without end, on processors its other clients need).
+// Its closing or kill is noticed when serveHeavy serves it.
 func (l *eventLoop) addHeavy(c *client) {
 	if !c.inHeavy {
 		c.inHeavy = true
 		c.heavySkips = 0
 		l.heavy = append(l.heavy, c)
+		unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, c.fd, nil)
 	}
+}
+
+// takeHeavy takes c out of the heavy list's state and puts it back in
+// the epoll set (addHeavy).
+func (l *eventLoop) takeHeavy(c *client) {
+	c.inHeavy = false
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c.fd)}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, c.fd, &ev); err != nil {
+		l.s.Log.Warn("io-event-loop: epoll_ctl: " + err.Error())
+		c.sess.Killed.Store(true) // closed when served now
+	}
+}
+
+// heavyWait is how long the heavy clients must wait for their turn: -1
+// when there are none, 0 when they may be served now.
+func (l *eventLoop) heavyWait() time.Duration {
+	if len(l.heavy) == 0 {
+		return -1
+	}
+	if !l.othersRan {
+		return 0
+	}
+	return max(time.Until(l.heavyNext), 0)
 }
 
 // serveHeavy serves the backlogged clients within heavyBudget, the
@@ -586,10 +627,11 @@ func (l *eventLoop) serveHeavy() {
 	}
 	clear(l.heavy[len(list):])
 	l.heavy = list
-	start := time.Now()
-	if l.othersRan && start.Before(l.heavyNext) {
+	if len(list) == 0 || l.heavyWait() > 0 {
 		return
 	}
+	start := time.Now()
+	l.othersRan = false
 	defer func() { l.heavyNext = start.Add(time.Since(start) * heavyShare) }()
 	spent := int64(0)
 	l.heavyPhase = true
@@ -607,7 +649,7 @@ func (l *eventLoop) serveHeavy() {
 		}
 		c := l.heavy[best]
 		l.heavy = append(l.heavy[:best], l.heavy[best+1:]...)
-		c.inHeavy = false
+		l.takeHeavy(c)
 		l.serve(c, true)
 		spent += max(int64(c.roundOut), 1)
 	}

@@ -102,3 +102,16 @@ func BenchmarkSmallListMemory(b *testing.B) {
 	}
 	b.ReportMetric(float64(l.MemoryUsage()), "heapB/list")
 }
+
+// BenchmarkPushBackMillion is one RPUSH of 1,000,000 small integers, the
+// largest command bench/hostile trickles in.
+func BenchmarkPushBackMillion(b *testing.B) {
+	vals := make([][]byte, 1000000)
+	for i := range vals {
+		vals[i] = fmt.Appendf(nil, "%d", i)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		New(DefaultFill).PushBack(vals...)
+	}
+}

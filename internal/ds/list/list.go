@@ -239,23 +239,31 @@ func (l *List) PushBack(vals ...[]byte) {
 	if l.ql == nil && len(vals) > 1 {
 		l.lp.reserve(vals)
 	}
-	for _, v := range vals {
-		if l.ql == nil {
-			l.lp.pushBack(v)
-			continue
-		}
-		if k := l.ql.len(); k > 0 {
-			t := l.ql.at(k - 1)
-			if l.allowInsert(t, len(v)) {
-				t.pushBack(v)
-				continue
-			}
-			l.ql.pushBack(newNodeAfter(t, v))
-			continue
-		}
-		l.ql.pushBack(newNode(v))
-	}
 	l.n += len(vals)
+	if l.ql == nil {
+		for _, v := range vals {
+			l.lp.pushBack(v)
+		}
+		return
+	}
+	for len(vals) > 0 {
+		k := l.ql.len()
+		if k == 0 {
+			l.ql.pushBack(newNode(vals[0]))
+			vals = vals[1:]
+			continue
+		}
+		t := l.ql.at(k - 1)
+		// The values that join the tail node, pushed one by one, are
+		// appended together: a large RPUSH costs one sizing pass and one
+		// copy per node rather than a full push per value.
+		if j := t.appendFitting(l.fill, vals); j > 0 {
+			vals = vals[j:]
+			continue
+		}
+		l.ql.pushBack(newNodeAfter(t, vals[0]))
+		vals = vals[1:]
+	}
 }
 
 // PopFront removes up to count elements from the head and returns them in

@@ -78,6 +78,45 @@ func (nd *node) pushBack(v []byte) {
 	nd.ents.pushBack(nd.put(v))
 }
 
+// appendFitting appends the leading values of vals that the node takes
+// when they are pushed one by one (List.allowInsert's rule under fill),
+// and returns how many it took.
+func (nd *node) appendFitting(fill int, vals [][]byte) int {
+	lp, cnt := nd.lpBytes(), nd.count()
+	k, payload, size := 0, 0, 0
+	for _, v := range vals {
+		if exceedsLimit(fill, lp+len(v)+insertOverhead, cnt+1) {
+			break
+		}
+		e := lpEntrySize(v)
+		lp, payload, size, cnt, k = lp+e, payload+e, size+len(v), cnt+1, k+1
+	}
+	if k == 0 {
+		return 0
+	}
+	if len(nd.buf)+size > math.MaxUint32 {
+		nd.compact()
+		if len(nd.buf)+size > math.MaxUint32 {
+			panic("list: node larger than 4 GiB")
+		}
+	}
+	if cap(nd.buf)-len(nd.buf) < size {
+		nd.applyHint(size, false)
+	}
+	if cap(nd.buf)-len(nd.buf) < size {
+		nb := make([]byte, len(nd.buf), max(len(nd.buf)+size, 2*cap(nd.buf)))
+		copy(nb, nd.buf)
+		nd.buf = nb
+	}
+	nd.ents.reserve(cnt, false)
+	for _, v := range vals[:k] {
+		nd.ents.pushBack(ent{off: uint32(len(nd.buf)), n: uint32(len(v))})
+		nd.buf = append(nd.buf, v...)
+	}
+	nd.payload += payload
+	return k
+}
+
 func (nd *node) pushFront(v []byte) {
 	nd.applyHint(len(v), true)
 	nd.ents.pushFront(nd.put(v))
