@@ -39,6 +39,12 @@ type roundPush struct {
 	// gathered; pendCheck is the unread output (queued and gathered) from
 	// which the limits may apply.
 	pendBase, pendCheck int64
+	// limFrom caches limitFrom's result (less TLS's pending bytes) for
+	// the limits, flags and authentication it was computed for.
+	limFrom   int64
+	limOf     *outLimits
+	limFlags  string
+	limAuthed bool
 }
 
 // keepPend is the largest gathering buffer a client keeps for the next
@@ -74,7 +80,15 @@ func (c *client) gather(b []byte) {
 // limitFrom is the unread output below which none of c's limits can
 // apply (overLimit and addedWaking's check are false under it).
 func (c *client) limitFrom() int64 {
-	lim, unauth := c.limitFor(c.srv.outputLimits())
+	l := c.srv.outputLimits()
+	if l != c.limOf || c.sess.Flags != c.limFlags || c.sess.Authed != c.limAuthed {
+		c.limFrom = limitFromOf(c.limitFor(l))
+		c.limOf, c.limFlags, c.limAuthed = l, c.sess.Flags, c.sess.Authed
+	}
+	return c.limFrom - c.tlsPending()
+}
+
+func limitFromOf(lim classLimit, unauth bool) int64 {
 	at := int64(outLimit) + 1
 	if unauth {
 		at = unauthLimit + 1
@@ -85,7 +99,7 @@ func (c *client) limitFrom() int64 {
 	if lim.soft > 0 {
 		at = min(at, lim.soft)
 	}
-	return at + replyBufBytes - c.tlsPending()
+	return at + replyBufBytes
 }
 
 // pushOver is addedWaking's check of c's limits with n bytes unread, the
@@ -117,7 +131,20 @@ func (c *client) flushPend(wl *wakeList, hold bool) {
 	c.inPend = false
 	if len(c.pend) > 0 {
 		q := c.out.Load()
-		q.addWaking(c, c.pend, wl, hold)
+		if n, ok := q.append(c.pend, hold); ok {
+			if n < c.limitFrom() && c.softSince.Load() == 0 {
+				// Under every limit (the check of addedWaking would
+				// find nothing to do): publish the size and wake.
+				c.setOutBuf(n)
+				if wl != nil {
+					wl.later(q)
+				} else {
+					q.signal()
+				}
+			} else {
+				q.addedWaking(c, n, wl)
+			}
+		}
 		if hold {
 			s.held(q)
 		}
