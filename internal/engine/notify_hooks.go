@@ -68,6 +68,7 @@ type notifyPats struct {
 	valid bool
 	pats  []string
 	lits  []string // each pattern's literal prefix, checked before matching
+	idx   patIndex // PUBLISH's index of the literal prefixes (pubsub_patidx.go)
 	event map[string]bool
 }
 
@@ -83,6 +84,7 @@ func (e *Env) patternList() *notifyPats {
 			np.pats = append(np.pats, pat)
 			np.lits = append(np.lits, literalPrefix(pat))
 		}
+		np.idx.build(np.lits)
 		clear(np.event)
 		np.gen, np.valid = e.ps.patGen, true
 	}
