@@ -87,3 +87,25 @@ func TestGatheredPushesLimit(t *testing.T) {
 		t.Errorf("recent peak output %d: the limit was not checked as messages were gathered", peak)
 	}
 }
+
+// A message published in the batch that then starts a busy script is in
+// the subscriber's output before the BUSY error its next command gets
+// while the script runs, as in Redis, where it was appended first.
+func TestGatheredPushesBeforeBusy(t *testing.T) {
+	inst := servertest.Start(t, servertest.WithConfig("busy-reply-threshold", "10"))
+	sub := inst.Raw(t)
+	sub.Do("HELLO", "3")
+	sub.Do("SUBSCRIBE", "ch")
+	pub := inst.Raw(t)
+	pub.Write(servertest.Cat([]string{"PUBLISH", "ch", "a"}, []string{"EVAL", "while true do end", "0"}))
+	other := inst.Raw(t)
+	for !strings.HasPrefix(other.Do("PING"), "-BUSY") {
+	}
+	sub.Write(servertest.Encode("PING"))
+	servertest.ExpectReply(t, sub.Read(), ">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$1\r\na\r\n")
+	if r := sub.Read(); !strings.HasPrefix(r, "-BUSY") {
+		t.Errorf("PING during the script: %q", r)
+	}
+	servertest.ExpectReply(t, other.Do("SCRIPT", "KILL"), "+OK\r\n")
+	servertest.ExpectReply(t, pub.Read(), ":1\r\n")
+}
