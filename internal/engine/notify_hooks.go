@@ -74,8 +74,9 @@ type notifyPats struct {
 
 // patternList returns the pattern subscriptions' slice of this
 // generation, made again after a pattern was added or removed (PUBLISH
-// walks it too: a slice and a literal-prefix test per pattern cost less
-// than a map walk and a glob match).
+// uses it too: a slice and a literal-prefix test per pattern cost less
+// than a map walk and a glob match, and with many patterns its index of
+// the literal prefixes less still).
 func (e *Env) patternList() *notifyPats {
 	np := &e.ps.notifyPats
 	if !np.valid || np.gen != e.ps.patGen {
