@@ -3,6 +3,11 @@ package conn
 // scriptStarted is Env.ScriptStarted: it wakes the loops' busy watchers
 // (loop_linux.go). It runs under the server lock as each script starts.
 func (s *Server) scriptStarted() {
+	if s.current != nil {
+		// Clients answered on the busy path find in their queues what
+		// was pushed to them before the script (pushround.go).
+		s.flushPushes(s.current.roundWakes)
+	}
 	for _, l := range s.loops {
 		l.armBusy()
 	}

@@ -109,6 +109,9 @@ type client struct {
 	// loop's list of pushed-output writers to wake after the round
 	// (out.go, wakeList).
 	roundWakes *wakeList
+	// roundPush is the output pushed to the client during another
+	// client's batch, gathered until that batch ends (pushround.go).
+	roundPush
 	// syncAt is the AOF position that must be durable before the staged
 	// replies leave (appendfsync always; 0: none). The batch that staged
 	// them sets it after the server lock is released; whoever writes the
@@ -660,6 +663,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 			s.Env.BroadcastTracking()
 		}
 		s.current = nil
+		s.flushPushes(c.roundWakes) // what the batch pushed to others, before releasePushes
 		c.w.Limit, c.w.Dropped = 0, false
 		aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // the batch's AOF bytes (the effect stream on disk)
 		if len(s.heldQs) > 0 {
@@ -938,6 +942,10 @@ func (c *client) push(b []byte) {
 		c.w.Buf = append(c.w.Buf, b...)
 		return
 	}
+	if s.pushGathers(c) {
+		c.gather(b)
+		return
+	}
 	q, wl := c.pushQueue()
 	hold := s.holdPushes()
 	q.addWaking(c, b, wl, hold)
@@ -957,6 +965,7 @@ func (c *client) pushLent(b []byte, release func()) {
 		release()
 		return
 	}
+	c.flushPendNow()
 	q, wl := c.pushQueue()
 	hold := s.holdPushes()
 	q.addLent(c, b, wl, hold, release)

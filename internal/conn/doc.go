@@ -119,7 +119,10 @@
 // client produces for it (Session.Push: MONITOR lines), under the server
 // lock, goes to its pushed-output queue, except when the client is the
 // one running commands now (Server.current), whose own goroutine then
-// appends it to its replies in order. kill sets Session.Killed and shuts
+// appends it to its replies in order; output pushed during another
+// client's batch is first gathered per receiver under the server lock and
+// joins its queue once, at the batch's end, before the lock is released
+// (pushround.go). kill sets Session.Killed and shuts
 // the socket down (under ioMu); the owner notices and closes.
 //
 // With the AOF on, pushed bytes are held in the queue (outQueue.held)

@@ -87,10 +87,18 @@ func (q *outQueue) add(c *client, b []byte) { q.addWaking(c, b, nil, false) }
 // event loop's round instead of at once. With hold, b is held back until
 // Server.releasePushes.
 func (q *outQueue) addWaking(c *client, b []byte, wl *wakeList, hold bool) {
+	if n, ok := q.append(b, hold); ok {
+		q.addedWaking(c, n, wl)
+	}
+}
+
+// append queues a copy of b and returns how many bytes are queued, or
+// false when the queue takes no more.
+func (q *outQueue) append(b []byte, hold bool) (int64, bool) {
 	q.mu.Lock()
 	if q.failed || q.closing {
 		q.mu.Unlock()
-		return
+		return 0, false
 	}
 	if hold && q.held < 0 {
 		q.held = len(q.chunks) // b starts a chunk of its own
@@ -108,7 +116,7 @@ func (q *outQueue) addWaking(c *client, b []byte, wl *wakeList, hold bool) {
 	q.n += int64(len(b))
 	n := q.n
 	q.mu.Unlock()
-	q.addedWaking(c, n, wl)
+	return n, true
 }
 
 // addOwned queues b itself, which the caller gives up.
@@ -339,8 +347,9 @@ func (q *outQueue) ready() int {
 // size is how many bytes wait in the queue.
 func (q *outQueue) size() int64 {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.n
+	n := q.n
+	q.mu.Unlock()
+	return n
 }
 
 // fail drops what is queued: the connection is closing without it.

@@ -29,6 +29,9 @@ type Server struct {
 	// current is the client whose commands run now (under mu), so that
 	// output pushed to it joins its replies in order.
 	current *client
+	// pushPend are the clients with output gathered during the batch
+	// running now (under mu; pushround.go).
+	pushPend []*client
 	// heldQs are the pushed-output queues holding bytes back until the
 	// AOF position of the writes behind them is known (under mu; see
 	// holdPushes).

@@ -68,13 +68,15 @@ type notifyPats struct {
 	valid bool
 	pats  []string
 	lits  []string // each pattern's literal prefix, checked before matching
+	idx   patIndex // PUBLISH's index of the literal prefixes (pubsub_patidx.go)
 	event map[string]bool
 }
 
 // patternList returns the pattern subscriptions' slice of this
 // generation, made again after a pattern was added or removed (PUBLISH
-// walks it too: a slice and a literal-prefix test per pattern cost less
-// than a map walk and a glob match).
+// uses it too: a slice and a literal-prefix test per pattern cost less
+// than a map walk and a glob match, and with many patterns its index of
+// the literal prefixes less still).
 func (e *Env) patternList() *notifyPats {
 	np := &e.ps.notifyPats
 	if !np.valid || np.gen != e.ps.patGen {
@@ -83,6 +85,7 @@ func (e *Env) patternList() *notifyPats {
 			np.pats = append(np.pats, pat)
 			np.lits = append(np.lits, literalPrefix(pat))
 		}
+		np.idx.build(np.lits)
 		clear(np.event)
 		np.gen, np.valid = e.ps.patGen, true
 	}

@@ -200,12 +200,9 @@ func (e *Env) Publish(kind SubKind, channel string, msg []byte) int {
 func (e *Env) receivers(kind SubKind, channel string) int {
 	n := len(e.ps.subs[kind][channel])
 	if kind == SubChannel && len(e.ps.subs[SubPattern]) > 0 {
-		np := e.patternList()
-		for i, pat := range np.pats {
-			if strings.HasPrefix(channel, np.lits[i]) && glob.Match(pat, channel, false) {
-				n += len(e.ps.subs[SubPattern][pat])
-			}
-		}
+		e.patternList().matching(channel, func(pat string) {
+			n += len(e.ps.subs[SubPattern][pat])
+		})
 	}
 	return n
 }
@@ -218,13 +215,9 @@ func (e *Env) deliver(kind SubKind, channel string, msg []byte) int {
 	if kind != SubChannel || len(e.ps.subs[SubPattern]) == 0 {
 		return n
 	}
-	np := e.patternList()
-	for i, pat := range np.pats {
-		if !strings.HasPrefix(channel, np.lits[i]) || !glob.Match(pat, channel, false) {
-			continue
-		}
+	e.patternList().matching(channel, func(pat string) {
 		n += e.pushMessage(e.ps.subs[SubPattern][pat], "pmessage", pat, channel, msg)
-	}
+	})
 	return n
 }
 

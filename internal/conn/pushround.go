@@ -1,0 +1,173 @@
+package conn
+
+// Output pushed to a client during another client's batch (a PUBLISH's
+// messages, keyspace events, invalidations, MONITOR lines) is gathered
+// per receiving client in a buffer of its own, guarded by the server
+// lock, and joins the receiver's pushed-output queue once, when the batch
+// ends (flushPushes, still under the lock): a batch of 16 PUBLISHes to
+// 100 subscribers then takes each subscriber's queue lock once instead of
+// 16 times, and wakes its writer once, as Redis appends to a client's
+// buffer without a lock and writes it once per round.
+//
+// Invariants:
+//   - Order: a receiver's gathered bytes are in its queue before the
+//     server lock is released, so before any of its own replies can be
+//     staged (its batch runs under that lock), and in the order they were
+//     pushed. A script's start moves them too (scriptStarted), and pushes
+//     made while a script runs go to the queue at once: a client answered
+//     on the busy path stages replies without the server lock, and must
+//     find there what was pushed before them. A lent push (pushLent)
+//     moves the receiver's gathered bytes first.
+//   - The AOF: gathered bytes join the queue held (outQueue.held) when
+//     pushes are held, before the batch's releasePushes.
+//   - Limits: the receiver's limits are checked as bytes are gathered,
+//     against what was queued when its first byte of the batch was
+//     gathered plus what is gathered (the queue only shrinks meanwhile,
+//     so this errs toward closing, as Redis counts its unwritten buffer);
+//     a comparison per push until the smallest limit is near, the full
+//     check (overLimit, which also keeps the soft limit's time) from
+//     there. A client over its limit is closed at once and what it has
+//     gathered dropped.
+
+// roundPush is a receiving client's gathered output (under the server
+// lock).
+type roundPush struct {
+	pend []byte
+	// inPend says the client is in Server.pushPend.
+	inPend bool
+	// pendBase is what its queue held when the batch's first byte was
+	// gathered; pendCheck is the unread output (queued and gathered) from
+	// which the limits may apply.
+	pendBase, pendCheck int64
+	// limFrom caches limitFrom's result (less TLS's pending bytes) for
+	// the limits, flags and authentication it was computed for.
+	limFrom   int64
+	limOf     *outLimits
+	limFlags  string
+	limAuthed bool
+}
+
+// keepPend is the largest gathering buffer a client keeps for the next
+// batch; a larger one goes with the batch.
+const keepPend = 4 << 10
+
+// pushGathers reports whether output pushed to c now is gathered for the
+// end of the batch: during another client's batch, and no script running.
+func (s *Server) pushGathers(c *client) bool {
+	return s.current != nil && s.current != c && !s.Env.ScriptRunning()
+}
+
+// gather appends b to c's output of the batch, checking c's limits.
+func (c *client) gather(b []byte) {
+	s := c.srv
+	if c.sess.Killed.Load() {
+		return
+	}
+	if !c.inPend {
+		q, _ := c.pushQueue() // made now, so the socket's owner changes as for any push
+		c.inPend = true
+		c.pendBase = q.size()
+		c.pendCheck = c.limitFrom()
+		s.pushPend = append(s.pushPend, c)
+	}
+	c.pend = append(c.pend, b...)
+	if n := c.pendBase + int64(len(c.pend)); n >= c.pendCheck && c.pushOver(n) {
+		c.pend = c.pend[:0]
+		c.closeForLimit(n)
+	}
+}
+
+// limitFrom is the unread output below which none of c's limits can
+// apply (overLimit and addedWaking's check are false under it).
+func (c *client) limitFrom() int64 {
+	l := c.srv.outputLimits()
+	if l != c.limOf || c.sess.Flags != c.limFlags || c.sess.Authed != c.limAuthed {
+		c.limFrom = limitFromOf(c.limitFor(l))
+		c.limOf, c.limFlags, c.limAuthed = l, c.sess.Flags, c.sess.Authed
+	}
+	return c.limFrom - c.tlsPending()
+}
+
+func limitFromOf(lim classLimit, unauth bool) int64 {
+	at := int64(outLimit) + 1
+	if unauth {
+		at = unauthLimit + 1
+	}
+	if lim.hard > 0 {
+		at = min(at, lim.hard)
+	}
+	if lim.soft > 0 {
+		at = min(at, lim.soft)
+	}
+	return at + replyBufBytes
+}
+
+// pushOver is addedWaking's check of c's limits with n bytes unread, the
+// peak noted as there.
+func (c *client) pushOver(n int64) bool {
+	c.setOutBuf(n)
+	lim, unauth := c.limitFor(c.srv.outputLimits())
+	return c.overLimit(n) || (!unauth && !lim.limited() && n > outLimit)
+}
+
+// flushPushes moves the gathered output to the receivers' queues, their
+// writers woken after the round when wl is set. Under the server lock,
+// before releasePushes.
+func (s *Server) flushPushes(wl *wakeList) {
+	if len(s.pushPend) == 0 {
+		return
+	}
+	hold := s.holdPushes()
+	for i, c := range s.pushPend {
+		s.pushPend[i] = nil
+		c.flushPend(wl, hold)
+	}
+	s.pushPend = s.pushPend[:0]
+}
+
+// flushPend moves c's gathered output to its queue.
+func (c *client) flushPend(wl *wakeList, hold bool) {
+	s := c.srv
+	c.inPend = false
+	if len(c.pend) > 0 {
+		q := c.out.Load()
+		if n, ok := q.append(c.pend, hold); ok {
+			if n < c.limitFrom() && c.softSince.Load() == 0 {
+				// Under every limit (the check of addedWaking would
+				// find nothing to do): publish the size and wake.
+				c.setOutBuf(n)
+				if wl != nil {
+					wl.later(q)
+				} else {
+					q.signal()
+				}
+			} else {
+				q.addedWaking(c, n, wl)
+			}
+		}
+		if hold {
+			s.held(q)
+		}
+	}
+	if cap(c.pend) > keepPend {
+		c.pend = nil
+	} else {
+		c.pend = c.pend[:0]
+	}
+}
+
+// flushPendNow moves c's gathered output to its queue ahead of a push that
+// does not gather (pushLent).
+func (c *client) flushPendNow() {
+	if len(c.pend) == 0 {
+		return
+	}
+	s := c.srv
+	var wl *wakeList
+	if s.current != nil {
+		wl = s.current.roundWakes
+	}
+	// c stays in pushPend, where flushPushes finds nothing left; a
+	// later gather puts it in again, with its queue's new size.
+	c.flushPend(wl, s.holdPushes())
+}
