@@ -430,7 +430,6 @@ func cmdFlush(c *engine.Ctx) {
 		n += int64(db.Len())
 		db.Flush()
 	}
-	c.Env.Flushed(dbs)
 	// Redis 7.0 counts the keys removed, and nothing for FLUSHALL itself
 	// (it forces propagation instead). With save points configured, Redis
 	// also saves the emptied dataset, which leaves no change unsaved.

@@ -102,8 +102,6 @@ type Env struct {
 	// exts holds the per-engine state of packages above the engine, one
 	// value per slot declared with NewExt (ext.go).
 	exts []any
-	// flushHooks run after FLUSHDB and FLUSHALL (ext.go).
-	flushHooks []func(dbs []*keyspace.DB)
 	// ps holds the pub/sub subscriptions (pubsub.go).
 	ps pubsubState
 	// trk is the client-side caching state (tracking.go).

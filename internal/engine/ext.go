@@ -1,7 +1,5 @@
 package engine
 
-import "github.com/abacusdb/abacus/internal/keyspace"
-
 // Ext is a slot of per-engine state for a package above the engine (the
 // metrics commands' label indexes): every Env holds its own value of each
 // slot, so two servers in one process share nothing and a dropped
@@ -27,17 +25,5 @@ func (e *Env) makeExts() {
 	e.exts = make([]any, len(extMakers))
 	for i, make := range extMakers {
 		e.exts[i] = make(e)
-	}
-}
-
-// OnFlush registers f to run, under the server lock, after FLUSHDB or
-// FLUSHALL emptied dbs (state kept beside the keyspace follows the data).
-func (e *Env) OnFlush(f func(dbs []*keyspace.DB)) { e.flushHooks = append(e.flushHooks, f) }
-
-// Flushed runs the OnFlush hooks: FLUSHDB and FLUSHALL call it after
-// emptying dbs.
-func (e *Env) Flushed(dbs []*keyspace.DB) {
-	for _, f := range e.flushHooks {
-		f(dbs)
 	}
 }
