@@ -38,6 +38,8 @@ func main() {
 	churnMem := flag.Int64("churn-maxmemory", 256<<20, "the churn's maxmemory in bytes")
 	churnEvery := flag.Duration("churn-every", 15*time.Second, "how often the churn samples RSS")
 	setValue := flag.Int("set-value", 3, "SET at the limit's value size in bytes (redis-benchmark's -d)")
+	policies := flag.String("policies", "allkeys-lru,allkeys-lfu", "policies of the cache hit-ratio part")
+	setRounds := flag.Bool("set", true, "run the SET-at-the-limit part")
 	flag.Parse()
 	b, cleanup := harness.BuildAbacus(*bin)
 	defer cleanup()
@@ -47,14 +49,16 @@ func main() {
 	}
 
 	if *cache {
-		cacheHitRatios(b, *keys, *requests, *batch)
+		cacheHitRatios(b, *keys, *requests, *batch, strings.Split(*policies, ","))
 	}
-	setAtLimit(b, *rounds, *setValue)
+	if *setRounds {
+		setAtLimit(b, *rounds, *setValue)
+	}
 }
 
-// cacheHitRatios runs the read-through cache under allkeys-lru and
-// allkeys-lfu on both servers and prints the hit ratios.
-func cacheHitRatios(b string, keys, requests, batch int) {
+// cacheHitRatios runs the read-through cache under each policy on both
+// servers and prints the hit ratios.
+func cacheHitRatios(b string, keys, requests, batch int, policies []string) {
 	// The data set's size as redis-server holds it: a key of ~10 bytes
 	// and a 100-byte value take ~180 bytes of used_memory there.
 	maxmem := int64(keys) * 180 / 10
@@ -63,7 +67,7 @@ func cacheHitRatios(b string, keys, requests, batch int) {
 	z := newZipf(keys, 0.99)
 	fmt.Println("| policy | server | hit ratio | evicted keys | used_memory | RSS | CPU s |")
 	fmt.Println("|---|---|---|---|---|---|---|")
-	for _, policy := range []string{"allkeys-lru", "allkeys-lfu"} {
+	for _, policy := range policies {
 		for _, name := range []string{"abacus", "redis"} {
 			bin := b
 			if name == "redis" {
