@@ -117,14 +117,35 @@ func NewBuffer(ctx context.Context, shards []redis.UniversalClient, name string,
 }
 
 // Incr adds n to field of item, in Redis; Flush carries it to SQL.
+// Increments made at the same time through one client share a MULTI (see
+// combine.go), each item's HINCRBY followed by its ZADD as when alone.
 func (b *Buffer) Incr(ctx context.Context, item, field string, n int64) error {
 	c := b.shards[b.ring.get(item)]
-	_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HIncrBy(ctx, b.prefix+"pending:"+item, field, n)
-		p.ZAddNX(ctx, b.prefix+"dirty", redis.Z{Score: float64(b.opts.nowMs()), Member: item})
+	_, err := combined(ctx, c, "buffer.incr", bufferIncr, incrIn{
+		pending: b.prefix + "pending:" + item, dirty: b.prefix + "dirty", item: item, field: field, n: n, now: b.opts.nowMs()})
+	return err
+}
+
+// incrIn is one Incr: the item's pending hash, the dirty set, and what
+// to add.
+type incrIn struct {
+	pending, dirty, item, field string
+	n, now                      int64
+}
+
+// bufferIncr sends the calls' increments in one MULTI.
+func bufferIncr(ctx context.Context, c redis.UniversalClient, calls []*call) {
+	cmds := make([]redis.Cmder, 0, 2*len(calls))
+	_, _ = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for _, cl := range calls {
+			in := cl.in.(incrIn)
+			cmds = append(cmds,
+				p.HIncrBy(ctx, in.pending, in.field, in.n),
+				p.ZAddNX(ctx, in.dirty, redis.Z{Score: float64(in.now), Member: in.item}))
+		}
 		return nil
 	})
-	return err
+	answerPairs(calls, cmds)
 }
 
 // Flush moves one batch from every shard into SQL and returns how many

@@ -26,6 +26,11 @@ import (
 // Fallback: a sorted set, one member per event (its time as the score, a
 // random id to keep members unique), trimmed to Keep on every write;
 // counts are ZCOUNT.
+//
+// Calls made at the same time through one client share round trips
+// (combine.go): natively, the events of any number of series go in one
+// TS.MADD; in the fallback, their ZADDs and trims in one MULTI. Counts
+// share a pipeline, one command per key and window end.
 type Events struct {
 	c      redis.UniversalClient
 	key    string
@@ -67,14 +72,68 @@ func (e *Events) Record(ctx context.Context) error {
 	}
 	now := e.opts.nowMs()
 	if m == Native {
-		return madd(ctx, e.c, &e.setup, e.create, []any{"TS.MADD", e.key, now, 1})
+		return onSeries(ctx, &e.setup, e.create, func() error {
+			_, err := combined(ctx, e.c, "events.record", recordNative, eventIn{key: e.keyArg, t: now})
+			return err
+		})
 	}
-	_, err = e.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZAdd(ctx, e.key, redis.Z{Score: float64(now), Member: strconv.FormatInt(now, 10) + ":" + randomID()})
-		p.ZRemRangeByScore(ctx, e.key, "-inf", "("+strconv.FormatInt(now-e.keep.Milliseconds(), 10))
+	_, err = combined(ctx, e.c, "events.record.fallback", recordFallback, eventIn{
+		key: e.key, t: now, member: strconv.FormatInt(now, 10) + ":" + randomID(), cut: now - e.keep.Milliseconds()})
+	return err
+}
+
+// eventIn is one Record or Count call: the key (boxed once, or a string
+// for the fallback's typed commands) and the time; Record's fallback adds
+// its member and the trim point, Count its window's start.
+type eventIn struct {
+	key    any
+	t      int64
+	member string
+	cut    int64 // Record, fallback: events before it are dropped
+	from   int64 // Count: the window's first millisecond
+}
+
+// recordNative adds the calls' events with one TS.MADD, whatever their
+// series: the reply has an element per sample, an error for a sample
+// whose series is missing.
+func recordNative(ctx context.Context, c redis.UniversalClient, calls []*call) {
+	args := make([]any, 1, 1+3*len(calls))
+	args[0] = "TS.MADD"
+	for _, cl := range calls {
+		in := cl.in.(eventIn)
+		args = append(args, in.key, in.t, 1)
+	}
+	r, err := c.Do(ctx, args...).Slice()
+	if err == nil && len(r) != len(calls) {
+		err = fmt.Errorf("recipes: TS.MADD of %d samples answered %d", len(calls), len(r))
+	}
+	if err != nil {
+		answerAll(calls, err)
+		return
+	}
+	for i, x := range r {
+		if e, ok := x.(error); ok {
+			calls[i].err = e
+		}
+	}
+}
+
+// recordFallback adds the calls' events and trims their sets in one
+// MULTI (the calls' commands keep their order; each set is trimmed after
+// its event is added, as alone).
+func recordFallback(ctx context.Context, c redis.UniversalClient, calls []*call) {
+	cmds := make([]redis.Cmder, 0, 2*len(calls))
+	_, _ = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		for _, cl := range calls {
+			in := cl.in.(eventIn)
+			key := in.key.(string)
+			cmds = append(cmds,
+				p.ZAdd(ctx, key, redis.Z{Score: float64(in.t), Member: in.member}),
+				p.ZRemRangeByScore(ctx, key, "-inf", "("+strconv.FormatInt(in.cut, 10)))
+		}
 		return nil
 	})
-	return err
+	answerPairs(calls, cmds)
 }
 
 // Count returns the events of the last window: those recorded after
@@ -88,7 +147,7 @@ func (e *Events) Count(ctx context.Context, window time.Duration) (int64, error)
 	now := e.opts.nowMs()
 	from := now - window.Milliseconds() + 1
 	if m == Fallback {
-		return e.c.ZCount(ctx, e.key, strconv.FormatInt(from, 10), strconv.FormatInt(now, 10)).Result()
+		return combined(ctx, e.c, "events.count.fallback", countFallback, eventIn{key: e.key, t: now, from: from})
 	}
 	if from < 0 {
 		from = 0
@@ -96,15 +155,71 @@ func (e *Events) Count(ctx context.Context, window time.Duration) (int64, error)
 	if from > now {
 		return 0, nil
 	}
-	// One bucket from 0 that ends after any timestamp holds the window's
-	// samples. The arguments are boxed once where they can be (the key,
-	// the constants) and the reply is read in place: at 50 goroutines the
-	// client's CPU bounds a count as much as the server's does.
-	r, err := e.c.Do(ctx, "TS.RANGE", e.keyArg, from, now, "AGGREGATION", "sum", eventsBucket).Result()
-	if err != nil {
-		return 0, ignoreErr(err, "the key does not exist")
+	return combined(ctx, e.c, "events.count", countNative, eventIn{key: e.keyArg, t: now, from: from})
+}
+
+// countNative counts each call's window: one TS.RANGE aggregated as one
+// sum bucket from 0 that ends after any timestamp, so that it holds the
+// window's samples.
+func countNative(ctx context.Context, c redis.UniversalClient, calls []*call) {
+	countEach(ctx, c, calls, func(p cmdable, in eventIn) func() (int64, error) {
+		cmd := p.Do(ctx, "TS.RANGE", in.key, in.from, in.t, "AGGREGATION", "sum", eventsBucket)
+		return func() (int64, error) {
+			r, err := cmd.Result()
+			if err != nil {
+				return 0, ignoreErr(err, "the key does not exist")
+			}
+			return sumOfOneBucket(r)
+		}
+	})
+}
+
+// countFallback counts each call's window with ZCOUNT.
+func countFallback(ctx context.Context, c redis.UniversalClient, calls []*call) {
+	countEach(ctx, c, calls, func(p cmdable, in eventIn) func() (int64, error) {
+		return p.ZCount(ctx, in.key.(string), strconv.FormatInt(in.from, 10), strconv.FormatInt(in.t, 10)).Result
+	})
+}
+
+// cmdable is what a client and a pipeline both have.
+type cmdable interface {
+	redis.Cmdable
+	Do(ctx context.Context, args ...any) *redis.Cmd
+}
+
+// countEach answers calls with one command per distinct window (calls
+// made in the same millisecond on the same key share theirs): count sends
+// the command for in on p and returns how to read its answer. A single
+// command is sent alone, several in one pipeline.
+func countEach(ctx context.Context, c redis.UniversalClient, calls []*call, count func(p cmdable, in eventIn) func() (int64, error)) {
+	if len(calls) == 1 {
+		calls[0].n, calls[0].err = count(c, calls[0].in.(eventIn))()
+		return
 	}
-	return sumOfOneBucket(r)
+	var (
+		ins     []eventIn
+		results []func() (int64, error)
+	)
+	of := make([]int, len(calls)) // each call's window, in ins
+	_, _ = c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	next:
+		for i, cl := range calls {
+			in := cl.in.(eventIn)
+			for j := range ins {
+				if ins[j] == in {
+					of[i] = j
+					continue next
+				}
+			}
+			of[i] = len(ins)
+			ins = append(ins, in)
+			results = append(results, count(p, in))
+		}
+		return nil
+	})
+	for i, cl := range calls {
+		cl.n, cl.err = results[of[i]]()
+	}
 }
 
 // eventsBucket is Count's bucket duration: longer than any timestamp,

@@ -9,23 +9,30 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// madd sends a TS.MADD whose series create makes. A series that is
-// missing although made (deleted since, or FLUSHDB) fails its element of
-// the reply: then the series are made again and the command repeated once.
+// madd sends a TS.MADD whose series create makes.
 func madd(ctx context.Context, c redis.UniversalClient, setup *setupOnce, create func(context.Context) error, args []any) error {
-	for attempt := 0; ; attempt++ {
-		if err := create(ctx); err != nil {
-			return err
-		}
+	return onSeries(ctx, setup, create, func() error {
 		r, err := c.Do(ctx, args...).Slice()
 		if err == nil {
 			for _, e := range r {
 				if x, ok := e.(error); ok {
-					err = x
-					break
+					return x
 				}
 			}
 		}
+		return err
+	})
+}
+
+// onSeries runs write, which adds samples to series that create makes. A
+// series that is missing although made (deleted since, or FLUSHDB) fails
+// the write: then the series are made again and the write repeated once.
+func onSeries(ctx context.Context, setup *setupOnce, create func(context.Context) error, write func() error) error {
+	for attempt := 0; ; attempt++ {
+		if err := create(ctx); err != nil {
+			return err
+		}
+		err := write()
 		if err == nil || attempt == 1 || ignoreErr(err, "does not exist") != nil {
 			return err
 		}
