@@ -2,7 +2,9 @@ package recipes
 
 import (
 	"context"
+	"runtime"
 	"sync"
+	"weak"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -37,15 +39,14 @@ type combiner struct {
 	mu      sync.Mutex
 	pending []*call
 	busy    bool // a round trip is out, or its sender is being woken
-	// send makes one round trip of calls and sets each one's answer.
-	send func(ctx context.Context, calls []*call)
+	send    sendFunc
 }
 
 var callPool = sync.Pool{New: func() any { return &call{wake: make(chan bool, 1)} }}
 
 // do runs in through the combiner and returns its answer. A call whose
 // context is done is not sent; once queued, it waits for its answer.
-func (b *combiner) do(ctx context.Context, in any) (int64, error) {
+func (b *combiner) do(ctx context.Context, c *redis.Client, in any) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -57,7 +58,7 @@ func (b *combiner) do(ctx context.Context, in any) (int64, error) {
 	b.busy = true
 	b.mu.Unlock()
 	if lead || <-cl.wake {
-		b.round(ctx)
+		b.round(ctx, c)
 	}
 	n, err := cl.n, cl.err
 	cl.in = nil
@@ -69,12 +70,12 @@ func (b *combiner) do(ctx context.Context, in any) (int64, error) {
 // to the first call that queued meanwhile. The round trip does not stop
 // when the sender's context does: the calls of other goroutines ride on
 // it (go-redis's timeouts still bound it).
-func (b *combiner) round(ctx context.Context) {
+func (b *combiner) round(ctx context.Context, c *redis.Client) {
 	b.mu.Lock()
 	calls := b.pending
 	b.pending = nil
 	b.mu.Unlock()
-	b.send(context.WithoutCancel(ctx), calls)
+	b.send(context.WithoutCancel(ctx), c, calls)
 	// The sender's call is the first: it queued alone (nothing was out)
 	// or was the first to queue behind the last round trip.
 	for _, cl := range calls[1:] {
@@ -93,26 +94,26 @@ func (b *combiner) round(ctx context.Context) {
 	}
 }
 
-// combiners holds a client's combiners, one per kind of call.
+// combiners holds the combiners of the clients in use, one per kind of
+// call. A client's entries go when the client is collected (the entries
+// hold it weakly).
 var combiners sync.Map // combinerKey -> *combiner
 
 type combinerKey struct {
-	c    *redis.Client
+	c    weak.Pointer[redis.Client]
 	kind string
 }
 
-// combinerOf returns c's combiner for kind, made with send on first use;
-// nil when c is not a *redis.Client.
-func combinerOf(c redis.UniversalClient, kind string, send sendFunc) *combiner {
-	rc, ok := c.(*redis.Client)
-	if !ok {
-		return nil
-	}
-	k := combinerKey{rc, kind}
+// combinerOf returns c's combiner for kind, made with send on first use.
+func combinerOf(c *redis.Client, kind string, send sendFunc) *combiner {
+	k := combinerKey{weak.Make(c), kind}
 	if b, ok := combiners.Load(k); ok {
 		return b.(*combiner)
 	}
-	b, _ := combiners.LoadOrStore(k, &combiner{send: func(ctx context.Context, calls []*call) { send(ctx, rc, calls) }})
+	b, loaded := combiners.LoadOrStore(k, &combiner{send: send})
+	if !loaded {
+		runtime.AddCleanup(c, func(k combinerKey) { combiners.Delete(k) }, k)
+	}
 	return b.(*combiner)
 }
 
@@ -123,8 +124,8 @@ type sendFunc func(ctx context.Context, c redis.UniversalClient, calls []*call)
 // combined runs in through c's combiner for kind (each kind has one send,
 // for every caller), or alone where c cannot combine.
 func combined(ctx context.Context, c redis.UniversalClient, kind string, send sendFunc, in any) (int64, error) {
-	if b := combinerOf(c, kind, send); b != nil {
-		return b.do(ctx, in)
+	if rc, ok := c.(*redis.Client); ok {
+		return combinerOf(rc, kind, send).do(ctx, rc, in)
 	}
 	cl := &call{in: in}
 	send(ctx, c, []*call{cl})
