@@ -43,6 +43,13 @@ type benchCase struct {
 }
 
 var cases = []benchCase{
+	// The floor of a call that is its own round trip: what each server
+	// spends on a command that does nothing. The recipes combine the calls
+	// that goroutines make at the same time (recipes/combine.go), so they
+	// can pass it.
+	{"PING (one round trip per call)", func(c redis.UniversalClient) op {
+		return func(g, i int) error { return c.Ping(ctx).Err() }
+	}},
 	{"Events.Record", func(c redis.UniversalClient) op {
 		ev := make([]*recipes.Events, 1000)
 		for g := range ev {
