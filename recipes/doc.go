@@ -116,6 +116,21 @@
 //	req.Add(ctx, map[string]string{"service": "api", "region": "eu"}, 3)
 //	byService, _ := req.Query(ctx, time.Minute, from, to, nil, "service")
 //
+// # Calls made at the same time share round trips
+//
+// A call that is its own round trip costs both ends a read and a write
+// (a few µs each side), far more than the command. Events.Record,
+// Events.Count and Buffer.Incr therefore combine the calls that
+// goroutines make at the same time through one *redis.Client: the first
+// goes at once; the ones made while it is out leave together in the next
+// round trip. Natively, the events of any number of series go in one
+// TS.MADD; in the fallback, their ZADDs and trims go in one MULTI; counts
+// share a pipeline (one command per key and window end); Buffer.Incr's
+// pairs share one MULTI. Nothing waits on a timer, and each call's
+// arguments and clock reading are its own, so the answers are those of
+// calls made one at a time. Cluster and ring clients send calls one by
+// one.
+//
 // # Clusters
 //
 // Every type takes a redis.UniversalClient, so a *redis.ClusterClient
