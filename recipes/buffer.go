@@ -74,6 +74,7 @@ type Buffer struct {
 	d      Dialect
 	opts   BufferOptions
 	locks  []*Lock
+	incr   []combinerRef // each shard's client's combiner of Incr calls
 	// step, when set (tests), is called at each step of a flush; the
 	// flush then stops if its context is done, as if killed there.
 	step func(name string)
@@ -101,7 +102,8 @@ func NewBuffer(ctx context.Context, shards []redis.UniversalClient, name string,
 		opts.LockTTL = 30 * time.Second
 	}
 	name = oneSlot(name, shards...)
-	b := &Buffer{shards: shards, ring: newRing(len(shards)), prefix: name + ":", db: db, d: d, opts: opts}
+	b := &Buffer{shards: shards, ring: newRing(len(shards)), prefix: name + ":", db: db, d: d, opts: opts,
+		incr: make([]combinerRef, len(shards))}
 	for _, s := range shards {
 		b.locks = append(b.locks, NewLock(s, name+":flushlock", opts.LockTTL, opts.Options))
 	}
@@ -120,8 +122,8 @@ func NewBuffer(ctx context.Context, shards []redis.UniversalClient, name string,
 // Increments made at the same time through one client share a MULTI (see
 // combine.go), each item's HINCRBY followed by its ZADD as when alone.
 func (b *Buffer) Incr(ctx context.Context, item, field string, n int64) error {
-	c := b.shards[b.ring.get(item)]
-	_, err := combined(ctx, c, "buffer.incr", bufferIncr, incrIn{
+	i := b.ring.get(item)
+	_, err := combined(ctx, b.shards[i], &b.incr[i], "buffer.incr", bufferIncr, incrIn{
 		pending: b.prefix + "pending:" + item, dirty: b.prefix + "dirty", item: item, field: field, n: n, now: b.opts.nowMs()})
 	return err
 }

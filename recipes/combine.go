@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"weak"
 
 	"github.com/redis/go-redis/v9"
@@ -121,11 +122,22 @@ func combinerOf(c *redis.Client, kind string, send sendFunc) *combiner {
 // answer.
 type sendFunc func(ctx context.Context, c redis.UniversalClient, calls []*call)
 
+// combinerRef is a recipe's handle on its client's combiner for one
+// kind of call, looked up on first use (the lookup's weak pointer costs
+// more than a call's combining).
+type combinerRef struct{ p atomic.Pointer[combiner] }
+
 // combined runs in through c's combiner for kind (each kind has one send,
-// for every caller), or alone where c cannot combine.
-func combined(ctx context.Context, c redis.UniversalClient, kind string, send sendFunc, in any) (int64, error) {
+// for every caller), or alone where c cannot combine. ref is the caller's
+// handle, always on c.
+func combined(ctx context.Context, c redis.UniversalClient, ref *combinerRef, kind string, send sendFunc, in any) (int64, error) {
 	if rc, ok := c.(*redis.Client); ok {
-		return combinerOf(rc, kind, send).do(ctx, rc, in)
+		b := ref.p.Load()
+		if b == nil {
+			b = combinerOf(rc, kind, send)
+			ref.p.Store(b)
+		}
+		return b.do(ctx, rc, in)
 	}
 	cl := &call{in: in}
 	send(ctx, c, []*call{cl})

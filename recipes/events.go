@@ -39,6 +39,8 @@ type Events struct {
 	opts   Options
 	mode   modeOf
 	setup  setupOnce
+	// the client's combiners of Record and Count calls (one path's each)
+	record, count combinerRef
 }
 
 // eventChunkSize is the native series' CHUNK_SIZE: a count decodes at
@@ -73,11 +75,11 @@ func (e *Events) Record(ctx context.Context) error {
 	now := e.opts.nowMs()
 	if m == Native {
 		return onSeries(ctx, &e.setup, e.create, func() error {
-			_, err := combined(ctx, e.c, "events.record", recordNative, eventIn{key: e.keyArg, t: now})
+			_, err := combined(ctx, e.c, &e.record, "events.record", recordNative, eventIn{key: e.keyArg, t: now})
 			return err
 		})
 	}
-	_, err = combined(ctx, e.c, "events.record.fallback", recordFallback, eventIn{
+	_, err = combined(ctx, e.c, &e.record, "events.record.fallback", recordFallback, eventIn{
 		key: e.key, t: now, member: strconv.FormatInt(now, 10) + ":" + randomID(), cut: now - e.keep.Milliseconds()})
 	return err
 }
@@ -147,7 +149,7 @@ func (e *Events) Count(ctx context.Context, window time.Duration) (int64, error)
 	now := e.opts.nowMs()
 	from := now - window.Milliseconds() + 1
 	if m == Fallback {
-		return combined(ctx, e.c, "events.count.fallback", countFallback, eventIn{key: e.key, t: now, from: from})
+		return combined(ctx, e.c, &e.count, "events.count.fallback", countFallback, eventIn{key: e.key, t: now, from: from})
 	}
 	if from < 0 {
 		from = 0
@@ -155,7 +157,7 @@ func (e *Events) Count(ctx context.Context, window time.Duration) (int64, error)
 	if from > now {
 		return 0, nil
 	}
-	return combined(ctx, e.c, "events.count", countNative, eventIn{key: e.keyArg, t: now, from: from})
+	return combined(ctx, e.c, &e.count, "events.count", countNative, eventIn{key: e.keyArg, t: now, from: from})
 }
 
 // countNative counts each call's window: one TS.RANGE aggregated as one
