@@ -2,7 +2,10 @@ package conn
 
 import "sync"
 
-// Large replies queue in pooled chunks of bigChunk bytes. A client that
+// Large outputs queue in pooled buffers: copies of replies in chunks of
+// bigChunk bytes, and a queued client's reply buffer itself when it
+// holds more than bigChunk (client.stage), the client building its next
+// replies in a recycled one (replyBufs). A client that
 // does not read its replies queues them until its output limit closes it,
 // and the next such client queues as many again: with a fresh buffer per
 // large reply, every one of them cost page faults and zeroing of memory
@@ -17,14 +20,34 @@ const bigChunk = 256 << 10
 
 var bigChunks = sync.Pool{New: func() any { return new([bigChunk]byte) }}
 
+// replyBufs holds reply buffers of more than bigChunk bytes, up to
+// keepReplyBuf, that a queue wrote or dropped.
+var replyBufs sync.Pool
+
+// getReplyBuf returns an empty buffer for replies, n bytes of them
+// expected: a recycled one if there is one that large (a smaller one,
+// such as the rest of a buffer the socket took part of, would be grown
+// by copying, and is left to the collector).
+func getReplyBuf(n int) []byte {
+	if p, ok := replyBufs.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
 // getChunk returns an empty chunk of capacity bigChunk.
 func getChunk() []byte { return bigChunks.Get().(*[bigChunk]byte)[:0] }
 
-// putChunk gives b back for reuse if it is a chunk of the pool's size.
-// The caller must hold the only reference to b's bytes.
+// putChunk gives b back for reuse if it is a chunk of the pool's size
+// or a reply buffer (getReplyBuf). The caller must hold the only
+// reference to b's bytes.
 func putChunk(b []byte) {
-	if cap(b) == bigChunk {
+	switch {
+	case cap(b) == bigChunk:
 		bigChunks.Put((*[bigChunk]byte)(b[:bigChunk]))
+	case cap(b) > bigChunk && cap(b) <= keepReplyBuf:
+		b = b[:0]
+		replyBufs.Put(&b)
 	}
 }
 

@@ -39,3 +39,18 @@ func TestChunkedQueue(t *testing.T) {
 		t.Fatal("fail kept chunks")
 	}
 }
+
+// A queued client's large reply buffer is queued as it is and comes back
+// for the next replies once written; a smaller recycled one is not
+// handed out for replies it could not hold.
+func TestReplyBufRecycled(t *testing.T) {
+	b := make([]byte, 0, 2*bigChunk)
+	putChunk(b)
+	if r := getReplyBuf(3 * bigChunk); cap(r) < 3*bigChunk || len(r) != 0 {
+		t.Fatalf("getReplyBuf(%d) gave capacity %d, length %d", 3*bigChunk, cap(r), len(r))
+	}
+	putChunk(make([]byte, 5, keepReplyBuf+1)) // too large to keep: not pooled
+	if r := getReplyBuf(bigChunk + 1); cap(r) > keepReplyBuf || len(r) != 0 {
+		t.Fatalf("getReplyBuf gave capacity %d, length %d", cap(r), len(r))
+	}
+}
