@@ -767,6 +767,14 @@ func (c *client) stage() (direct bool) {
 		c.w.Buf = nil
 		return false
 	}
+	if n := len(c.w.Buf); n > bigChunk {
+		// Queued as it is, not copied (a copy of a large reply cost as
+		// much as building it), and the next replies built in a buffer
+		// a queue gave back (chunkpool.go).
+		q.addOwned(c, c.w.Buf)
+		c.w.Buf = getReplyBuf(n)
+		return false
+	}
 	// Copied, and the buffer kept for the next replies: a client whose
 	// replies queue up (it does not read) would otherwise grow a fresh
 	// buffer for every large reply, and the allocations would make the

@@ -19,11 +19,13 @@
 //     after the round of events it writes every staged reply (flushAll),
 //     as Redis does in beforeSleep.
 //     Clients whose unread output passed backlogAt (eventLoop.heavy)
-//     are served after the round's others, within a budget of reply
-//     bytes and of the loop's time (serveHeavy), the largest queue
-//     first, so that clients that do not read cannot stall the others;
-//     they are out of the epoll set until served (addHeavy), and the
-//     loop sleeps until their turn when nothing else is ready.
+//     are served once the round's others have been served and their
+//     replies written (flushAll runs again after them), within a
+//     budget of reply bytes and of the loop's time (serveHeavy), the
+//     largest queue first, so that clients that do not read cannot
+//     stall the others; they are out of the epoll set until served
+//     (addHeavy), and the loop sleeps until their turn when nothing
+//     else is ready.
 //     Then, while the engine has background steps (a save's encoding,
 //     engine.Env.RunInBackground), the loop runs them for a bounded time
 //     under the server lock, taken with TryLock so the loop never waits

@@ -228,11 +228,18 @@ func (l *eventLoop) run() {
 				}
 			}
 		}
-		l.serveHeavy()
+		// The round's replies go out before the heavy clients are
+		// served: they must not wait for a large reply to be built.
 		if s.Env.BroadcastDue() {
 			l.broadcastTracking()
 		}
 		l.flushAll(false)
+		if l.serveHeavy() {
+			if s.Env.BroadcastDue() {
+				l.broadcastTracking()
+			}
+			l.flushAll(false)
+		}
 		if s.Env.BackgroundReady() {
 			l.background()
 		}
@@ -612,10 +619,11 @@ func (l *eventLoop) heavyWait() time.Duration {
 }
 
 // serveHeavy serves the backlogged clients within heavyBudget, the
-// longest-waiting (past heavyAge rounds) and then the largest first.
-func (l *eventLoop) serveHeavy() {
+// longest-waiting (past heavyAge rounds) and then the largest first. It
+// reports whether it served any.
+func (l *eventLoop) serveHeavy() bool {
 	if len(l.heavy) == 0 {
-		return
+		return false
 	}
 	list := l.heavy[:0]
 	for _, c := range l.heavy {
@@ -628,7 +636,7 @@ func (l *eventLoop) serveHeavy() {
 	clear(l.heavy[len(list):])
 	l.heavy = list
 	if len(list) == 0 || l.heavyWait() > 0 {
-		return
+		return false
 	}
 	start := time.Now()
 	l.othersRan = false
@@ -656,6 +664,7 @@ func (l *eventLoop) serveHeavy() {
 	for _, c := range l.heavy {
 		c.heavySkips++
 	}
+	return true
 }
 
 // drop closes a loop client.

@@ -109,7 +109,8 @@ func (q *outQueue) append(b []byte, hold bool) (int64, bool) {
 		q.chunks = append(q.chunks, append(q.free[:0], b...))
 		q.free = nil
 	} else if len(b) > chunkBytes {
-		q.chunks = append(q.chunks, append([]byte(nil), b...)) // not zeroed first, as make would
+		k := len(q.chunks) - 1
+		q.chunks = appendChunked(q.chunks, b, k >= 0 && k >= q.held)
 	} else {
 		q.chunks = append(q.chunks, append(make([]byte, 0, chunkBytes), b...))
 	}
@@ -333,6 +334,8 @@ func (q *outQueue) wroteLocked(b []byte, n int) {
 	}
 	if n == len(b) && cap(b) == chunkBytes && q.free == nil {
 		q.free = b
+	} else if n == len(b) {
+		putChunk(b)
 	}
 }
 
@@ -358,10 +361,27 @@ func (q *outQueue) fail() {
 	var n int
 	for _, b := range q.chunks {
 		n += cap(b)
+		if !q.lent(b) {
+			putChunk(b)
+		}
 	}
 	q.failed, q.chunks, q.n, q.free, q.held, q.owned = true, nil, 0, nil, -1, nil
 	q.mu.Unlock()
 	ReleaseMemory(int64(n))
+}
+
+// lent reports whether b is a chunk lent by its producer (addLent),
+// which the queue must not reuse. q.mu held.
+func (q *outQueue) lent(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, o := range q.owned {
+		if &b[len(b)-1] == o.last {
+			return true
+		}
+	}
+	return false
 }
 
 // close lets the writer finish what is queued and exit.

@@ -49,6 +49,10 @@ func exceedsLimit(fill, lpBytes, count int) bool {
 // encoding header and data, plus the back-length suffix. Strings that are
 // canonical decimal integers are stored as integers, as listpack does.
 func lpEntrySize(v []byte) int {
+	if len(v) == 0 || (v[0] > '9' || v[0] < '0') && v[0] != '-' {
+		// Not an integer: no parse (most strings stop here).
+		return strEntrySize(len(v))
+	}
 	if x, ok := lpInt(v); ok {
 		switch {
 		case x >= 0 && x <= 127:
@@ -65,7 +69,11 @@ func lpEntrySize(v []byte) int {
 			return 9 + 1
 		}
 	}
-	n := len(v)
+	return strEntrySize(len(v))
+}
+
+// strEntrySize is lpEntrySize of a string of n bytes.
+func strEntrySize(n int) int {
 	var enc int
 	switch {
 	case n < 64:
@@ -116,6 +124,21 @@ func lpInt(v []byte) (int64, bool) {
 	}
 	if v[i] < '1' || v[i] > '9' {
 		return 0, false
+	}
+	if n-i <= 18 {
+		// Fewer than 19 digits cannot overflow: no check per digit.
+		var x int64
+		for ; i < n; i++ {
+			d := v[i] - '0'
+			if d > 9 {
+				return 0, false
+			}
+			x = x*10 + int64(d)
+		}
+		if neg {
+			x = -x
+		}
+		return x, true
 	}
 	var u uint64
 	for ; i < n; i++ {

@@ -153,11 +153,21 @@ func (l *List) growFor(vals ...[]byte) {
 	if l.ql != nil {
 		return
 	}
+	// The sum stops once it passes the byte limit: a large push is
+	// decided after a few values, not a pass over all of them.
+	maxBytes, _ := nodeLimit(l.fill)
+	if l.fill >= 0 {
+		maxBytes = safetyLimit
+	}
+	lp := l.lp.lpBytes()
 	add := 0
 	for _, v := range vals {
+		if lp+add > maxBytes {
+			break
+		}
 		add += len(v)
 	}
-	if exceedsLimit(l.fill, l.lp.lpBytes()+add, l.lp.count()+len(vals)) {
+	if exceedsLimit(l.fill, lp+add, l.lp.count()+len(vals)) {
 		l.ql = &deque[node]{}
 		if l.lp.count() > 0 {
 			l.ql.pushBack(l.lp)

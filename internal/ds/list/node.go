@@ -84,8 +84,13 @@ func (nd *node) pushBack(v []byte) {
 func (nd *node) appendFitting(fill int, vals [][]byte) int {
 	lp, cnt := nd.lpBytes(), nd.count()
 	k, payload, size := 0, 0, 0
+	// exceedsLimit's test, its limits taken once.
+	maxBytes, maxCount := nodeLimit(fill)
+	if fill >= 0 {
+		maxBytes = safetyLimit
+	}
 	for _, v := range vals {
-		if exceedsLimit(fill, lp+len(v)+insertOverhead, cnt+1) {
+		if lp+len(v)+insertOverhead > maxBytes || cnt+1 > maxCount {
 			break
 		}
 		e := lpEntrySize(v)
