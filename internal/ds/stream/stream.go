@@ -46,6 +46,13 @@ type node struct {
 	nmf    int32 // master fields
 	live   int32
 	dead   int32
+	// lastOff is the offset of the last entry's flags byte (the last
+	// entry is read without walking the node).
+	lastOff int32
+	// gen tells this node from an earlier one with the same master id
+	// (a stream emptied, its id set back by XSETID, refilled), for
+	// Cursors.
+	gen uint32
 	// lpBase is the byte size Redis's listpack for this node has, less
 	// the two counters (live, dead) whose encoded size changes with them.
 	lpBase int32
@@ -64,6 +71,7 @@ type Stream struct {
 	MaxDeletedID ID // max-deleted-entry-id
 	EntriesAdded int64
 	groups       []*Group // by name
+	gens         uint32   // nodes created, for node.gen
 }
 
 // New returns an empty stream.
@@ -194,7 +202,8 @@ func (s *Stream) Append(id ID, fv [][]byte, lim Limits) {
 		}
 	}
 	if tail == nil {
-		s.nodes = append(s.nodes, node{master: id})
+		s.gens++
+		s.nodes = append(s.nodes, node{master: id, gen: s.gens})
 		tail = &s.nodes[len(s.nodes)-1]
 		nf := len(fv) / 2
 		hdr, entry := 2, 4
@@ -252,6 +261,7 @@ func (n *node) appendEntry(id ID, flags byte, fv [][]byte) {
 	msd := id.Ms - n.master.Ms
 	seqd := int64(id.Seq - n.master.Seq)
 	b := n.buf
+	n.lastOff = int32(len(b))
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, msd)
 	b = binary.AppendUvarint(b, zigzag(seqd))
@@ -613,8 +623,15 @@ func (s *Stream) FirstEntry(tombstones bool) (ID, bool) {
 	return ID{}, false
 }
 
-// LastEntry returns the last live entry's id.
+// LastEntry returns the last live entry's id: the last node's last
+// entry unless it is a tombstone (a node with no live entry is removed,
+// so only then is the node walked).
 func (s *Stream) LastEntry() (ID, bool) {
+	if k := len(s.nodes); k > 0 {
+		if n := &s.nodes[k-1]; n.lastOff >= n.hdr && n.buf[n.lastOff]&FlagDeleted == 0 {
+			return n.last, true
+		}
+	}
 	it := s.Range(ID{}, MaxID, true)
 	if it.Next() {
 		return it.ID, true
