@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/abacusdb/abacus/internal/ds/stream"
+	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/resp"
 )
 
@@ -26,4 +27,34 @@ func BenchmarkXrangeReply(b *testing.B) {
 		writeRange(&w, s, start, stream.MaxID, 100, false)
 	}
 	b.SetBytes(int64(len(w.Buf)))
+}
+
+// BenchmarkXaddHandler is streambench's XADD rows through the handler
+// alone (no network): the command's own CPU and allocations, with and
+// without an approximate trim.
+func BenchmarkXaddHandler(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		args []string
+	}{
+		{"plain", []string{"xadd", "bench:a", "*", "f1", "000000012345", "f2", "ok", "f3", "x"}},
+		{"maxlen~10000", []string{"xadd", "bench:m", "MAXLEN", "~", "10000", "*", "f1", "000000012345", "f2", "ok", "f3", "x"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			e, s := skBenchEnv()
+			var w resp.Writer
+			var c engine.Ctx
+			args := make([][]byte, len(bc.args))
+			for i, a := range bc.args {
+				args[i] = []byte(a)
+			}
+			cmd := engine.Lookup(args[0])
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				w.Reset()
+				c = engine.Ctx{Args: args, Cmd: cmd, W: &w, S: s, Env: e, DB: e.KS.DBs[0], Now: e.KS.Now}
+				c.Cmd.Handler(&c)
+			}
+		})
+	}
 }

@@ -611,6 +611,15 @@ func (s *Stream) removeNode(i int) {
 // tombstones is set (Redis's streamGetEdgeID); ok false when there is
 // none.
 func (s *Stream) FirstEntry(tombstones bool) (ID, bool) {
+	if len(s.nodes) > 0 {
+		// A node's first entry, unless it is a tombstone, is the answer
+		// without an iterator.
+		n := &s.nodes[0]
+		if int(n.hdr) < len(n.buf) && (tombstones || n.buf[n.hdr]&FlagDeleted == 0) {
+			e, _ := n.head(int(n.hdr))
+			return e.id, true
+		}
+	}
 	var it *Iter
 	if tombstones {
 		it = s.RangeAll(ID{}, MaxID, false)
