@@ -16,10 +16,12 @@ type Cursor struct {
 	off    int32
 }
 
-// Cursor is the position after the current entry.
+// Cursor is the position after the current entry of a forward iterator
+// that has one; call it before the stream changes (the cursor itself
+// outlives changes).
 func (it *Iter) Cursor() Cursor {
 	n := &it.s.nodes[it.curNode]
-	return Cursor{After: it.ID, master: n.master, gen: n.gen, off: int32(it.off)}
+	return Cursor{After: it.ID, master: n.master, gen: n.gen, off: int32(it.curEnd)}
 }
 
 // RangeFrom is Range forward from start, starting at cur when cur is

@@ -406,6 +406,7 @@ type Iter struct {
 	FV      [][]byte
 	curNode int
 	curOff  int
+	curEnd  int // the offset after the current entry
 }
 
 // Range returns an iterator over the live entries with start <= id <= end,
@@ -521,7 +522,7 @@ func (it *Iter) set(n *node, off int) int {
 	var e entry
 	e, it.fv = n.decode(off, it.master, it.fv, &it.scratch)
 	it.ID, it.Flags, it.FV = e.id, e.flags, it.fv
-	it.curNode, it.curOff = it.ni, off
+	it.curNode, it.curOff, it.curEnd = it.ni, off, e.end
 	return e.end
 }
 
