@@ -58,3 +58,45 @@ func BenchmarkXaddHandler(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkXreadgroupAckHandler is streambench's group row through the
+// handlers alone: 10 consumers in turn read one new entry
+// (XREADGROUP ... COUNT 1 ... >) and acknowledge it.
+func BenchmarkXreadgroupAckHandler(b *testing.B) {
+	e, s := skBenchEnv()
+	var w resp.Writer
+	var c engine.Ctx
+	run := func(args ...[]byte) {
+		w.Reset()
+		c = engine.Ctx{Args: args, Cmd: engine.Lookup(args[0]), W: &w, S: s, Env: e, DB: e.KS.DBs[0], Now: e.KS.Now}
+		c.Cmd.Handler(&c)
+	}
+	bs := func(a ...string) [][]byte {
+		out := make([][]byte, len(a))
+		for i, x := range a {
+			out[i] = []byte(x)
+		}
+		return out
+	}
+	for i := 1; i <= b.N+1; i++ {
+		n := strconv.Itoa(i)
+		run(bs("xadd", "bench:g", n+"-0", "f1", n, "f2", "ok", "f3", "x")...)
+	}
+	streamOf(e.KS.DBs[0].Peek("bench:g")).CreateGroup([]byte("g"), stream.ID{}, 0)
+	var reads [10][][]byte
+	for k := range reads {
+		reads[k] = bs("xreadgroup", "GROUP", "g", "c"+strconv.Itoa(k), "COUNT", "1", "STREAMS", "bench:g", ">")
+	}
+	ack := bs("xack", "bench:g", "g", "")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(reads[i%10]...)
+		ack[3] = strconv.AppendInt(ack[3][:0], int64(i+1), 10)
+		ack[3] = append(ack[3], "-0"...)
+		run(ack...)
+		if i == 0 && string(w.Buf) != ":1\r\n" {
+			b.Fatalf("XACK replied %q", w.Buf)
+		}
+	}
+}

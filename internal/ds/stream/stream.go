@@ -424,6 +424,16 @@ func (s *Stream) RangeAll(start, end ID, rev bool) *Iter {
 func (it *Iter) enterNode(i int) {
 	it.ni = i
 	n := &it.s.nodes[i]
+	if nf := int(n.nmf); cap(it.master) < nf || cap(it.fv) < 2*nf {
+		// One block for the master fields and an entry's fields and
+		// values, sized for the node, rather than slices grown by
+		// appending on every new iterator.
+		b := make([][]byte, 3*nf+4)
+		it.master, it.fv = b[:0:nf+1], b[nf+1:nf+1]
+	}
+	if it.scratch == nil {
+		it.scratch = make([]byte, 0, 64)
+	}
 	it.master = n.masterFields(it.master)
 	if it.rev {
 		it.offs = n.offsets(it.offs)
