@@ -239,8 +239,11 @@ func cmdXadd(c *engine.Ctx) {
 	c.DB.Modified(key)
 	c.Notify(engine.NotifyStream, "xadd", c.Args[1])
 	c.Dirty(1)
+	// The effect names the id and the trim's outcome; it is built only
+	// when something reads effects.
+	prop := c.Propagating()
 	var argv [][]byte
-	if !p.idGiven || !p.seqGiven {
+	if prop && (!p.idGiven || !p.seqGiven) {
 		argv = append(argv, c.Args...)
 		argv[idpos] = idArg(id)
 	}
@@ -248,7 +251,7 @@ func cmdXadd(c *engine.Ctx) {
 		if s.Trim(p.TrimArgs) > 0 {
 			c.Notify(engine.NotifyStream, "xtrim", c.Args[1])
 		}
-		if p.Approx {
+		if prop && p.Approx {
 			if argv == nil {
 				argv = append(argv, c.Args...)
 			}

@@ -213,19 +213,25 @@ func writeRange(w *resp.Writer, s *stream.Stream, start, end stream.ID, count in
 		writeEntry(w, it.ID, it.FV)
 		n++
 	}
+	insertHeader(w, mark, func() { w.Array(int(n)) })
+	return n
+}
+
+// insertHeader puts what header writes (an aggregate's header, whose
+// length was known only after its elements) at mark, in front of what
+// was written since: the elements are written in place, with no second
+// buffer to grow and copy.
+func insertHeader(w *resp.Writer, mark int, header func()) {
 	if w.Dropped {
-		return n // the reply is thrown away
+		return // the reply is thrown away
 	}
-	// The array's length is known only now: its header is appended and
-	// rotated in front of the entries, which were written in place (no
-	// second buffer to grow and copy).
 	body := len(w.Buf) - mark
-	w.Array(int(n))
+	header()
 	var hdr [24]byte
 	h := copy(hdr[:], w.Buf[mark+body:])
 	copy(w.Buf[mark+h:], w.Buf[mark:mark+body])
 	copy(w.Buf[mark:], hdr[:h])
-	return n
+	w.Buf = w.Buf[:mark+h+body]
 }
 
 // idArg is an id as a command argument.

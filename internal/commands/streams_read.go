@@ -210,8 +210,10 @@ func xread(c *engine.Ctx, isGroup bool) {
 		ids[i] = id
 	}
 
-	var body resp.Writer
-	body.Proto = c.W.Proto
+	// The reply is written in place; its header goes in front at the end,
+	// when the number of streams served is known.
+	body := c.W
+	mark := len(body.Buf)
 	served := 0
 	for i, s := range streams {
 		if s == nil {
@@ -252,7 +254,7 @@ func xread(c *engine.Ctx, isGroup bool) {
 		}
 		body.Bulk(keys[i])
 		if g == nil {
-			writeRange(&body, s, start, stream.MaxID, count, false)
+			writeRange(body, s, start, stream.MaxID, count, false)
 			continue
 		}
 		cons := g.Consumer(consumerName)
@@ -265,19 +267,20 @@ func xread(c *engine.Ctx, isGroup bool) {
 		}
 		cons.SeenTime = c.Now
 		if history {
-			readHistory(c, &body, s, cons, start, count)
-		} else if deliverNew(c, &body, s, g, cons, keys[i], groupName, start, count, noack) == 0 {
+			readHistory(c, body, s, cons, start, count)
+		} else if deliverNew(c, body, s, g, cons, keys[i], groupName, start, count, noack) == 0 {
 			continue
 		}
 		c.Dirty(1)
 	}
 	if served > 0 {
-		if c.W.Proto == 2 {
-			c.W.Array(served)
-		} else {
-			c.W.Map(served)
-		}
-		c.W.Raw(body.Buf)
+		insertHeader(body, mark, func() {
+			if body.Proto == 2 {
+				body.Array(served)
+			} else {
+				body.Map(served)
+			}
+		})
 		return
 	}
 	if timeout != -1 {
@@ -346,16 +349,19 @@ func readHistory(c *engine.Ctx, w *resp.Writer, s *stream.Stream, cons *stream.C
 // unless noack enters the PELs, propagated as XCLAIM; with noack the new
 // last id propagates as XGROUP SETID.
 func deliverNew(c *engine.Ctx, w *resp.Writer, s *stream.Stream, g *stream.Group, cons *stream.Consumer, key, group []byte, start stream.ID, count int64, noack bool) int {
-	var ids []stream.ID
-	var tmp resp.Writer
-	tmp.Proto = w.Proto
-	it := s.Range(start, stream.MaxID, false)
+	var it stream.Iter
+	s.InitRangeFrom(&it, start, stream.MaxID, g.Delivered)
+	var idBuf [16]stream.ID
+	ids := idBuf[:0]
+	mark := len(w.Buf)
 	for (count == 0 || int64(len(ids)) < count) && it.Next() {
-		writeEntry(&tmp, it.ID, it.FV)
+		writeEntry(w, it.ID, it.FV)
 		ids = append(ids, it.ID)
 	}
-	w.Array(len(ids))
-	w.Raw(tmp.Buf)
+	insertHeader(w, mark, func() { w.Array(len(ids)) })
+	if len(ids) > 0 {
+		g.Delivered = it.Cursor()
+	}
 	propLast := false
 	for _, id := range ids {
 		if g.LastID.Less(id) {

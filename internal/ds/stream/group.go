@@ -13,6 +13,9 @@ type Group struct {
 	EntriesRead int64
 	pel         pelList // every pending entry of the group, by id
 	consumers   []*Consumer
+	// Delivered is where the last read of new entries stopped: the next
+	// one starts there (a hint, checked by the stream).
+	Delivered Cursor
 }
 
 // Pending is one entry delivered and not acknowledged (Redis's
@@ -277,7 +280,8 @@ func (s *Stream) LoadNode(master ID, masterFields [][]byte, ids []ID, flags []by
 		b = appendStr(b, f)
 		base += lpStrSize(f)
 	}
-	n := node{master: master, hdr: int32(len(b)), nmf: int32(nf)}
+	s.gens++
+	n := node{master: master, hdr: int32(len(b)), nmf: int32(nf), gen: s.gens}
 	n.buf = b
 	n.lpBase = int32(base)
 	for i, id := range ids {

@@ -46,6 +46,13 @@ type node struct {
 	nmf    int32 // master fields
 	live   int32
 	dead   int32
+	// lastOff is the offset of the last entry's flags byte (the last
+	// entry is read without walking the node).
+	lastOff int32
+	// gen tells this node from an earlier one with the same master id
+	// (a stream emptied, its id set back by XSETID, refilled), for
+	// Cursors.
+	gen uint32
 	// lpBase is the byte size Redis's listpack for this node has, less
 	// the two counters (live, dead) whose encoded size changes with them.
 	lpBase int32
@@ -64,6 +71,7 @@ type Stream struct {
 	MaxDeletedID ID // max-deleted-entry-id
 	EntriesAdded int64
 	groups       []*Group // by name
+	gens         uint32   // nodes created, for node.gen
 }
 
 // New returns an empty stream.
@@ -194,7 +202,8 @@ func (s *Stream) Append(id ID, fv [][]byte, lim Limits) {
 		}
 	}
 	if tail == nil {
-		s.nodes = append(s.nodes, node{master: id})
+		s.gens++
+		s.nodes = append(s.nodes, node{master: id, gen: s.gens})
 		tail = &s.nodes[len(s.nodes)-1]
 		nf := len(fv) / 2
 		hdr, entry := 2, 4
@@ -252,6 +261,7 @@ func (n *node) appendEntry(id ID, flags byte, fv [][]byte) {
 	msd := id.Ms - n.master.Ms
 	seqd := int64(id.Seq - n.master.Seq)
 	b := n.buf
+	n.lastOff = int32(len(b))
 	b = append(b, flags)
 	b = binary.AppendUvarint(b, msd)
 	b = binary.AppendUvarint(b, zigzag(seqd))
@@ -396,6 +406,7 @@ type Iter struct {
 	FV      [][]byte
 	curNode int
 	curOff  int
+	curEnd  int // the offset after the current entry
 }
 
 // Range returns an iterator over the live entries with start <= id <= end,
@@ -413,6 +424,16 @@ func (s *Stream) RangeAll(start, end ID, rev bool) *Iter {
 func (it *Iter) enterNode(i int) {
 	it.ni = i
 	n := &it.s.nodes[i]
+	if nf := int(n.nmf); cap(it.master) < nf || cap(it.fv) < 2*nf {
+		// One block for the master fields and an entry's fields and
+		// values, sized for the node, rather than slices grown by
+		// appending on every new iterator.
+		b := make([][]byte, 3*nf+4)
+		it.master, it.fv = b[:0:nf+1], b[nf+1:nf+1]
+	}
+	if it.scratch == nil {
+		it.scratch = make([]byte, 0, 64)
+	}
 	it.master = n.masterFields(it.master)
 	if it.rev {
 		it.offs = n.offsets(it.offs)
@@ -511,7 +532,7 @@ func (it *Iter) set(n *node, off int) int {
 	var e entry
 	e, it.fv = n.decode(off, it.master, it.fv, &it.scratch)
 	it.ID, it.Flags, it.FV = e.id, e.flags, it.fv
-	it.curNode, it.curOff = it.ni, off
+	it.curNode, it.curOff, it.curEnd = it.ni, off, e.end
 	return e.end
 }
 
@@ -601,6 +622,15 @@ func (s *Stream) removeNode(i int) {
 // tombstones is set (Redis's streamGetEdgeID); ok false when there is
 // none.
 func (s *Stream) FirstEntry(tombstones bool) (ID, bool) {
+	if len(s.nodes) > 0 {
+		// A node's first entry, unless it is a tombstone, is the answer
+		// without an iterator.
+		n := &s.nodes[0]
+		if int(n.hdr) < len(n.buf) && (tombstones || n.buf[n.hdr]&FlagDeleted == 0) {
+			e, _ := n.head(int(n.hdr))
+			return e.id, true
+		}
+	}
 	var it *Iter
 	if tombstones {
 		it = s.RangeAll(ID{}, MaxID, false)
@@ -613,8 +643,15 @@ func (s *Stream) FirstEntry(tombstones bool) (ID, bool) {
 	return ID{}, false
 }
 
-// LastEntry returns the last live entry's id.
+// LastEntry returns the last live entry's id: the last node's last
+// entry unless it is a tombstone (a node with no live entry is removed,
+// so only then is the node walked).
 func (s *Stream) LastEntry() (ID, bool) {
+	if k := len(s.nodes); k > 0 {
+		if n := &s.nodes[k-1]; n.lastOff >= n.hdr && n.buf[n.lastOff]&FlagDeleted == 0 {
+			return n.last, true
+		}
+	}
 	it := s.Range(ID{}, MaxID, true)
 	if it.Next() {
 		return it.ID, true
