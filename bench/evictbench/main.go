@@ -40,6 +40,7 @@ func main() {
 	setValue := flag.Int("set-value", 3, "SET at the limit's value size in bytes (redis-benchmark's -d)")
 	policies := flag.String("policies", "allkeys-lru,allkeys-lfu", "policies of the cache hit-ratio part")
 	setRounds := flag.Bool("set", true, "run the SET-at-the-limit part")
+	profile := flag.Bool("profile", false, "after each cache run, print the held keys by rank and OBJECT FREQ (freq.go)")
 	flag.Parse()
 	b, cleanup := harness.BuildAbacus(*bin)
 	defer cleanup()
@@ -49,7 +50,7 @@ func main() {
 	}
 
 	if *cache {
-		cacheHitRatios(b, *keys, *requests, *batch, strings.Split(*policies, ","))
+		cacheHitRatios(b, *keys, *requests, *batch, strings.Split(*policies, ","), *profile)
 	}
 	if *setRounds {
 		setAtLimit(b, *rounds, *setValue)
@@ -58,15 +59,15 @@ func main() {
 
 // cacheHitRatios runs the read-through cache under each policy on both
 // servers and prints the hit ratios.
-func cacheHitRatios(b string, keys, requests, batch int, policies []string) {
+func cacheHitRatios(b string, keys, requests, batch int, policies []string, profile bool) {
 	// The data set's size as redis-server holds it: a key of ~10 bytes
 	// and a 100-byte value take ~180 bytes of used_memory there.
 	maxmem := int64(keys) * 180 / 10
 	harness.Header(fmt.Sprintf("Zipf 0.99 over %d keys, 100-byte values, maxmemory %d bytes (10%% of the data set), maxmemory-samples 5, %d requests per run (%d in flight), hit ratio of the last two thirds.",
 		keys, maxmem, requests, batch))
 	z := newZipf(keys, 0.99)
-	fmt.Println("| policy | server | hit ratio | evicted keys | used_memory | RSS | CPU s |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Println("| policy | server | hit ratio | keys held | evicted keys | used_memory | RSS | CPU s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, policy := range policies {
 		for _, name := range []string{"abacus", "redis"} {
 			bin := b
@@ -78,10 +79,13 @@ func cacheHitRatios(b string, keys, requests, batch int, policies []string) {
 			cpu0 := s.CPUTicks()
 			hit := cacheRun(s, z, requests, batch)
 			c := dial(s)
-			fmt.Printf("| %s | %s | %.4f | %s | %s | %.1f MB | %.1f |\n", policy, name, hit,
-				c.info("stats", "evicted_keys"), c.info("memory", "used_memory_human"), float64(s.RSS())/(1<<20),
+			fmt.Printf("| %s | %s | %.4f | %s | %s | %s | %.1f MB | %.1f |\n", policy, name, hit,
+				c.dbsize(), c.info("stats", "evicted_keys"), c.info("memory", "used_memory_human"), float64(s.RSS())/(1<<20),
 				float64(s.CPUTicks()-cpu0)/100)
 			c.c.Close()
+			if profile {
+				heldProfile(s, keys)
+			}
 			s.Stop()
 		}
 	}
@@ -217,6 +221,12 @@ func (c *conn) readBulkHit() bool {
 		harness.Fatal("read: %v", err)
 	}
 	return true
+}
+
+// dbsize returns DBSIZE's reply.
+func (c *conn) dbsize() string {
+	c.write(harness.Encode(nil, "DBSIZE"))
+	return strings.TrimPrefix(c.line(), ":")
 }
 
 // info returns one field of an INFO section.
