@@ -66,8 +66,8 @@ func cacheHitRatios(b string, keys, requests, batch int, policies []string, prof
 	harness.Header(fmt.Sprintf("Zipf 0.99 over %d keys, 100-byte values, maxmemory %d bytes (10%% of the data set), maxmemory-samples 5, %d requests per run (%d in flight), hit ratio of the last two thirds.",
 		keys, maxmem, requests, batch))
 	z := newZipf(keys, 0.99)
-	fmt.Println("| policy | server | hit ratio | keys held | evicted keys | used_memory | RSS | CPU s |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| policy | server | hit ratio | keys held | evicted keys | used_memory | RSS | CPU s | wall s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, policy := range policies {
 		for _, name := range []string{"abacus", "redis"} {
 			bin := b
@@ -76,12 +76,13 @@ func cacheHitRatios(b string, keys, requests, batch int, policies []string, prof
 			}
 			s := harness.Start(name, bin, "--maxmemory", strconv.FormatInt(maxmem, 10),
 				"--maxmemory-policy", policy, "--maxmemory-samples", "5")
-			cpu0 := s.CPUTicks()
+			cpu0, t0 := s.CPUTicks(), time.Now()
 			hit := cacheRun(s, z, requests, batch)
+			wall := time.Since(t0).Seconds()
 			c := dial(s)
-			fmt.Printf("| %s | %s | %.4f | %s | %s | %s | %.1f MB | %.1f |\n", policy, name, hit,
+			fmt.Printf("| %s | %s | %.4f | %s | %s | %s | %.1f MB | %.1f | %.0f |\n", policy, name, hit,
 				c.dbsize(), c.info("stats", "evicted_keys"), c.info("memory", "used_memory_human"), float64(s.RSS())/(1<<20),
-				float64(s.CPUTicks()-cpu0)/100)
+				float64(s.CPUTicks()-cpu0)/100, wall)
 			c.c.Close()
 			if profile {
 				heldProfile(s, keys)
