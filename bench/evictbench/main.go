@@ -40,8 +40,14 @@ func main() {
 	setValue := flag.Int("set-value", 3, "SET at the limit's value size in bytes (redis-benchmark's -d)")
 	policies := flag.String("policies", "allkeys-lru,allkeys-lfu", "policies of the cache hit-ratio part")
 	setRounds := flag.Bool("set", true, "run the SET-at-the-limit part")
+	simRate := flag.Float64("simulate", 0, "instead of servers, simulate allkeys-lfu at this many GETs/s (lfusim.go)")
+	simKeys := flag.Int("simulate-held", 967000, "the simulation's capacity in keys (the servers hold ~967,000 of 10M)")
 	profile := flag.Bool("profile", false, "after each cache run, print the held keys by rank and OBJECT FREQ (freq.go)")
 	flag.Parse()
+	if *simRate > 0 {
+		simulateLFU(*keys, *requests, *batch, *simKeys, *simRate)
+		return
+	}
 	b, cleanup := harness.BuildAbacus(*bin)
 	defer cleanup()
 	if *churnFor > 0 {
