@@ -40,7 +40,14 @@ func main() {
 	setValue := flag.Int("set-value", 3, "SET at the limit's value size in bytes (redis-benchmark's -d)")
 	policies := flag.String("policies", "allkeys-lru,allkeys-lfu", "policies of the cache hit-ratio part")
 	setRounds := flag.Bool("set", true, "run the SET-at-the-limit part")
+	simRate := flag.Float64("simulate", 0, "instead of servers, simulate allkeys-lfu at this many GETs/s (lfusim.go)")
+	simKeys := flag.Int("simulate-held", 967000, "the simulation's capacity in keys (the servers hold ~967,000 of 10M)")
+	profile := flag.Bool("profile", false, "after each cache run, print the held keys by rank and OBJECT FREQ (freq.go)")
 	flag.Parse()
+	if *simRate > 0 {
+		simulateLFU(*keys, *requests, *batch, *simKeys, *simRate)
+		return
+	}
 	b, cleanup := harness.BuildAbacus(*bin)
 	defer cleanup()
 	if *churnFor > 0 {
@@ -49,7 +56,7 @@ func main() {
 	}
 
 	if *cache {
-		cacheHitRatios(b, *keys, *requests, *batch, strings.Split(*policies, ","))
+		cacheHitRatios(b, *keys, *requests, *batch, strings.Split(*policies, ","), *profile)
 	}
 	if *setRounds {
 		setAtLimit(b, *rounds, *setValue)
@@ -58,15 +65,15 @@ func main() {
 
 // cacheHitRatios runs the read-through cache under each policy on both
 // servers and prints the hit ratios.
-func cacheHitRatios(b string, keys, requests, batch int, policies []string) {
+func cacheHitRatios(b string, keys, requests, batch int, policies []string, profile bool) {
 	// The data set's size as redis-server holds it: a key of ~10 bytes
 	// and a 100-byte value take ~180 bytes of used_memory there.
 	maxmem := int64(keys) * 180 / 10
 	harness.Header(fmt.Sprintf("Zipf 0.99 over %d keys, 100-byte values, maxmemory %d bytes (10%% of the data set), maxmemory-samples 5, %d requests per run (%d in flight), hit ratio of the last two thirds.",
 		keys, maxmem, requests, batch))
 	z := newZipf(keys, 0.99)
-	fmt.Println("| policy | server | hit ratio | evicted keys | used_memory | RSS | CPU s |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Println("| policy | server | hit ratio | keys held | evicted keys | used_memory | RSS | CPU s | wall s |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, policy := range policies {
 		for _, name := range []string{"abacus", "redis"} {
 			bin := b
@@ -75,13 +82,17 @@ func cacheHitRatios(b string, keys, requests, batch int, policies []string) {
 			}
 			s := harness.Start(name, bin, "--maxmemory", strconv.FormatInt(maxmem, 10),
 				"--maxmemory-policy", policy, "--maxmemory-samples", "5")
-			cpu0 := s.CPUTicks()
+			cpu0, t0 := s.CPUTicks(), time.Now()
 			hit := cacheRun(s, z, requests, batch)
+			wall := time.Since(t0).Seconds()
 			c := dial(s)
-			fmt.Printf("| %s | %s | %.4f | %s | %s | %.1f MB | %.1f |\n", policy, name, hit,
-				c.info("stats", "evicted_keys"), c.info("memory", "used_memory_human"), float64(s.RSS())/(1<<20),
-				float64(s.CPUTicks()-cpu0)/100)
+			fmt.Printf("| %s | %s | %.4f | %s | %s | %s | %.1f MB | %.1f | %.0f |\n", policy, name, hit,
+				c.dbsize(), c.info("stats", "evicted_keys"), c.info("memory", "used_memory_human"), float64(s.RSS())/(1<<20),
+				float64(s.CPUTicks()-cpu0)/100, wall)
 			c.c.Close()
+			if profile {
+				heldProfile(s, keys)
+			}
 			s.Stop()
 		}
 	}
@@ -217,6 +228,12 @@ func (c *conn) readBulkHit() bool {
 		harness.Fatal("read: %v", err)
 	}
 	return true
+}
+
+// dbsize returns DBSIZE's reply.
+func (c *conn) dbsize() string {
+	c.write(harness.Encode(nil, "DBSIZE"))
+	return strings.TrimPrefix(c.line(), ":")
 }
 
 // info returns one field of an INFO section.

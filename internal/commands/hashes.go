@@ -116,7 +116,6 @@ func hashWrite(c *engine.Ctx, key string) (o *keyspace.Object, h *hash.Hash, ok 
 	if !ok || o == nil {
 		return nil, nil, ok
 	}
-	engine.TouchLRU(c, o)
 	return o, o.Val().(*hash.Hash), true
 }
 

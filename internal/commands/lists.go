@@ -121,11 +121,7 @@ func newList(c *engine.Ctx) *list.List {
 // ok=false (WRONGTYPE already sent) when it holds another type. Like
 // Redis's lookupKeyWrite it refreshes the key's access time.
 func lookupList(c *engine.Ctx, key string) (o *keyspace.Object, ok bool) {
-	o, ok = c.LookupWrite(key, keyspace.TypeList)
-	if o != nil {
-		engine.TouchLRU(c, o)
-	}
-	return o, ok
+	return c.LookupWrite(key, keyspace.TypeList)
 }
 
 // listChanged signals a change to the list at key (k, as bytes), publishes

@@ -131,7 +131,6 @@ func setWrite(c *engine.Ctx, key string) (o *keyspace.Object, s *set.Set, ok boo
 	if !ok || o == nil {
 		return nil, nil, ok
 	}
-	engine.TouchLRU(c, o)
 	return o, o.Val().(*set.Set), true
 }
 

@@ -206,7 +206,6 @@ func cmdXadd(c *engine.Ctx) {
 		o = keyspace.NewValue(keyspace.TypeStream, s)
 		c.DB.Add(key, o)
 	} else {
-		engine.TouchLRU(c, o)
 		s = streamOf(o)
 	}
 	if s.LastID == stream.MaxID {

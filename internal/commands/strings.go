@@ -465,7 +465,7 @@ func cmdAppend(c *engine.Ctx) {
 		}
 		o.SetRaw(append(rawBytes(o), add...))
 		total = len(o.Raw())
-		engine.TouchLRU(c, o)
+		c.DB.Renewed(o) // the write lookup counted the access
 		c.DB.Modified(o.Key)
 	}
 	c.Dirty(1)
@@ -566,7 +566,7 @@ func cmdSetrange(c *engine.Ctx) {
 		}
 		copy(b[offset:], val)
 		o.SetRaw(b)
-		engine.TouchLRU(c, o)
+		c.DB.Renewed(o) // the write lookup counted the access
 		c.DB.Modified(o.Key)
 	}
 	c.Dirty(1)
@@ -675,7 +675,7 @@ func cmdIncrbyfloat(c *engine.Ctx) {
 		if len(s) <= keyspace.EmbstrMaxLen {
 			o.Enc = keyspace.EncEmbstr
 		}
-		engine.TouchLRU(c, o)
+		c.DB.Renewed(o) // the write lookup counted the access
 		c.DB.Modified(o.Key)
 	} else {
 		o = newStringNoInt([]byte(s))
