@@ -57,12 +57,35 @@ type item struct {
 	db  int
 }
 
-// batch is keys handed out by one step, from walk place start up to end.
+// rangeBuckets is how many buckets a batch's run holds at most: about as
+// many keys at the tables' load factor, whose encoding a change to one of
+// them may wait for (guard).
+const rangeBuckets = 1024
+
+// batch is what one walk of the snapshot handed out, from walk place
+// start up to end: a run of buckets the encoder reads itself (r), and
+// items, the keys of the run's buckets taken over on the loop (marked
+// ones, which may hold kept copies, and those the guard took since) or
+// leftover keys.
 type batch struct {
+	r          keyspace.SnapshotRange
+	taken      [rangeBuckets / 64]uint64 // r's buckets taken over, by b - r.Lo
 	items      []item
 	start, end keyspace.SnapshotPos
 	last       bool // the walk ended with it: the encoder writes the file's end
 }
+
+// isTaken reports whether bucket b of bt's run was taken over.
+func (bt *batch) isTaken(b int) bool {
+	i := b - bt.r.Lo
+	return bt.taken[i/64]&(1<<(i%64)) != 0
+}
+
+// take marks bucket b of bt's run taken over.
+func (bt *batch) take(b int) { bt.takeAt(b - bt.r.Lo) }
+
+// takeAt marks the bucket at offset i of bt's run taken over.
+func (bt *batch) takeAt(i int) { bt.taken[i/64] |= 1 << (i % 64) }
 
 // pipe is the loop's and the encoder's shared state, under mu.
 type pipe struct {
@@ -71,6 +94,7 @@ type pipe struct {
 	q       []*batch  // handed to the encoder, oldest first
 	busy    bool      // the encoder is encoding q[0]
 	blocked bool      // the step waits for room or the end: wake it
+	waitEnd bool      // what it waits for is the end
 	done    bool      // the encoder encoded the last batch
 	exited  bool      // the encoder goroutine returned (or never started)
 	spare   []*batch  // encoded batches for reuse
@@ -92,8 +116,15 @@ type driven struct {
 	p         pipe
 	cur       *batch // the batch the step fills (under the lock)
 	emitToCur func(db int, o *keyspace.Object)
-	batchFull bool // cur got a collection or chunkSize bytes of strings: it ends
-	bytes     int  // the strings' bytes in cur
+	takeToCur func(b int)
+	wanted    func(o *keyspace.Object) bool // Background.wanted
+	keys      atomic.Int64                  // keys encoded from runs, not yet in Background.Keys
+	run       []item                        // the encoder's objects of a run's buckets
+	runDB     int                           // the database of the run being read
+	addRun    func(o *keyspace.Object)      // appends o's fields to run
+	takeBt    *batch                        // the batch the guard takes a bucket over in
+	takeDB    int
+	addTaken  func(o *keyspace.Object) // appends o to takeBt's items
 }
 
 // chunkSink is where the rdb.Writer's buffer empties into: the chunk the
@@ -131,6 +162,18 @@ func (b *Background) streamDriven(out io.Writer) error {
 	}
 	d.sink.buf = make([]byte, 0, 64<<10) // the fourth chunk, the header's
 	d.emitToCur = d.emit
+	d.takeToCur = func(i int) { d.cur.takeAt(i) }
+	d.wanted = b.wanted
+	d.addRun = func(o *keyspace.Object) {
+		d.run = append(d.run, item{db: d.runDB})
+		keyspace.SnapshotLoad(&d.run[len(d.run)-1].obj, o)
+	}
+	d.addTaken = func(o *keyspace.Object) {
+		if d.wanted(o) {
+			d.takeBt.items = append(d.takeBt.items, item{obj: *o, src: o, db: d.takeDB})
+			d.keys.Add(1)
+		}
+	}
 	b.lock.Lock()
 	b.d = d
 	if b.canceled {
@@ -185,61 +228,76 @@ func (b *Background) streamDriven(out io.Writer) error {
 	return nil
 }
 
-// step is a driven save's work under the lock: slices of the snapshot
-// walked into a batch until deadline, the batch handed to the encoder;
-// once the walk is over and the encoder done, the snapshot's end.
+// step is a driven save's work under the lock: runs of the snapshot's
+// buckets handed to the encoder, a batch each, until deadline or until
+// maxBatches are in flight; once the walk is over and the encoder done,
+// the snapshot's end. The loop reads no object of a run (the encoder
+// does, off the lock), only those of buckets where kept copies may be
+// met: its share of a save is a few ns per bucket.
 func (b *Background) step(deadline time.Time) Step {
 	d := b.d
 	if d.closed {
 		return StepDone
 	}
+	b.Keys += d.keys.Swap(0)
 	p := &d.p
-	p.mu.Lock()
-	wait := d.walked && !p.done || !d.walked && len(p.q) >= maxBatches
-	p.blocked = wait
-	p.mu.Unlock()
-	if wait {
-		return StepBlocked
-	}
-	if d.walked {
-		b.endWalk()
-		d.closed = true
-		close(d.full)
-		return StepDone
-	}
 	held := time.Now()
-	bt := d.newBatch()
-	bt.start = b.ks.SnapshotPosition()
-	d.cur, d.batchFull, d.bytes = bt, false, 0
-	more := true
-	for more {
-		more = b.slice(min(b.opt.SliceKeys, drivenSliceKeys), d.emitToCur)
-		if len(bt.items) >= batchKeys || d.batchFull || !time.Now().Before(deadline) {
+	for {
+		p.mu.Lock()
+		wait := d.walked && !p.done || !d.walked && len(p.q) >= maxBatches
+		p.blocked, p.waitEnd = wait, d.walked
+		p.mu.Unlock()
+		if wait {
+			b.MaxHold = max(b.MaxHold, time.Since(held))
+			return StepBlocked
+		}
+		if d.walked {
+			b.Keys += d.keys.Swap(0)
+			b.endWalk()
+			d.closed = true
+			close(d.full)
+			return StepDone
+		}
+		bt := d.newBatch()
+		bt.start = b.ks.SnapshotPosition()
+		d.cur = bt
+		r, more := b.ks.NextSnapshotRange(rangeBuckets, d.emitToCur, d.takeToCur)
+		b.Slices++
+		d.cur = nil
+		bt.r = r
+		bt.end = b.ks.SnapshotPosition()
+		bt.last = !more
+		d.walked = !more
+		p.mu.Lock()
+		if len(bt.items) == 0 && bt.r.Empty() && !bt.last {
+			p.spare = append(p.spare, bt)
+		} else {
+			p.q = append(p.q, bt)
+			p.cond.Broadcast()
+		}
+		p.mu.Unlock()
+		if !time.Now().Before(deadline) {
 			break
 		}
 	}
-	d.cur = nil
-	bt.end = b.ks.SnapshotPosition()
-	bt.last = !more
-	d.walked = !more
 	b.MaxHold = max(b.MaxHold, time.Since(held))
-	p.mu.Lock()
-	if len(bt.items) == 0 && !bt.last {
-		p.spare = append(p.spare, bt)
-	} else {
-		p.q = append(p.q, bt)
-		p.cond.Broadcast()
-	}
-	p.mu.Unlock()
 	return StepMore
+}
+
+// wanted reports whether o goes into the file: not a hash whose fields
+// have all expired, nor what Options.Skip rejects.
+func (b *Background) wanted(o *keyspace.Object) bool {
+	if h, ok := o.Val().(keyspace.FieldExpirer); ok && h.Len(b.opt.Encode.Now) == 0 {
+		return false
+	}
+	return b.opt.Skip == nil || !b.opt.Skip(o)
 }
 
 // emit adds o, handed out by the walk, to the batch being filled.
 func (d *driven) emit(db int, o *keyspace.Object) {
-	d.cur.items = append(d.cur.items, item{obj: *o, src: o, db: db})
-	d.bytes += len(o.Key) + len(o.Raw()) // the length is in the object
-	if o.Type != keyspace.TypeString || d.bytes >= chunkSize {
-		d.batchFull = true
+	if d.wanted(o) {
+		d.cur.items = append(d.cur.items, item{obj: *o, src: o, db: db})
+		d.keys.Add(1)
 	}
 }
 
@@ -254,7 +312,7 @@ func (d *driven) newBatch() *batch {
 		p.spare = p.spare[:n-1]
 		return bt
 	}
-	return &batch{items: make([]item, 0, batchKeys+drivenSliceKeys)}
+	return &batch{items: make([]item, 0, 16)}
 }
 
 // guard is the snapshot's guard (keyspace.SetSnapshotGuard): live object
@@ -276,6 +334,18 @@ func (d *driven) guard(pos keyspace.SnapshotPos, o *keyspace.Object) {
 			for !p.exited && len(p.q) > 0 && p.q[0] == bt {
 				p.cond.Wait()
 			}
+			return
+		}
+		if b, ok := bt.r.Has(pos); ok && !bt.isTaken(b) {
+			// The change may touch the bucket's chain or an object in
+			// it: the encoder gets the bucket's objects as they are now
+			// instead of reading it later.
+			bt.take(b)
+			d.takeBt, d.takeDB = bt, bt.r.DB
+			bt.r.Bucket(b, d.addTaken)
+			d.takeBt = nil
+		}
+		if o == nil {
 			return
 		}
 		for j := range bt.items {
@@ -325,6 +395,9 @@ func (d *driven) encode() {
 		bt := p.q[0]
 		p.busy = true
 		p.mu.Unlock()
+		if !bt.r.Empty() {
+			d.encodeRun(bt)
+		}
 		touchKeys(bt.items)
 		for i := range bt.items {
 			if p.stopped.Load() {
@@ -348,9 +421,14 @@ func (d *driven) encode() {
 		p.done = last
 		clear(bt.items)
 		bt.items = bt.items[:0]
+		bt.r, bt.taken = keyspace.SnapshotRange{}, [rangeBuckets / 64]uint64{}
 		p.spare = append(p.spare, bt)
-		wake := p.blocked
-		p.blocked = false
+		// A step waiting for room is woken once half the batches are
+		// done, not for each: every wake costs the loop a round.
+		wake := p.blocked && (p.waitEnd && last || !p.waitEnd && len(p.q) <= maxBatches/2)
+		if wake {
+			p.blocked = false
+		}
 		p.cond.Broadcast()
 		p.mu.Unlock()
 		if wake {
@@ -360,6 +438,43 @@ func (d *driven) encode() {
 			return
 		}
 	}
+}
+
+// encodeRun encodes the keys of bt's run that were not taken over, a few
+// buckets at a time: first their heads and then their keys are read ahead
+// so that the cache misses overlap. The guard does not change what it
+// reads while bt is the batch being encoded (it waits instead).
+func (d *driven) encodeRun(bt *batch) {
+	const group = 32
+	r := &bt.r
+	d.runDB = r.DB
+	var x int64
+	for g := r.Lo; g < r.Hi; g += group {
+		end := min(g+group, r.Hi)
+		off := g - r.Lo // a multiple of group, so the group's bits are in one word
+		x += r.TouchHeads(g, end, bt.taken[off/64]>>(off%64))
+		d.run = d.run[:0]
+		for b := g; b < end; b++ {
+			if !bt.isTaken(b) {
+				r.Bucket(b, d.addRun)
+			}
+		}
+		touchKeys(d.run)
+		n := 0
+		for i := range d.run {
+			it := &d.run[i]
+			if d.wanted(&it.obj) {
+				d.key(it.db, &it.obj)
+				n++
+			}
+		}
+		d.keys.Add(int64(n))
+		if d.p.stopped.Load() {
+			break
+		}
+	}
+	clear(d.run)
+	touched.Store(uint32(x))
 }
 
 // stop ends the encoder and waits for it: it reads live objects until
