@@ -251,12 +251,13 @@ func (ks *Keyspace) SetSnapshotGuard(fn func(p SnapshotPos, o *Object)) {
 	ks.snap.guard = fn
 }
 
-// guardAbsent tells the guard of the insertion of absent key into table
-// d: the insertion changes the chain of the bucket it goes to (dict.Put),
-// which a saver that was handed that bucket whole (NextSnapshotRange) may
-// be reading. Each of d's tables where the key could go is reported at the
-// key's bucket there, with a nil object, when the walk has passed it.
-func (s *snapshot) guardAbsent(ks *Keyspace, d *dict, key string) {
+// guardBuckets tells the guard of a change to the chains of key's buckets
+// in table d (an insertion of an absent key, dict.Put; a rolled-back
+// script putting a key back), which a saver that was handed those buckets
+// whole (NextSnapshotRange) may be reading: each of d's tables is
+// reported at the key's bucket there, with a nil object, when the walk
+// has passed it.
+func (s *snapshot) guardBuckets(ks *Keyspace, d *dict, key string) {
 	if d.Len() == 0 {
 		return
 	}
@@ -414,12 +415,20 @@ func (db *DB) snapTouch(key string) {
 			if tab, bucket, o := d.locate(key); o != nil {
 				s.guard(SnapshotPos{s.srcIndex(d), tab, bucket}, o)
 			} else {
-				s.guardAbsent(db.ks, d, key)
+				s.guardBuckets(db.ks, d, key)
 			}
 		}
 		return // already written
 	}
 	if _, ok := kept[key]; ok {
+		if s.guard != nil {
+			// Kept before the walk passed it, the key may come back at
+			// a passed place (a key that went to the second table
+			// during a rehash comes back to the first: dict.Put).
+			if _, _, o := d.locate(key); o == nil {
+				s.guardBuckets(db.ks, d, key)
+			}
+		}
 		return
 	}
 	tab, bucket, o := d.locate(key)
@@ -430,7 +439,7 @@ func (db *DB) snapTouch(key string) {
 		return
 	}
 	if o == nil && s.guard != nil {
-		s.guardAbsent(db.ks, d, key)
+		s.guardBuckets(db.ks, d, key)
 	}
 	var c *Object
 	if o != nil {
