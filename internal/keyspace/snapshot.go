@@ -21,6 +21,12 @@ import "sync/atomic"
 //     object, skips keys kept as absent, and at the end writes the kept
 //     copies of keys that were deleted or moved away before it got there.
 //
+// A saver may instead be handed runs of buckets whole (NextSnapshotRange)
+// and read their chains later, off the lock: then the guard
+// (SetSnapshotGuard) is told, before the change, of every change at a
+// place the walk has passed, to an object or to a bucket's chain, and
+// takes the bucket over or waits for the saver to be done with it.
+//
 // FLUSHDB/FLUSHALL swap a fresh table in instead of clearing a table the
 // saver still reads, and SWAPDB moves tables, which the saver follows by
 // identity: it saves the table that was database i at the moment as

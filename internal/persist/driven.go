@@ -11,40 +11,42 @@ import (
 
 // A driven save (Options.Drive) runs on three goroutines:
 //
-//   - the driver's (the event loop, under the server lock) walks the
-//     snapshot in steps and hands the objects it meets to the encoder in
-//     batches: a shallow copy of each object (its key, TTL, access
-//     metadata and value reference, as they are at that moment) and the
-//     live object it copies;
-//   - the encoder encodes the batches in order into chunks, without the
-//     lock, on another core than the loop's;
+//   - the driver's (the event loop, under the server lock) hands the
+//     snapshot out in runs of buckets of the frozen key tables
+//     (keyspace.NextSnapshotRange), a batch each, without reading their
+//     objects: its share of a save is a few nanoseconds per bucket. Only
+//     the buckets where first-touch copies may be met are walked on the
+//     loop (their keys go into the batch as items: a shallow copy of each
+//     object, its key, TTL, access metadata and value reference, and the
+//     live object it copies);
+//   - the encoder walks the runs' chains itself and encodes the batches
+//     in order into chunks, without the lock, on another core than the
+//     loop's;
 //   - Stream's writes the chunks out.
 //
-// Measured on a keyspace of small strings, the walk (reaching each object)
-// is about 40% of a save's time and reading the keys and values, encoding
-// them and their checksum the rest, so the loop keeps less than half of
-// what it did when it encoded too.
+// Before, the loop walked every chain and copied each object into the
+// batch: about 100 ns a key, the cache miss of reaching each object,
+// about 1 s of the loop's time for 10M keys.
 //
-// Safety: the encoder reads the values of objects the loop may change
-// meanwhile. The keyspace reports every change to an object the walk has
-// handed out, before the change, with the object's place in the walk
-// (keyspace.SetSnapshotGuard); guard then finds the batch that holds it,
-// if one still does: a batch the encoder has not started gets a deep copy
-// of the object instead (the loop makes it, as the first touch of a key
-// not walked yet does), and for the batch being encoded the loop waits
-// until it is done (one batch: batchKeys small keys, or a few keys when it
-// holds collections).
-// A batch's place range is known when it is made, so a change to a key
-// walked before the oldest batch costs one comparison. The access
-// metadata a read updates without reporting it is in the shallow copy. The
-// snapshot stays open until the encoder has finished with every batch, so
-// the guard sees every change until then; Cancel stops the encoder before
-// it ends the snapshot.
-
-// batchKeys is how many keys a batch holds at most; a collection or
-// chunkSize bytes of strings end a batch, so that a change to another key
-// never waits long for the encoding of large values.
-const batchKeys = 512
+// Safety: the encoder reads chains and objects the loop may change
+// meanwhile. The keyspace reports every change to a bucket's chain or to
+// an object at a place the walk has passed, before the change, with the
+// place (keyspace.SetSnapshotGuard: writes, deletes, insertions of new
+// keys, expiry, a rolled-back script's put-backs); guard then finds the
+// batch that covers the place, if one still does. If the encoder has not
+// started that batch, the loop takes the bucket over: it walks the chain
+// as it is (unchanged since the moment) into items, which the encoder
+// then reads instead of the bucket, and the changing object's item gets
+// a deep copy (as the first touch of a key not walked yet does). For the
+// batch being encoded the loop waits until it is done (one run: about
+// rangeBuckets keys, more time when it holds a large collection). The
+// access metadata, which reads update without reporting it, is read
+// atomically (keyspace.SnapshotLoad, DB.Touch), as of when the encoder
+// reads the key rather than the moment. A batch's place range is known
+// when it is made, so a change at a place before the oldest batch costs
+// one comparison. The snapshot stays open until the encoder has finished
+// with every batch, so the guard sees every change until then; Cancel
+// stops the encoder before it ends the snapshot.
 
 // maxBatches bounds the batches in flight: when the encoder is that far
 // behind, the loop's step waits for it (StepBlocked) and serves clients.
@@ -135,11 +137,6 @@ func (c *chunkSink) Write(p []byte) (int, error) {
 	c.buf = append(c.buf, p...)
 	return len(p), nil
 }
-
-// drivenSliceKeys bounds the keys of one slice of a driven save: the
-// step looks at its deadline between slices, and the deadline may be a few
-// microseconds away (engine.RunInBackground).
-const drivenSliceKeys = 16
 
 // driveChunks is how many chunks a driven save has: one being filled, the
 // others being written or waiting to be. full holds as many, so the
