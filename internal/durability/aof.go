@@ -423,6 +423,9 @@ func (d *Durability) startRewrite() error {
 	opt.Aux = append(append([]string(nil), opt.Aux...), "aof-base", "1")
 	opt.RestoreCommands = !preamble
 	opt.Drive = d.e.SaveDriver(d.lock)
+	if d.e.Cfg.Bool(config.AOFRewriteIncrementalFsync) {
+		opt.SyncEvery = persist.AutoSyncBytes
+	}
 	bg := persist.StartBackground(d.e.KS, d.lock, opt)
 	st.bg = bg
 	write := func() error {

@@ -195,6 +195,9 @@ func (d *Durability) startBgsave() error {
 	p.bgDirty = d.e.Stats.Dirty.Load()
 	opt := d.saveOptions()
 	opt.Drive = d.e.SaveDriver(lock)
+	if d.e.Cfg.Bool(config.RDBSaveIncrementalFsync) {
+		opt.SyncEvery = persist.AutoSyncBytes
+	}
 	bg := persist.StartBackground(d.e.KS, lock, opt)
 	p.bg = bg
 	done := make(chan struct{})
