@@ -431,8 +431,8 @@ func (d *Durability) startRewrite() error {
 	write := func() error {
 		err := bg.Run()
 		if err == nil {
-			d.e.Log.Info(fmt.Sprintf("AOF base written from the snapshot (%d keys, %d slices, longest hold of the lock %.3f ms)",
-				bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000))
+			d.e.Log.Info(fmt.Sprintf("AOF base written from the snapshot (%d keys, %d slices, longest hold of the lock %.3f ms, %.1f ms in all)",
+				bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000, float64(bg.Held.Microseconds())/1000))
 		}
 		return err
 	}

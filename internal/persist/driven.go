@@ -245,7 +245,7 @@ func (b *Background) step(deadline time.Time) Step {
 		p.blocked, p.waitEnd = wait, d.walked
 		p.mu.Unlock()
 		if wait {
-			b.MaxHold = max(b.MaxHold, time.Since(held))
+			b.hold(held)
 			return StepBlocked
 		}
 		if d.walked {
@@ -277,8 +277,15 @@ func (b *Background) step(deadline time.Time) Step {
 			break
 		}
 	}
-	b.MaxHold = max(b.MaxHold, time.Since(held))
+	b.hold(held)
 	return StepMore
+}
+
+// hold records a step's hold of the lock, from held on.
+func (b *Background) hold(held time.Time) {
+	t := time.Since(held)
+	b.MaxHold = max(b.MaxHold, t)
+	b.Held += t
 }
 
 // wanted reports whether o goes into the file: not a hash whose fields

@@ -140,6 +140,9 @@ type Background struct {
 	// Slices how many it took (the pause it can cause clients).
 	MaxHold time.Duration
 	Slices  int
+	// Held is the time the save held the lock in all (a driven save: the
+	// loop's time spent on it).
+	Held time.Duration
 	// RenameHold is how long the final rename held the lock.
 	RenameHold time.Duration
 	canceled   bool // the snapshot is closed
