@@ -75,6 +75,10 @@ type batch struct {
 	items      []item
 	start, end keyspace.SnapshotPos
 	last       bool // the walk ended with it: the encoder writes the file's end
+	// encoded is the first bucket of the run the encoder may still read:
+	// it has encoded those before (set by the encoder while it encodes
+	// the batch).
+	encoded atomic.Int64
 }
 
 // isTaken reports whether bucket b of bt's run was taken over.
@@ -97,6 +101,7 @@ type pipe struct {
 	busy    bool      // the encoder is encoding q[0]
 	blocked bool      // the step waits for room or the end: wake it
 	waitEnd bool      // what it waits for is the end
+	waiting atomic.Bool // the guard waits for the encoder: broadcast progress
 	done    bool      // the encoder encoded the last batch
 	exited  bool      // the encoder goroutine returned (or never started)
 	spare   []*batch  // encoded batches for reuse
@@ -335,9 +340,17 @@ func (d *driven) guard(pos keyspace.SnapshotPos, o *keyspace.Object) {
 			continue
 		}
 		if i == 0 && p.busy {
-			for !p.exited && len(p.q) > 0 && p.q[0] == bt {
+			// The encoder is done with the run's buckets before
+			// bt.encoded (it moves on a group at a time): a change there
+			// need not wait for the rest of the run, which may hold a
+			// large collection. Taken buckets' items come after the run.
+			b, inRun := bt.r.Has(pos)
+			inRun = inRun && !bt.isTaken(b)
+			p.waiting.Store(true)
+			for !p.exited && len(p.q) > 0 && p.q[0] == bt && !(inRun && b < int(bt.encoded.Load())) {
 				p.cond.Wait()
 			}
+			p.waiting.Store(false)
 			return
 		}
 		if b, ok := bt.r.Has(pos); ok && !bt.isTaken(b) {
@@ -426,6 +439,7 @@ func (d *driven) encode() {
 		clear(bt.items)
 		bt.items = bt.items[:0]
 		bt.r, bt.taken = keyspace.SnapshotRange{}, [rangeBuckets / 64]uint64{}
+		bt.encoded.Store(0)
 		p.spare = append(p.spare, bt)
 		// A step waiting for room is woken once half the batches are
 		// done, not for each: every wake costs the loop a round.
@@ -473,6 +487,14 @@ func (d *driven) encodeRun(bt *batch) {
 			}
 		}
 		d.keys.Add(int64(n))
+		// Stored before waiting is read; the guard stores waiting before
+		// it reads encoded, under p.mu: one of them sees the other's.
+		bt.encoded.Store(int64(end))
+		if d.p.waiting.Load() {
+			d.p.mu.Lock()
+			d.p.cond.Broadcast()
+			d.p.mu.Unlock()
+		}
 		if d.p.stopped.Load() {
 			break
 		}
