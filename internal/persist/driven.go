@@ -96,15 +96,15 @@ func (bt *batch) takeAt(i int) { bt.taken[i/64] |= 1 << (i % 64) }
 // pipe is the loop's and the encoder's shared state, under mu.
 type pipe struct {
 	mu      sync.Mutex
-	cond    sync.Cond // a batch queued or done, stop, the encoder's exit
-	q       []*batch  // handed to the encoder, oldest first
-	busy    bool      // the encoder is encoding q[0]
-	blocked bool      // the step waits for room or the end: wake it
-	waitEnd bool      // what it waits for is the end
+	cond    sync.Cond   // a batch queued or done, stop, the encoder's exit
+	q       []*batch    // handed to the encoder, oldest first
+	busy    bool        // the encoder is encoding q[0]
+	blocked bool        // the step waits for room or the end: wake it
+	waitEnd bool        // what it waits for is the end
 	waiting atomic.Bool // the guard waits for the encoder: broadcast progress
-	done    bool      // the encoder encoded the last batch
-	exited  bool      // the encoder goroutine returned (or never started)
-	spare   []*batch  // encoded batches for reuse
+	done    bool        // the encoder encoded the last batch
+	exited  bool        // the encoder goroutine returned (or never started)
+	spare   []*batch    // encoded batches for reuse
 	stopped atomic.Bool
 	stopc   chan struct{} // closed with stopped set (Cancel)
 }
