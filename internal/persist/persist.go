@@ -37,7 +37,9 @@ type Options struct {
 	// RDB preamble. Aux is not written.
 	RestoreCommands bool
 	// Skip, when set, leaves out the keys it returns true for (what a
-	// redis-server replica cannot hold); called under the lock.
+	// redis-server replica cannot hold); called under the lock, or by a
+	// driven save's encoder for the keys it reads itself (it must then
+	// read only what a save writes of the object: its type, its value).
 	Skip func(o *keyspace.Object) bool
 	// Drive, when set, runs a background save's walk under the server
 	// lock on the goroutine that serves the clients, between their
