@@ -423,13 +423,16 @@ func (d *Durability) startRewrite() error {
 	opt.Aux = append(append([]string(nil), opt.Aux...), "aof-base", "1")
 	opt.RestoreCommands = !preamble
 	opt.Drive = d.e.SaveDriver(d.lock)
+	if d.e.Cfg.Bool(config.AOFRewriteIncrementalFsync) {
+		opt.SyncEvery = persist.AutoSyncBytes
+	}
 	bg := persist.StartBackground(d.e.KS, d.lock, opt)
 	st.bg = bg
 	write := func() error {
 		err := bg.Run()
 		if err == nil {
-			d.e.Log.Info(fmt.Sprintf("AOF base written from the snapshot (%d keys, %d slices, longest hold of the lock %.3f ms)",
-				bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000))
+			d.e.Log.Info(fmt.Sprintf("AOF base written from the snapshot (%d keys, %d slices, longest hold of the lock %.3f ms, %.1f ms in all)",
+				bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000, float64(bg.Held.Microseconds())/1000))
 		}
 		return err
 	}

@@ -195,6 +195,9 @@ func (d *Durability) startBgsave() error {
 	p.bgDirty = d.e.Stats.Dirty.Load()
 	opt := d.saveOptions()
 	opt.Drive = d.e.SaveDriver(lock)
+	if d.e.Cfg.Bool(config.RDBSaveIncrementalFsync) {
+		opt.SyncEvery = persist.AutoSyncBytes
+	}
 	bg := persist.StartBackground(d.e.KS, lock, opt)
 	p.bg = bg
 	done := make(chan struct{})
@@ -224,8 +227,8 @@ func (d *Durability) bgsaveDone(bg *persist.Background, err error) {
 		p.lastSave = d.e.Clock.NowMs() / 1000
 		p.saves++
 		d.e.Stats.Dirty.Add(-p.bgDirty)
-		d.e.Log.Info(fmt.Sprintf("Background saving terminated with success (%d keys, %d slices, longest hold of the lock %.3f ms, rename %.3f ms)",
-			bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000, float64(bg.RenameHold.Microseconds())/1000))
+		d.e.Log.Info(fmt.Sprintf("Background saving terminated with success (%d keys, %d slices, longest hold of the lock %.3f ms, %.1f ms in all, rename %.3f ms)",
+			bg.Keys, bg.Slices, float64(bg.MaxHold.Microseconds())/1000, float64(bg.Held.Microseconds())/1000, float64(bg.RenameHold.Microseconds())/1000))
 	case errors.Is(err, persist.ErrCanceled):
 		d.e.Log.Warn("Background saving terminated by a shutdown, flush or reload")
 	default:

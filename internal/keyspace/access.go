@@ -1,5 +1,7 @@
 package keyspace
 
+import "sync/atomic"
+
 // Per-key access metadata, as Redis keeps it in the 24 bits of robj.lru,
 // here in Object.LRU (32 bits already in the 64-byte Object: no extra
 // memory per key). Its meaning depends on the eviction policy in force,
@@ -117,11 +119,17 @@ func (db *DB) Touch(o *Object) {
 	if ks.Access.NoTouch {
 		return
 	}
+	v := ks.lruClock()
 	if ks.Access.LFU {
-		o.LRU = ks.lfuMinutes()<<8 | ks.lfuLogIncr(ks.LFUCounter(o))
+		v = ks.lfuMinutes()<<8 | ks.lfuLogIncr(ks.LFUCounter(o))
+	}
+	if ks.snap != nil {
+		// A save's encoder may be reading o's metadata off the lock
+		// (SnapshotLoad): reads change it without telling the snapshot.
+		atomic.StoreUint32(&o.LRU, v)
 		return
 	}
-	o.LRU = ks.lruClock()
+	o.LRU = v
 }
 
 // initAccess gives a new object the metadata of Redis's createObject: the

@@ -103,6 +103,11 @@ func (db *DB) expireFieldsOf(o *Object) (deleted bool) {
 		db.fexpRemove(o)
 		return false
 	}
+	if db.ks.snap != nil {
+		// The fields and maybe the key go: a save keeps the key as it
+		// was, or finishes reading it first.
+		db.snapTouch(o.Key)
+	}
 	now := db.ks.Now
 	n := fe.ExpireFields(now, math.MaxInt, db.onFieldExpired(o.Key))
 	db.ks.Stats.ExpiredFields += int64(n)

@@ -1,5 +1,7 @@
 package keyspace
 
+import "sync/atomic"
+
 // Point-in-time snapshots without fork(): the machinery behind BGSAVE
 // (docs/persistence.md).
 //
@@ -18,6 +20,12 @@ package keyspace
 //     did not exist. The saver writes the kept copy instead of the live
 //     object, skips keys kept as absent, and at the end writes the kept
 //     copies of keys that were deleted or moved away before it got there.
+//
+// A saver may instead be handed runs of buckets whole (NextSnapshotRange)
+// and read their chains later, off the lock: then the guard
+// (SetSnapshotGuard) is told, before the change, of every change at a
+// place the walk has passed, to an object or to a bucket's chain, and
+// takes the bucket over or waits for the saver to be done with it.
 //
 // FLUSHDB/FLUSHALL swap a fresh table in instead of clearing a table the
 // saver still reads, and SWAPDB moves tables, which the saver follows by
@@ -249,6 +257,147 @@ func (ks *Keyspace) SetSnapshotGuard(fn func(p SnapshotPos, o *Object)) {
 	ks.snap.guard = fn
 }
 
+// guardBuckets tells the guard of a change to the chains of key's buckets
+// in table d (an insertion of an absent key, dict.Put; a rolled-back
+// script putting a key back), which a saver that was handed those buckets
+// whole (NextSnapshotRange) may be reading: each of d's tables is
+// reported at the key's bucket there, with a nil object, when the walk
+// has passed it.
+func (s *snapshot) guardBuckets(ks *Keyspace, d *dict, key string) {
+	if d.Len() == 0 {
+		return
+	}
+	h := d.hash(key)
+	for t := 0; t < 2; t++ {
+		tab := d.t[t]
+		if tab == nil {
+			break
+		}
+		b := int(h & uint64(len(tab)-1))
+		if s.passed(ks, d, t, b) {
+			s.guard(SnapshotPos{s.srcIndex(d), t, b}, nil)
+		}
+	}
+}
+
+// SnapshotRange is a run of buckets of one source table that the walk
+// handed out whole (NextSnapshotRange): the saver reads their chains
+// itself, off the lock, except the buckets it was handed objects for.
+// Reading them is safe because the table is frozen and every change to a
+// bucket's chain or to an object in it is reported to the guard first
+// (SetSnapshotGuard): the guard then takes the bucket over (Bucket, under
+// the lock) if the saver has not started on the range, or waits until it
+// is done with it.
+type SnapshotRange struct {
+	DB     int // the database the keys go to in the file
+	tab    []*Object
+	t      int // which of the table's two arrays
+	Lo, Hi int // the buckets [Lo, Hi)
+	now    int64
+}
+
+// Has reports whether place p is one of r's buckets, and which.
+func (r *SnapshotRange) Has(p SnapshotPos) (int, bool) {
+	return p.bucket, r.tab != nil && p.src == r.DB && p.tab == r.t && p.bucket >= r.Lo && p.bucket < r.Hi
+}
+
+// Empty reports whether r has no buckets.
+func (r *SnapshotRange) Empty() bool { return r.Lo >= r.Hi }
+
+// Bucket calls fn with each object of bucket b (an index into the run:
+// Lo <= b < Hi) whose TTL had not passed at the moment. Under the lock it
+// may be called for any bucket; off it, only for buckets the guard has not
+// taken over, until the guard may next run.
+func (r *SnapshotRange) Bucket(b int, fn func(o *Object)) {
+	for o := r.tab[b]; o != nil; o = o.next {
+		if o.Expire != 0 && o.Expire <= r.now {
+			continue
+		}
+		fn(o)
+	}
+}
+
+// TouchHeads reads the first object of buckets [from, to) of r (at most
+// 64), as touchAhead does for the walk: the loads are independent, so
+// their cache misses overlap. Bit i of skip leaves bucket from+i out (one
+// taken over, which the saver must not read).
+func (r *SnapshotRange) TouchHeads(from, to int, skip uint64) int64 {
+	var x int64
+	for i := range to - from {
+		if skip&(1<<i) != 0 {
+			continue
+		}
+		if o := r.tab[from+i]; o != nil {
+			x += o.Expire
+		}
+	}
+	return x
+}
+
+// SnapshotLoad copies into dst what a save writes of o (key, type,
+// encoding, TTL, value reference, access metadata): the fields that only
+// change after the guard was told, and the metadata, which reads change
+// unreported, read atomically (Touch stores it so while a snapshot is
+// open). Unlike a copy of the whole Object it never reads the fields the
+// loop changes for other keys (the expiry heap's places).
+func SnapshotLoad(dst, o *Object) {
+	*dst = Object{Key: o.Key, Type: o.Type, Enc: o.Enc, Owned: o.Owned, Expire: o.Expire, u: o.u, LRU: atomic.LoadUint32(&o.LRU)}
+}
+
+// NextSnapshotRange hands out the walk's next buckets, up to n of them in
+// the table the walk is in, as a run for the saver to read itself, and
+// reports whether keys remain. Buckets where kept copies may be met are
+// walked here instead: fn gets their keys (kept copies in place of the
+// live objects changed since the moment) and taken is called with each
+// such bucket's offset in the run (b - Lo): the saver must skip them. Once the walk is
+// over the run is empty and fn gets up to n leftover keys (kept copies of
+// keys removed before the walk reached them). Call it with the server
+// lock held; fn must not keep the objects past the guard's next call.
+func (ks *Keyspace) NextSnapshotRange(n int, fn func(db int, o *Object), taken func(b int)) (SnapshotRange, bool) {
+	s := ks.snap
+	for !s.done {
+		if s.db >= len(s.srcs) {
+			s.done = true
+			break
+		}
+		d := s.srcs[s.db]
+		if d == nil || s.tab > 1 || d.t[s.tab] == nil || s.bucket >= len(d.t[s.tab]) {
+			if d != nil && s.tab < 1 {
+				s.tab, s.bucket, s.ahead = s.tab+1, 0, 0
+				continue
+			}
+			s.db, s.tab, s.bucket, s.ahead = s.db+1, 0, 0, 0
+			continue
+		}
+		tab := d.t[s.tab]
+		r := SnapshotRange{DB: s.db, tab: tab, t: s.tab, Lo: s.bucket, Hi: min(s.bucket+n, len(tab)), now: s.now}
+		if kept := s.kept[d]; len(kept) > 0 {
+			for b := r.Lo; b < r.Hi; b++ {
+				if !s.marked(d, s.tab, b) {
+					continue
+				}
+				taken(b - r.Lo)
+				for o := tab[b]; o != nil; o = o.next {
+					if k, ok := kept[o.Key]; ok {
+						delete(kept, o.Key)
+						if k != nil && (k.Expire == 0 || k.Expire > s.now) {
+							fn(s.db, k)
+						}
+						continue
+					}
+					if o.Expire == 0 || o.Expire > s.now {
+						fn(s.db, o)
+					}
+				}
+			}
+		}
+		s.bucket = r.Hi
+		return r, true
+	}
+	more := ks.NextSnapshotSlice(n, fn)
+	return SnapshotRange{}, more
+}
+
 // SnapshotCopy returns a deep copy of o, for a saver that must keep an
 // object it was handed as it is while the live one changes.
 func SnapshotCopy(o *Object) *Object {
@@ -271,11 +420,21 @@ func (db *DB) snapTouch(key string) {
 		if s.guard != nil {
 			if tab, bucket, o := d.locate(key); o != nil {
 				s.guard(SnapshotPos{s.srcIndex(d), tab, bucket}, o)
+			} else {
+				s.guardBuckets(db.ks, d, key)
 			}
 		}
 		return // already written
 	}
 	if _, ok := kept[key]; ok {
+		if s.guard != nil {
+			// Kept before the walk passed it, the key may come back at
+			// a passed place (a key that went to the second table
+			// during a rehash comes back to the first: dict.Put).
+			if _, _, o := d.locate(key); o == nil {
+				s.guardBuckets(db.ks, d, key)
+			}
+		}
 		return
 	}
 	tab, bucket, o := d.locate(key)
@@ -284,6 +443,9 @@ func (db *DB) snapTouch(key string) {
 			s.guard(SnapshotPos{s.srcIndex(d), tab, bucket}, o)
 		}
 		return
+	}
+	if o == nil && s.guard != nil {
+		s.guardBuckets(db.ks, d, key)
 	}
 	var c *Object
 	if o != nil {

@@ -379,6 +379,14 @@ func swapTables(a, b *DB) {
 
 // restore puts prev (nil: absent) back at key, without signalling.
 func (db *DB) restore(key string, prev *Object) {
+	if s := db.ks.snap; s != nil && s.guard != nil {
+		if _, ok := s.kept[db.dict]; ok {
+			// No first touch here (the script's kept the state at the
+			// moment), but the chains of the key's buckets change, and a
+			// saver may have been handed them (NextSnapshotRange).
+			s.guardBuckets(db.ks, db.dict, key)
+		}
+	}
 	if db.dict.Get(key) != nil {
 		db.remove(key)
 	}

@@ -11,40 +11,42 @@ import (
 
 // A driven save (Options.Drive) runs on three goroutines:
 //
-//   - the driver's (the event loop, under the server lock) walks the
-//     snapshot in steps and hands the objects it meets to the encoder in
-//     batches: a shallow copy of each object (its key, TTL, access
-//     metadata and value reference, as they are at that moment) and the
-//     live object it copies;
-//   - the encoder encodes the batches in order into chunks, without the
-//     lock, on another core than the loop's;
+//   - the driver's (the event loop, under the server lock) hands the
+//     snapshot out in runs of buckets of the frozen key tables
+//     (keyspace.NextSnapshotRange), a batch each, without reading their
+//     objects: its share of a save is a few nanoseconds per bucket. Only
+//     the buckets where first-touch copies may be met are walked on the
+//     loop (their keys go into the batch as items: a shallow copy of each
+//     object, its key, TTL, access metadata and value reference, and the
+//     live object it copies);
+//   - the encoder walks the runs' chains itself and encodes the batches
+//     in order into chunks, without the lock, on another core than the
+//     loop's;
 //   - Stream's writes the chunks out.
 //
-// Measured on a keyspace of small strings, the walk (reaching each object)
-// is about 40% of a save's time and reading the keys and values, encoding
-// them and their checksum the rest, so the loop keeps less than half of
-// what it did when it encoded too.
+// Before, the loop walked every chain and copied each object into the
+// batch: about 100 ns a key, the cache miss of reaching each object,
+// about 1 s of the loop's time for 10M keys.
 //
-// Safety: the encoder reads the values of objects the loop may change
-// meanwhile. The keyspace reports every change to an object the walk has
-// handed out, before the change, with the object's place in the walk
-// (keyspace.SetSnapshotGuard); guard then finds the batch that holds it,
-// if one still does: a batch the encoder has not started gets a deep copy
-// of the object instead (the loop makes it, as the first touch of a key
-// not walked yet does), and for the batch being encoded the loop waits
-// until it is done (one batch: batchKeys small keys, or a few keys when it
-// holds collections).
-// A batch's place range is known when it is made, so a change to a key
-// walked before the oldest batch costs one comparison. The access
-// metadata a read updates without reporting it is in the shallow copy. The
-// snapshot stays open until the encoder has finished with every batch, so
-// the guard sees every change until then; Cancel stops the encoder before
-// it ends the snapshot.
-
-// batchKeys is how many keys a batch holds at most; a collection or
-// chunkSize bytes of strings end a batch, so that a change to another key
-// never waits long for the encoding of large values.
-const batchKeys = 512
+// Safety: the encoder reads chains and objects the loop may change
+// meanwhile. The keyspace reports every change to a bucket's chain or to
+// an object at a place the walk has passed, before the change, with the
+// place (keyspace.SetSnapshotGuard: writes, deletes, insertions of new
+// keys, expiry, a rolled-back script's put-backs); guard then finds the
+// batch that covers the place, if one still does. If the encoder has not
+// started that batch, the loop takes the bucket over: it walks the chain
+// as it is (unchanged since the moment) into items, which the encoder
+// then reads instead of the bucket, and the changing object's item gets
+// a deep copy (as the first touch of a key not walked yet does). For the
+// batch being encoded the loop waits until it is done (one run: about
+// rangeBuckets keys, more time when it holds a large collection). The
+// access metadata, which reads update without reporting it, is read
+// atomically (keyspace.SnapshotLoad, DB.Touch), as of when the encoder
+// reads the key rather than the moment. A batch's place range is known
+// when it is made, so a change at a place before the oldest batch costs
+// one comparison. The snapshot stays open until the encoder has finished
+// with every batch, so the guard sees every change until then; Cancel
+// stops the encoder before it ends the snapshot.
 
 // maxBatches bounds the batches in flight: when the encoder is that far
 // behind, the loop's step waits for it (StepBlocked) and serves clients.
@@ -57,23 +59,52 @@ type item struct {
 	db  int
 }
 
-// batch is keys handed out by one step, from walk place start up to end.
+// rangeBuckets is how many buckets a batch's run holds at most: about as
+// many keys at the tables' load factor, whose encoding a change to one of
+// them may wait for (guard).
+const rangeBuckets = 1024
+
+// batch is what one walk of the snapshot handed out, from walk place
+// start up to end: a run of buckets the encoder reads itself (r), and
+// items, the keys of the run's buckets taken over on the loop (marked
+// ones, which may hold kept copies, and those the guard took since) or
+// leftover keys.
 type batch struct {
+	r          keyspace.SnapshotRange
+	taken      [rangeBuckets / 64]uint64 // r's buckets taken over, by b - r.Lo
 	items      []item
 	start, end keyspace.SnapshotPos
 	last       bool // the walk ended with it: the encoder writes the file's end
+	// encoded is the first bucket of the run the encoder may still read:
+	// it has encoded those before (set by the encoder while it encodes
+	// the batch).
+	encoded atomic.Int64
 }
+
+// isTaken reports whether bucket b of bt's run was taken over.
+func (bt *batch) isTaken(b int) bool {
+	i := b - bt.r.Lo
+	return bt.taken[i/64]&(1<<(i%64)) != 0
+}
+
+// take marks bucket b of bt's run taken over.
+func (bt *batch) take(b int) { bt.takeAt(b - bt.r.Lo) }
+
+// takeAt marks the bucket at offset i of bt's run taken over.
+func (bt *batch) takeAt(i int) { bt.taken[i/64] |= 1 << (i % 64) }
 
 // pipe is the loop's and the encoder's shared state, under mu.
 type pipe struct {
 	mu      sync.Mutex
-	cond    sync.Cond // a batch queued or done, stop, the encoder's exit
-	q       []*batch  // handed to the encoder, oldest first
-	busy    bool      // the encoder is encoding q[0]
-	blocked bool      // the step waits for room or the end: wake it
-	done    bool      // the encoder encoded the last batch
-	exited  bool      // the encoder goroutine returned (or never started)
-	spare   []*batch  // encoded batches for reuse
+	cond    sync.Cond   // a batch queued or done, stop, the encoder's exit
+	q       []*batch    // handed to the encoder, oldest first
+	busy    bool        // the encoder is encoding q[0]
+	blocked bool        // the step waits for room or the end: wake it
+	waitEnd bool        // what it waits for is the end
+	waiting atomic.Bool // the guard waits for the encoder: broadcast progress
+	done    bool        // the encoder encoded the last batch
+	exited  bool        // the encoder goroutine returned (or never started)
+	spare   []*batch    // encoded batches for reuse
 	stopped atomic.Bool
 	stopc   chan struct{} // closed with stopped set (Cancel)
 }
@@ -92,8 +123,15 @@ type driven struct {
 	p         pipe
 	cur       *batch // the batch the step fills (under the lock)
 	emitToCur func(db int, o *keyspace.Object)
-	batchFull bool // cur got a collection or chunkSize bytes of strings: it ends
-	bytes     int  // the strings' bytes in cur
+	takeToCur func(b int)
+	wanted    func(o *keyspace.Object) bool // Background.wanted
+	keys      atomic.Int64                  // keys encoded from runs, not yet in Background.Keys
+	run       []item                        // the encoder's objects of a run's buckets
+	runDB     int                           // the database of the run being read
+	addRun    func(o *keyspace.Object)      // appends o's fields to run
+	takeBt    *batch                        // the batch the guard takes a bucket over in
+	takeDB    int
+	addTaken  func(o *keyspace.Object) // appends o to takeBt's items
 }
 
 // chunkSink is where the rdb.Writer's buffer empties into: the chunk the
@@ -104,11 +142,6 @@ func (c *chunkSink) Write(p []byte) (int, error) {
 	c.buf = append(c.buf, p...)
 	return len(p), nil
 }
-
-// drivenSliceKeys bounds the keys of one slice of a driven save: the
-// step looks at its deadline between slices, and the deadline may be a few
-// microseconds away (engine.RunInBackground).
-const drivenSliceKeys = 16
 
 // driveChunks is how many chunks a driven save has: one being filled, the
 // others being written or waiting to be. full holds as many, so the
@@ -131,6 +164,18 @@ func (b *Background) streamDriven(out io.Writer) error {
 	}
 	d.sink.buf = make([]byte, 0, 64<<10) // the fourth chunk, the header's
 	d.emitToCur = d.emit
+	d.takeToCur = func(i int) { d.cur.takeAt(i) }
+	d.wanted = b.wanted
+	d.addRun = func(o *keyspace.Object) {
+		d.run = append(d.run, item{db: d.runDB})
+		keyspace.SnapshotLoad(&d.run[len(d.run)-1].obj, o)
+	}
+	d.addTaken = func(o *keyspace.Object) {
+		if d.wanted(o) {
+			d.takeBt.items = append(d.takeBt.items, item{obj: *o, src: o, db: d.takeDB})
+			d.keys.Add(1)
+		}
+	}
 	b.lock.Lock()
 	b.d = d
 	if b.canceled {
@@ -185,61 +230,83 @@ func (b *Background) streamDriven(out io.Writer) error {
 	return nil
 }
 
-// step is a driven save's work under the lock: slices of the snapshot
-// walked into a batch until deadline, the batch handed to the encoder;
-// once the walk is over and the encoder done, the snapshot's end.
+// step is a driven save's work under the lock: runs of the snapshot's
+// buckets handed to the encoder, a batch each, until deadline or until
+// maxBatches are in flight; once the walk is over and the encoder done,
+// the snapshot's end. The loop reads no object of a run (the encoder
+// does, off the lock), only those of buckets where kept copies may be
+// met: its share of a save is a few ns per bucket.
 func (b *Background) step(deadline time.Time) Step {
 	d := b.d
 	if d.closed {
 		return StepDone
 	}
+	b.Keys += d.keys.Swap(0)
 	p := &d.p
-	p.mu.Lock()
-	wait := d.walked && !p.done || !d.walked && len(p.q) >= maxBatches
-	p.blocked = wait
-	p.mu.Unlock()
-	if wait {
-		return StepBlocked
-	}
-	if d.walked {
-		b.endWalk()
-		d.closed = true
-		close(d.full)
-		return StepDone
-	}
 	held := time.Now()
-	bt := d.newBatch()
-	bt.start = b.ks.SnapshotPosition()
-	d.cur, d.batchFull, d.bytes = bt, false, 0
-	more := true
-	for more {
-		more = b.slice(min(b.opt.SliceKeys, drivenSliceKeys), d.emitToCur)
-		if len(bt.items) >= batchKeys || d.batchFull || !time.Now().Before(deadline) {
+	for {
+		p.mu.Lock()
+		wait := d.walked && !p.done || !d.walked && len(p.q) >= maxBatches
+		p.blocked, p.waitEnd = wait, d.walked
+		p.mu.Unlock()
+		if wait {
+			b.hold(held)
+			return StepBlocked
+		}
+		if d.walked {
+			b.Keys += d.keys.Swap(0)
+			b.endWalk()
+			d.closed = true
+			close(d.full)
+			return StepDone
+		}
+		bt := d.newBatch()
+		bt.start = b.ks.SnapshotPosition()
+		d.cur = bt
+		r, more := b.ks.NextSnapshotRange(rangeBuckets, d.emitToCur, d.takeToCur)
+		b.Slices++
+		d.cur = nil
+		bt.r = r
+		bt.end = b.ks.SnapshotPosition()
+		bt.last = !more
+		d.walked = !more
+		p.mu.Lock()
+		if len(bt.items) == 0 && bt.r.Empty() && !bt.last {
+			p.spare = append(p.spare, bt)
+		} else {
+			p.q = append(p.q, bt)
+			p.cond.Broadcast()
+		}
+		p.mu.Unlock()
+		if !time.Now().Before(deadline) {
 			break
 		}
 	}
-	d.cur = nil
-	bt.end = b.ks.SnapshotPosition()
-	bt.last = !more
-	d.walked = !more
-	b.MaxHold = max(b.MaxHold, time.Since(held))
-	p.mu.Lock()
-	if len(bt.items) == 0 && !bt.last {
-		p.spare = append(p.spare, bt)
-	} else {
-		p.q = append(p.q, bt)
-		p.cond.Broadcast()
-	}
-	p.mu.Unlock()
+	b.hold(held)
 	return StepMore
+}
+
+// hold records a step's hold of the lock, from held on.
+func (b *Background) hold(held time.Time) {
+	t := time.Since(held)
+	b.MaxHold = max(b.MaxHold, t)
+	b.Held += t
+}
+
+// wanted reports whether o goes into the file: not a hash whose fields
+// have all expired, nor what Options.Skip rejects.
+func (b *Background) wanted(o *keyspace.Object) bool {
+	if h, ok := o.Val().(keyspace.FieldExpirer); ok && h.Len(b.opt.Encode.Now) == 0 {
+		return false
+	}
+	return b.opt.Skip == nil || !b.opt.Skip(o)
 }
 
 // emit adds o, handed out by the walk, to the batch being filled.
 func (d *driven) emit(db int, o *keyspace.Object) {
-	d.cur.items = append(d.cur.items, item{obj: *o, src: o, db: db})
-	d.bytes += len(o.Key) + len(o.Raw()) // the length is in the object
-	if o.Type != keyspace.TypeString || d.bytes >= chunkSize {
-		d.batchFull = true
+	if d.wanted(o) {
+		d.cur.items = append(d.cur.items, item{obj: *o, src: o, db: db})
+		d.keys.Add(1)
 	}
 }
 
@@ -254,7 +321,7 @@ func (d *driven) newBatch() *batch {
 		p.spare = p.spare[:n-1]
 		return bt
 	}
-	return &batch{items: make([]item, 0, batchKeys+drivenSliceKeys)}
+	return &batch{items: make([]item, 0, 16)}
 }
 
 // guard is the snapshot's guard (keyspace.SetSnapshotGuard): live object
@@ -273,9 +340,29 @@ func (d *driven) guard(pos keyspace.SnapshotPos, o *keyspace.Object) {
 			continue
 		}
 		if i == 0 && p.busy {
-			for !p.exited && len(p.q) > 0 && p.q[0] == bt {
+			// The encoder is done with the run's buckets before
+			// bt.encoded (it moves on a group at a time): a change there
+			// need not wait for the rest of the run, which may hold a
+			// large collection. Taken buckets' items come after the run.
+			b, inRun := bt.r.Has(pos)
+			inRun = inRun && !bt.isTaken(b)
+			p.waiting.Store(true)
+			for !p.exited && len(p.q) > 0 && p.q[0] == bt && !(inRun && b < int(bt.encoded.Load())) {
 				p.cond.Wait()
 			}
+			p.waiting.Store(false)
+			return
+		}
+		if b, ok := bt.r.Has(pos); ok && !bt.isTaken(b) {
+			// The change may touch the bucket's chain or an object in
+			// it: the encoder gets the bucket's objects as they are now
+			// instead of reading it later.
+			bt.take(b)
+			d.takeBt, d.takeDB = bt, bt.r.DB
+			bt.r.Bucket(b, d.addTaken)
+			d.takeBt = nil
+		}
+		if o == nil {
 			return
 		}
 		for j := range bt.items {
@@ -325,6 +412,9 @@ func (d *driven) encode() {
 		bt := p.q[0]
 		p.busy = true
 		p.mu.Unlock()
+		if !bt.r.Empty() {
+			d.encodeRun(bt)
+		}
 		touchKeys(bt.items)
 		for i := range bt.items {
 			if p.stopped.Load() {
@@ -348,9 +438,15 @@ func (d *driven) encode() {
 		p.done = last
 		clear(bt.items)
 		bt.items = bt.items[:0]
+		bt.r, bt.taken = keyspace.SnapshotRange{}, [rangeBuckets / 64]uint64{}
+		bt.encoded.Store(0)
 		p.spare = append(p.spare, bt)
-		wake := p.blocked
-		p.blocked = false
+		// A step waiting for room is woken once half the batches are
+		// done, not for each: every wake costs the loop a round.
+		wake := p.blocked && (p.waitEnd && last || !p.waitEnd && len(p.q) <= maxBatches/2)
+		if wake {
+			p.blocked = false
+		}
 		p.cond.Broadcast()
 		p.mu.Unlock()
 		if wake {
@@ -360,6 +456,51 @@ func (d *driven) encode() {
 			return
 		}
 	}
+}
+
+// encodeRun encodes the keys of bt's run that were not taken over, a few
+// buckets at a time: first their heads and then their keys are read ahead
+// so that the cache misses overlap. The guard does not change what it
+// reads while bt is the batch being encoded (it waits instead).
+func (d *driven) encodeRun(bt *batch) {
+	const group = 32
+	r := &bt.r
+	d.runDB = r.DB
+	var x int64
+	for g := r.Lo; g < r.Hi; g += group {
+		end := min(g+group, r.Hi)
+		off := g - r.Lo // a multiple of group, so the group's bits are in one word
+		x += r.TouchHeads(g, end, bt.taken[off/64]>>(off%64))
+		d.run = d.run[:0]
+		for b := g; b < end; b++ {
+			if !bt.isTaken(b) {
+				r.Bucket(b, d.addRun)
+			}
+		}
+		touchKeys(d.run)
+		n := 0
+		for i := range d.run {
+			it := &d.run[i]
+			if d.wanted(&it.obj) {
+				d.key(it.db, &it.obj)
+				n++
+			}
+		}
+		d.keys.Add(int64(n))
+		// Stored before waiting is read; the guard stores waiting before
+		// it reads encoded, under p.mu: one of them sees the other's.
+		bt.encoded.Store(int64(end))
+		if d.p.waiting.Load() {
+			d.p.mu.Lock()
+			d.p.cond.Broadcast()
+			d.p.mu.Unlock()
+		}
+		if d.p.stopped.Load() {
+			break
+		}
+	}
+	clear(d.run)
+	touched.Store(uint32(x))
 }
 
 // stop ends the encoder and waits for it: it reads live objects until

@@ -10,6 +10,7 @@ package persist
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,7 +37,9 @@ type Options struct {
 	// RDB preamble. Aux is not written.
 	RestoreCommands bool
 	// Skip, when set, leaves out the keys it returns true for (what a
-	// redis-server replica cannot hold); called under the lock.
+	// redis-server replica cannot hold); called under the lock, or by a
+	// driven save's encoder for the keys it reads itself (it must then
+	// read only what a save writes of the object: its type, its value).
 	Skip func(o *keyspace.Object) bool
 	// Drive, when set, runs a background save's walk under the server
 	// lock on the goroutine that serves the clients, between their
@@ -47,6 +50,36 @@ type Options struct {
 	// only writes the encoded chunks out. Without it Stream takes the lock
 	// itself for each slice and encodes under it.
 	Drive func(step func(deadline time.Time) Step) (wake func())
+	// SyncEvery, when positive, has Run sync the file each time that many
+	// more bytes were written (rdb-save-incremental-fsync and
+	// aof-rewrite-incremental-fsync; Redis syncs every 4 MB,
+	// REDIS_AUTOSYNC_BYTES): the dirty pages go out during the save
+	// instead of all at its end, and the encoder, which waits for the
+	// file when its chunks are all written or waiting, runs at the disk's
+	// pace rather than taking a core from the clients for its whole
+	// length, as a forked child that syncs does.
+	SyncEvery int64
+}
+
+// AutoSyncBytes is what Options.SyncEvery is for the incremental-fsync
+// parameters: Redis's REDIS_AUTOSYNC_BYTES.
+const AutoSyncBytes = 4 << 20
+
+// syncWriter syncs f each time every more bytes were written to it.
+type syncWriter struct {
+	f       *os.File
+	every   int64
+	pending int64
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	w.pending += int64(n)
+	if err == nil && w.pending >= w.every {
+		w.pending = 0
+		err = w.f.Sync()
+	}
+	return n, err
 }
 
 // Step is what a driven save's step reports (Options.Drive).
@@ -109,6 +142,9 @@ type Background struct {
 	// Slices how many it took (the pause it can cause clients).
 	MaxHold time.Duration
 	Slices  int
+	// Held is the time the save held the lock in all (a driven save: the
+	// loop's time spent on it).
+	Held time.Duration
 	// RenameHold is how long the final rename held the lock.
 	RenameHold time.Duration
 	canceled   bool // the snapshot is closed
@@ -163,7 +199,11 @@ func (b *Background) Run() error {
 		b.lock.Unlock()
 		return err
 	}
-	werr := b.Stream(f)
+	var out io.Writer = f
+	if b.opt.SyncEvery > 0 {
+		out = &syncWriter{f: f, every: b.opt.SyncEvery}
+	}
+	werr := b.Stream(out)
 	if werr != nil {
 		f.Close()
 		os.Remove(tmp)

@@ -163,6 +163,7 @@ func (b *Background) Stream(out io.Writer) error {
 		}
 		more := b.encodeSlice(wk, b.opt.SliceKeys)
 		b.MaxHold = max(b.MaxHold, time.Since(held))
+		b.Held += time.Since(held)
 		b.lock.Unlock()
 		if _, err := out.Write(buf.Bytes()); err != nil {
 			werr = err
