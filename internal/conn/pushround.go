@@ -3,31 +3,40 @@ package conn
 // Output pushed to a client during another client's batch (a PUBLISH's
 // messages, keyspace events, invalidations, MONITOR lines) is gathered
 // per receiving client in a buffer of its own, guarded by the server
-// lock, and joins the receiver's pushed-output queue once, when the batch
-// ends (flushPushes, still under the lock): a batch of 16 PUBLISHes to
-// 100 subscribers then takes each subscriber's queue lock once instead of
-// 16 times, and wakes its writer once, as Redis appends to a client's
-// buffer without a lock and writes it once per round.
+// lock, and joins the receiver's pushed-output queue once: at the end of
+// the event loop's round when the batch ran on a loop (roundEnd), else
+// at the batch's end (flushPushes, still under the lock). Fifty
+// PUBLISHes to 100 subscribers in a round then take each subscriber's
+// queue lock once instead of fifty times, and wake its writer (or the
+// loop's drain) once, as Redis appends to a client's buffer without a
+// lock and writes it once per round.
 //
 // Invariants:
-//   - Order: a receiver's gathered bytes are in its queue before the
-//     server lock is released, so before any of its own replies can be
-//     staged (its batch runs under that lock), and in the order they were
-//     pushed. A script's start moves them too (scriptStarted), and pushes
-//     made while a script runs go to the queue at once: a client answered
-//     on the busy path stages replies without the server lock, and must
-//     find there what was pushed before them. A lent push (pushLent)
-//     moves the receiver's gathered bytes first.
-//   - The AOF: gathered bytes join the queue held (outQueue.held) when
-//     pushes are held, before the batch's releasePushes.
+//   - Order: a receiver's gathered bytes are in its queue before any
+//     output of its own or any push that is not gathered can follow
+//     them: its own batch moves them first (runLocked), as do its
+//     replies staged outside a batch (protocolError, waitBlocked) and a
+//     push that goes to the queue at once (push, pushLent:
+//     flushPendNow), all under the server lock; within the gathered
+//     bytes, the order they were pushed in. A script's start moves every
+//     receiver's (scriptStarted), and pushes made while a script runs go
+//     to the queue at once: a client answered on the busy path stages
+//     replies without the server lock, and must find there what was
+//     pushed before them.
+//   - The AOF: while pushes are held (holdPushes), every batch moves
+//     what was gathered at its end, held, before its releasePushes, as
+//     the AOF position that releases them is the batch's.
 //   - Limits: the receiver's limits are checked as bytes are gathered,
-//     against what was queued when its first byte of the batch was
+//     against what was queued when its first byte of the round was
 //     gathered plus what is gathered (the queue only shrinks meanwhile,
 //     so this errs toward closing, as Redis counts its unwritten buffer);
 //     a comparison per push until the smallest limit is near, the full
 //     check (overLimit, which also keeps the soft limit's time) from
 //     there. A client over its limit is closed at once and what it has
 //     gathered dropped.
+//   - Nothing stays gathered past the round: Server.gathered is set
+//     while pushPend is not empty, and the loop's round end takes the
+//     server lock to move them when it is (roundEnd), before it writes.
 
 // roundPush is a receiving client's gathered output (under the server
 // lock).
@@ -68,6 +77,9 @@ func (c *client) gather(b []byte) {
 		c.inPend = true
 		c.pendBase = q.size()
 		c.pendCheck = c.limitFrom()
+		if len(s.pushPend) == 0 {
+			s.gathered.Store(true)
+		}
 		s.pushPend = append(s.pushPend, c)
 	}
 	c.pend = append(c.pend, b...)
@@ -123,6 +135,16 @@ func (s *Server) flushPushes(wl *wakeList) {
 		c.flushPend(wl, hold)
 	}
 	s.pushPend = s.pushPend[:0]
+	s.gathered.Store(false)
+}
+
+// flushBatchPushes is flushPushes at the end of c's batch: a batch on an
+// event loop leaves the gathered output for the round's end (roundEnd),
+// unless pushes are held for the AOF, whose release is the batch's.
+func (s *Server) flushBatchPushes(c *client) {
+	if c.roundWakes == nil || s.holdPushes() {
+		s.flushPushes(c.roundWakes)
+	}
 }
 
 // flushPend moves c's gathered output to its queue.
@@ -156,8 +178,8 @@ func (c *client) flushPend(wl *wakeList, hold bool) {
 	}
 }
 
-// flushPendNow moves c's gathered output to its queue ahead of a push that
-// does not gather (pushLent).
+// flushPendNow moves c's gathered output to its queue ahead of output of
+// its own or a push that does not gather. Under the server lock.
 func (c *client) flushPendNow() {
 	if len(c.pend) == 0 {
 		return
