@@ -57,7 +57,7 @@ type roundPush struct {
 }
 
 // keepPend is the largest gathering buffer a client keeps for the next
-// batch; a larger one goes with the batch.
+// round; a larger one (a message larger than it) goes with the round.
 const keepPend = 4 << 10
 
 // pushGathers reports whether output pushed to c now is gathered for the
@@ -81,6 +81,12 @@ func (c *client) gather(b []byte) {
 			s.gathered.Store(true)
 		}
 		s.pushPend = append(s.pushPend, c)
+	} else if len(c.pend) > 0 && len(c.pend)+len(b) > keepPend {
+		// A round's output for a subscriber can be large (fifty
+		// publishers' batches of 16): what is gathered moves on in
+		// pieces of keepPend, so the buffer is kept and never regrown.
+		c.pendBase = c.movePend(s.current.roundWakes, s.holdPushes())
+		c.pend = c.pend[:0]
 	}
 	c.pend = append(c.pend, b...)
 	if n := c.pendBase + int64(len(c.pend)); n >= c.pendCheck && c.pushOver(n) {
@@ -149,33 +155,40 @@ func (s *Server) flushBatchPushes(c *client) {
 
 // flushPend moves c's gathered output to its queue.
 func (c *client) flushPend(wl *wakeList, hold bool) {
-	s := c.srv
 	c.inPend = false
 	if len(c.pend) > 0 {
-		q := c.out.Load()
-		if n, ok := q.append(c.pend, hold); ok {
-			if n < c.limitFrom() && c.softSince.Load() == 0 {
-				// Under every limit (the check of addedWaking would
-				// find nothing to do): publish the size and wake.
-				c.setOutBuf(n)
-				if wl != nil {
-					wl.later(q)
-				} else {
-					q.signal()
-				}
-			} else {
-				q.addedWaking(c, n, wl)
-			}
-		}
-		if hold {
-			s.held(q)
-		}
+		c.movePend(wl, hold)
 	}
 	if cap(c.pend) > keepPend {
 		c.pend = nil
 	} else {
 		c.pend = c.pend[:0]
 	}
+}
+
+// movePend appends c's gathered output to its queue and returns the bytes
+// queued then (0 when the queue takes no more).
+func (c *client) movePend(wl *wakeList, hold bool) int64 {
+	q := c.out.Load()
+	n, ok := q.append(c.pend, hold)
+	if ok {
+		if n < c.limitFrom() && c.softSince.Load() == 0 {
+			// Under every limit (the check of addedWaking would find
+			// nothing to do): publish the size and wake.
+			c.setOutBuf(n)
+			if wl != nil {
+				wl.later(q)
+			} else {
+				q.signal()
+			}
+		} else {
+			q.addedWaking(c, n, wl)
+		}
+	}
+	if hold {
+		c.srv.held(q)
+	}
+	return n
 }
 
 // flushPendNow moves c's gathered output to its queue ahead of output of
