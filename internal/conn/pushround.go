@@ -48,6 +48,9 @@ type roundPush struct {
 	// gathered; pendCheck is the unread output (queued and gathered) from
 	// which the limits may apply.
 	pendBase, pendCheck int64
+	// pendEarly says the gathered bytes may join the queue before the
+	// round ends, in pieces of keepPend (gather).
+	pendEarly bool
 	// limFrom caches limitFrom's result (less TLS's pending bytes) for
 	// the limits, flags and authentication it was computed for.
 	limFrom   int64
@@ -73,6 +76,11 @@ func (c *client) gather(b []byte) {
 		return
 	}
 	if !c.inPend {
+		// Gathered bytes move on early (below) only to a queue whose
+		// writer sleeps until the round's end wakes it: not to one made
+		// now, whose writer starts at once and would send them before
+		// the rest of the batch is gathered and its limits checked.
+		c.pendEarly = c.out.Load() != nil
 		q, _ := c.pushQueue() // made now, so the socket's owner changes as for any push
 		c.inPend = true
 		c.pendBase = q.size()
@@ -81,7 +89,7 @@ func (c *client) gather(b []byte) {
 			s.gathered.Store(true)
 		}
 		s.pushPend = append(s.pushPend, c)
-	} else if len(c.pend) > 0 && len(c.pend)+len(b) > keepPend {
+	} else if c.pendEarly && len(c.pend) > 0 && len(c.pend)+len(b) > keepPend {
 		// A round's output for a subscriber can be large (fifty
 		// publishers' batches of 16): what is gathered moves on in
 		// pieces of keepPend, so the buffer is kept and never regrown.
