@@ -105,6 +105,7 @@ func (c *client) waitBlocked() bool {
 		}
 	}
 	c.conn.SetReadDeadline(time.Time{})
+	c.flushPendNow() // pushed to it before its reply (pushround.go)
 	mark := len(c.w.Buf)
 	c.w.Buf = append(c.w.Buf, w.Reply()...)
 	c.applyReplyMode(mark)

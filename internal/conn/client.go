@@ -110,7 +110,8 @@ type client struct {
 	// (out.go, wakeList).
 	roundWakes *wakeList
 	// roundPush is the output pushed to the client during another
-	// client's batch, gathered until that batch ends (pushround.go).
+	// client's batch, gathered until that batch or its loop's round
+	// ends (pushround.go).
 	roundPush
 	// syncAt is the AOF position that must be durable before the staged
 	// replies leave (appendfsync always; 0: none). The batch that staged
@@ -579,6 +580,7 @@ func (c *client) protocolError(err error) {
 	msg := "ERR " + err.Error()
 	s.mu.Lock()
 	s.Env.CountError(msg)
+	c.flushPendNow()
 	if c.sess.Reply != engine.ReplyOff && c.sess.Reply != engine.ReplySkipNext {
 		c.w.Error(msg)
 	}
@@ -663,7 +665,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 			s.Env.BroadcastTracking()
 		}
 		s.current = nil
-		s.flushPushes(c.roundWakes) // what the batch pushed to others, before releasePushes
+		s.flushBatchPushes(c) // what the batch pushed to others, before releasePushes
 		c.w.Limit, c.w.Dropped = 0, false
 		aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // the batch's AOF bytes (the effect stream on disk)
 		if len(s.heldQs) > 0 {
@@ -675,6 +677,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 		c.finish(direct)
 	}()
 	s.current = c
+	c.flushPendNow() // what others pushed to it this round comes before its replies
 	c.w.Proto = c.sess.Proto
 	c.checkAt = c.outputCheckAt(s.outputLimits())
 	c.w.Limit = c.appendLimit(s.outputLimits())
@@ -954,6 +957,7 @@ func (c *client) push(b []byte) {
 		c.gather(b)
 		return
 	}
+	c.flushPendNow()
 	q, wl := c.pushQueue()
 	hold := s.holdPushes()
 	q.addWaking(c, b, wl, hold)

@@ -123,8 +123,10 @@
 // one running commands now (Server.current), whose own goroutine then
 // appends it to its replies in order; output pushed during another
 // client's batch is first gathered per receiver under the server lock and
-// joins its queue once, at the batch's end, before the lock is released
-// (pushround.go). kill sets Session.Killed and shuts
+// joins its queue once, under that lock: at the end of the event loop's
+// round (eventLoop.roundEnd) when the batch ran on a loop, else at the
+// batch's end, and in any case before the receiver's own output or a push
+// that is not gathered (pushround.go). kill sets Session.Killed and shuts
 // the socket down (under ioMu); the owner notices and closes.
 //
 // With the AOF on, pushed bytes are held in the queue (outQueue.held)

@@ -230,13 +230,13 @@ func (l *eventLoop) run() {
 		}
 		// The round's replies go out before the heavy clients are
 		// served: they must not wait for a large reply to be built.
-		if s.Env.BroadcastDue() {
-			l.broadcastTracking()
+		if s.Env.BroadcastDue() || s.gathered.Load() {
+			l.roundEnd()
 		}
 		l.flushAll(false)
 		if l.serveHeavy() {
-			if s.Env.BroadcastDue() {
-				l.broadcastTracking()
+			if s.Env.BroadcastDue() || s.gathered.Load() {
+				l.roundEnd()
 			}
 			l.flushAll(false)
 		}
@@ -246,12 +246,13 @@ func (l *eventLoop) run() {
 	}
 }
 
-// broadcastTracking sends the BCAST invalidations of the round's writes
-// (Env.BroadcastTracking), once per round as Redis does in beforeSleep.
-// When the server lock is taken (a script may hold it for long), the
-// loop lets go of its set while it waits, as in serve, so that the busy
-// watcher can answer its clients meanwhile.
-func (l *eventLoop) broadcastTracking() {
+// roundEnd moves the output the round's batches pushed to others to their
+// queues (pushround.go) and sends the BCAST invalidations of the round's
+// writes (Env.BroadcastTracking), once per round as Redis does in
+// beforeSleep. When the server lock is taken (a script may hold it for
+// long), the loop lets go of its set while it waits, as in serve, so
+// that the busy watcher can answer its clients meanwhile.
+func (l *eventLoop) roundEnd() {
 	s := l.s
 	if !s.mu.TryLock() {
 		l.mu.Unlock()
@@ -262,7 +263,10 @@ func (l *eventLoop) broadcastTracking() {
 			l.want.Store(false)
 		}()
 	}
-	s.Env.BroadcastTracking()
+	s.flushPushes(&l.wakes)
+	if s.Env.BroadcastDue() {
+		s.Env.BroadcastTracking()
+	}
 	s.releaseHeld()
 	s.mu.Unlock()
 }

@@ -3,31 +3,40 @@ package conn
 // Output pushed to a client during another client's batch (a PUBLISH's
 // messages, keyspace events, invalidations, MONITOR lines) is gathered
 // per receiving client in a buffer of its own, guarded by the server
-// lock, and joins the receiver's pushed-output queue once, when the batch
-// ends (flushPushes, still under the lock): a batch of 16 PUBLISHes to
-// 100 subscribers then takes each subscriber's queue lock once instead of
-// 16 times, and wakes its writer once, as Redis appends to a client's
-// buffer without a lock and writes it once per round.
+// lock, and joins the receiver's pushed-output queue once: at the end of
+// the event loop's round when the batch ran on a loop (roundEnd), else
+// at the batch's end (flushPushes, still under the lock). Fifty
+// PUBLISHes to 100 subscribers in a round then take each subscriber's
+// queue lock once instead of fifty times, and wake its writer (or the
+// loop's drain) once, as Redis appends to a client's buffer without a
+// lock and writes it once per round.
 //
 // Invariants:
-//   - Order: a receiver's gathered bytes are in its queue before the
-//     server lock is released, so before any of its own replies can be
-//     staged (its batch runs under that lock), and in the order they were
-//     pushed. A script's start moves them too (scriptStarted), and pushes
-//     made while a script runs go to the queue at once: a client answered
-//     on the busy path stages replies without the server lock, and must
-//     find there what was pushed before them. A lent push (pushLent)
-//     moves the receiver's gathered bytes first.
-//   - The AOF: gathered bytes join the queue held (outQueue.held) when
-//     pushes are held, before the batch's releasePushes.
+//   - Order: a receiver's gathered bytes are in its queue before any
+//     output of its own or any push that is not gathered can follow
+//     them: its own batch moves them first (runLocked), as do its
+//     replies staged outside a batch (protocolError, waitBlocked) and a
+//     push that goes to the queue at once (push, pushLent:
+//     flushPendNow), all under the server lock; within the gathered
+//     bytes, the order they were pushed in. A script's start moves every
+//     receiver's (scriptStarted), and pushes made while a script runs go
+//     to the queue at once: a client answered on the busy path stages
+//     replies without the server lock, and must find there what was
+//     pushed before them.
+//   - The AOF: while pushes are held (holdPushes), every batch moves
+//     what was gathered at its end, held, before its releasePushes, as
+//     the AOF position that releases them is the batch's.
 //   - Limits: the receiver's limits are checked as bytes are gathered,
-//     against what was queued when its first byte of the batch was
+//     against what was queued when its first byte of the round was
 //     gathered plus what is gathered (the queue only shrinks meanwhile,
 //     so this errs toward closing, as Redis counts its unwritten buffer);
 //     a comparison per push until the smallest limit is near, the full
 //     check (overLimit, which also keeps the soft limit's time) from
 //     there. A client over its limit is closed at once and what it has
 //     gathered dropped.
+//   - Nothing stays gathered past the round: Server.gathered is set
+//     while pushPend is not empty, and the loop's round end takes the
+//     server lock to move them when it is (roundEnd), before it writes.
 
 // roundPush is a receiving client's gathered output (under the server
 // lock).
@@ -39,6 +48,9 @@ type roundPush struct {
 	// gathered; pendCheck is the unread output (queued and gathered) from
 	// which the limits may apply.
 	pendBase, pendCheck int64
+	// pendEarly says the gathered bytes may join the queue before the
+	// round ends, in pieces of keepPend (gather).
+	pendEarly bool
 	// limFrom caches limitFrom's result (less TLS's pending bytes) for
 	// the limits, flags and authentication it was computed for.
 	limFrom   int64
@@ -48,7 +60,7 @@ type roundPush struct {
 }
 
 // keepPend is the largest gathering buffer a client keeps for the next
-// batch; a larger one goes with the batch.
+// round; a larger one (a message larger than it) goes with the round.
 const keepPend = 4 << 10
 
 // pushGathers reports whether output pushed to c now is gathered for the
@@ -64,11 +76,25 @@ func (c *client) gather(b []byte) {
 		return
 	}
 	if !c.inPend {
+		// Gathered bytes move on early (below) only to a queue whose
+		// writer sleeps until the round's end wakes it: not to one made
+		// now, whose writer starts at once and would send them before
+		// the rest of the batch is gathered and its limits checked.
+		c.pendEarly = c.out.Load() != nil
 		q, _ := c.pushQueue() // made now, so the socket's owner changes as for any push
 		c.inPend = true
 		c.pendBase = q.size()
 		c.pendCheck = c.limitFrom()
+		if len(s.pushPend) == 0 {
+			s.gathered.Store(true)
+		}
 		s.pushPend = append(s.pushPend, c)
+	} else if c.pendEarly && len(c.pend) > 0 && len(c.pend)+len(b) > keepPend {
+		// A round's output for a subscriber can be large (fifty
+		// publishers' batches of 16): what is gathered moves on in
+		// pieces of keepPend, so the buffer is kept and never regrown.
+		c.pendBase = c.movePend(s.current.roundWakes, s.holdPushes())
+		c.pend = c.pend[:0]
 	}
 	c.pend = append(c.pend, b...)
 	if n := c.pendBase + int64(len(c.pend)); n >= c.pendCheck && c.pushOver(n) {
@@ -123,31 +149,23 @@ func (s *Server) flushPushes(wl *wakeList) {
 		c.flushPend(wl, hold)
 	}
 	s.pushPend = s.pushPend[:0]
+	s.gathered.Store(false)
+}
+
+// flushBatchPushes is flushPushes at the end of c's batch: a batch on an
+// event loop leaves the gathered output for the round's end (roundEnd),
+// unless pushes are held for the AOF, whose release is the batch's.
+func (s *Server) flushBatchPushes(c *client) {
+	if c.roundWakes == nil || s.holdPushes() {
+		s.flushPushes(c.roundWakes)
+	}
 }
 
 // flushPend moves c's gathered output to its queue.
 func (c *client) flushPend(wl *wakeList, hold bool) {
-	s := c.srv
 	c.inPend = false
 	if len(c.pend) > 0 {
-		q := c.out.Load()
-		if n, ok := q.append(c.pend, hold); ok {
-			if n < c.limitFrom() && c.softSince.Load() == 0 {
-				// Under every limit (the check of addedWaking would
-				// find nothing to do): publish the size and wake.
-				c.setOutBuf(n)
-				if wl != nil {
-					wl.later(q)
-				} else {
-					q.signal()
-				}
-			} else {
-				q.addedWaking(c, n, wl)
-			}
-		}
-		if hold {
-			s.held(q)
-		}
+		c.movePend(wl, hold)
 	}
 	if cap(c.pend) > keepPend {
 		c.pend = nil
@@ -156,8 +174,33 @@ func (c *client) flushPend(wl *wakeList, hold bool) {
 	}
 }
 
-// flushPendNow moves c's gathered output to its queue ahead of a push that
-// does not gather (pushLent).
+// movePend appends c's gathered output to its queue and returns the bytes
+// queued then (0 when the queue takes no more).
+func (c *client) movePend(wl *wakeList, hold bool) int64 {
+	q := c.out.Load()
+	n, ok := q.append(c.pend, hold)
+	if ok {
+		if n < c.limitFrom() && c.softSince.Load() == 0 {
+			// Under every limit (the check of addedWaking would find
+			// nothing to do): publish the size and wake.
+			c.setOutBuf(n)
+			if wl != nil {
+				wl.later(q)
+			} else {
+				q.signal()
+			}
+		} else {
+			q.addedWaking(c, n, wl)
+		}
+	}
+	if hold {
+		c.srv.held(q)
+	}
+	return n
+}
+
+// flushPendNow moves c's gathered output to its queue ahead of output of
+// its own or a push that does not gather. Under the server lock.
 func (c *client) flushPendNow() {
 	if len(c.pend) == 0 {
 		return

@@ -15,16 +15,9 @@ import (
 // PUBLISH's reply; with the AOF on as well, and with the event loop and a
 // goroutine per client.
 func TestGatheredPushesOrder(t *testing.T) {
-	for _, mode := range []struct{ name, loop, aof string }{
-		{"loop", "yes", "no"}, {"goroutines", "no", "no"}, {"loop-aof", "yes", "yes"},
-	} {
+	for _, mode := range pushModes {
 		t.Run(mode.name, func(t *testing.T) {
-			inst := servertest.Start(t, servertest.WithConfig("dir", t.TempDir(), "io-event-loop", mode.loop, "appendonly", mode.aof))
-			resp2 := inst.Raw(t)
-			resp2.Do("SUBSCRIBE", "ch")
-			resp3 := inst.Raw(t)
-			resp3.Do("HELLO", "3")
-			resp3.Do("SUBSCRIBE", "ch")
+			inst, resp2, resp3 := twoSubscribers(t, mode)
 			pub := inst.Raw(t)
 			const n = 16
 			for round := 0; round < 3; round++ {

@@ -30,8 +30,10 @@ type Server struct {
 	// output pushed to it joins its replies in order.
 	current *client
 	// pushPend are the clients with output gathered during the batch
-	// running now (under mu; pushround.go).
+	// running now, or the event loop's round (under mu; pushround.go);
+	// gathered says it is not empty, for the loops' look without mu.
 	pushPend []*client
+	gathered atomic.Bool
 	// heldQs are the pushed-output queues holding bytes back until the
 	// AOF position of the writes behind them is known (under mu; see
 	// holdPushes).
