@@ -163,7 +163,7 @@ func (r *reader) groups(zl bool, k int, what string, fn func(g []elem) error) er
 	if zl {
 		walk = walkZiplist
 	}
-	g := make([]elem, 0, k)
+	g := r.group[:0:k]
 	var bad error
 	err = walk(p, func(s []byte, v int64) error {
 		g = append(g, elem{s, v})
@@ -321,7 +321,23 @@ func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
 
 func (r *reader) hash(typ byte, opt Options) (*keyspace.Object, error) {
 	o, h := keyspace.NewHash()
+	// The fields go to a builder while they fit the small form, so that
+	// the block is allocated once at its size; the first that does not
+	// fit makes the hash of those before it and converts it.
+	b := &r.hb
+	b.Reset()
+	built := false
 	put := func(f, v []byte) error {
+		if !built {
+			if b.Fits(len(f), len(v), opt.Hash) {
+				if !b.Add(f, v) {
+					return r.corrupt("duplicate hash fields")
+				}
+				return nil
+			}
+			b.Build(h)
+			built = true
+		}
 		if !h.Set(opt.Now, f, v, opt.Hash) {
 			return r.corrupt("duplicate hash fields")
 		}
@@ -350,12 +366,16 @@ func (r *reader) hash(typ byte, opt Options) (*keyspace.Object, error) {
 			return nil, r.corrupt("zipmap integrity check failed")
 		}
 	default:
+		var fs, vs [20]byte
 		err = r.groups(typ == TypeHashZiplist, 2, "hash listpack", func(g []elem) error {
-			return put(g[0].bytes(), g[1].bytes())
+			return put(elemBytes(g[0].s, g[0].v, fs[:]), elemBytes(g[1].s, g[1].v, vs[:]))
 		})
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !built {
+		b.Build(h)
 	}
 	if h.Len(opt.Now) == 0 {
 		return nil, ErrEmpty

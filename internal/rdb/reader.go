@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/abacusdb/abacus/internal/ds/hash"
 )
 
 // ErrTruncated reports input that ends inside a value.
@@ -30,6 +32,9 @@ type reader struct {
 	// src, when set, is the stream b is read from: a read past the bytes
 	// held fills b from it (loadstream.go).
 	src *source
+	// Scratch that decoding reuses from value to value.
+	group [3]elem      // a run of packed elements (groups)
+	hb    hash.Builder // a small hash's block
 }
 
 func (r *reader) corrupt(format string, args ...any) error {
