@@ -267,12 +267,16 @@ func (r *reader) set(typ byte, opt Options) (*keyspace.Object, error) {
 }
 
 func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
-	var es []zset.Entry
-	add := func(m string, f float64) error {
+	// Members are gathered in one buffer, their scores and where each ends
+	// beside it; then the entries are made at their final length.
+	buf, ends, scores := r.zbuf[:0], r.zends[:0], r.zscores[:0]
+	add := func(m []byte, f float64) error {
 		if math.IsNaN(f) {
 			return r.corrupt("zset score is NaN")
 		}
-		es = append(es, zset.Entry{Member: m, Score: f})
+		buf = append(buf, m...)
+		ends = append(ends, len(buf))
+		scores = append(scores, f)
 		return nil
 	}
 	var err error
@@ -292,9 +296,10 @@ func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
 			if err != nil {
 				return err
 			}
-			return add(string(m), f)
+			return add(m, f)
 		})
 	default:
+		var ms [20]byte
 		err = r.groups(typ == TypeZSetZiplist, 2, "zset listpack", func(g []elem) error {
 			f := float64(g[1].v)
 			if g[1].s != nil {
@@ -303,17 +308,44 @@ func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
 					return r.corrupt("bad zset score %q", g[1].s)
 				}
 			}
-			return add(string(g[0].bytes()), f)
+			return add(elemBytes(g[0].s, g[0].v, ms[:]), f)
 		})
+	}
+	if cap(buf) <= scratchMax && cap(ends) <= scratchMax {
+		r.zbuf, r.zends, r.zscores = buf, ends, scores
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(es) == 0 {
+	if len(ends) == 0 {
 		return nil, ErrEmpty
 	}
-	z := zset.FromEntries(es, opt.ZSet)
-	if z.Len() != len(es) { // FromEntries keeps one of repeated members
+	es := make([]zset.Entry, len(ends))
+	maxLen, start := 0, 0
+	for _, end := range ends {
+		maxLen = max(maxLen, end-start)
+		start = end
+	}
+	// A set that will be compact keeps its members in one block, as the
+	// listpack they came from; a larger one copies each (its members go
+	// one by one, and a shared block would stay while any of them did).
+	shared := len(ends) <= opt.ZSet.MaxEntries && maxLen <= opt.ZSet.MaxValue
+	var all string
+	if shared {
+		all = string(buf)
+	}
+	start = 0
+	for i, end := range ends {
+		if shared {
+			es[i].Member = all[start:end]
+		} else {
+			es[i].Member = string(buf[start:end])
+		}
+		es[i].Score = scores[i]
+		start = end
+	}
+	z, ok := zset.FromDistinct(es, opt.ZSet)
+	if !ok {
 		return nil, r.corrupt("duplicate zset members")
 	}
 	return keyspace.NewValue(keyspace.TypeZSet, z), nil

@@ -35,6 +35,10 @@ type reader struct {
 	// Scratch that decoding reuses from value to value.
 	group [3]elem      // a run of packed elements (groups)
 	hb    hash.Builder // a small hash's block
+	// A sorted set's members back to back, where each ends, and scores.
+	zbuf    []byte
+	zends   []int
+	zscores []float64
 }
 
 func (r *reader) corrupt(format string, args ...any) error {
