@@ -64,7 +64,7 @@ func DecodeValue(typ byte, b []byte, opt Options) (*keyspace.Object, int, error)
 func (r *reader) value(typ byte, opt Options) (*keyspace.Object, error) {
 	switch typ {
 	case TypeString:
-		s, iv, isInt, err := r.str()
+		s, iv, isInt, err := r.strInto(&r.strBuf)
 		if err != nil {
 			return nil, err
 		}

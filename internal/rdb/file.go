@@ -329,7 +329,7 @@ func (l *Loader) load(r *reader) (*FileInfo, error) {
 		case opModuleAux:
 			return nil, &CorruptError{Offset: at, What: "module data is not supported"}
 		default:
-			key, err := r.bstr()
+			key, err := r.bstrInto(&r.keyBuf)
 			if err != nil {
 				return nil, r.eofError(err)
 			}

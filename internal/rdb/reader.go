@@ -39,6 +39,8 @@ type reader struct {
 	zbuf    []byte
 	zends   []int
 	zscores []float64
+	// A key's and a string value's bytes when they are not the input's.
+	keyBuf, strBuf []byte
 }
 
 func (r *reader) corrupt(format string, args ...any) error {
@@ -117,7 +119,12 @@ func (r *reader) count() (uint64, error) {
 
 // str reads a string in any of its encodings. isInt reports an
 // integer-encoded string, whose value is iv (s is nil then).
-func (r *reader) str() (s []byte, iv int64, isInt bool, err error) {
+func (r *reader) str() (s []byte, iv int64, isInt bool, err error) { return r.strInto(nil) }
+
+// strInto is str expanding a compressed string into *scratch's memory,
+// when scratch is set, rather than a new slice: for a string the caller
+// copies before the next use of the scratch.
+func (r *reader) strInto(scratch *[]byte) (s []byte, iv int64, isInt bool, err error) {
 	v, special, err := r.length()
 	if err != nil {
 		return nil, 0, false, err
@@ -160,10 +167,17 @@ func (r *reader) str() (s []byte, iv int64, isInt bool, err error) {
 			r.off = start
 			return nil, 0, false, r.corrupt("bad LZF lengths %d/%d", clen, ulen)
 		}
-		out, err := lzfDecompress(src, int(ulen))
+		var dst []byte
+		if scratch != nil {
+			dst = *scratch
+		}
+		out, err := lzfDecompressTo(dst, src, int(ulen))
 		if err != nil {
 			r.off = start
 			return nil, 0, false, r.corrupt("corrupt LZF data")
+		}
+		if scratch != nil && cap(out) <= scratchMax {
+			*scratch = out
 		}
 		return out, 0, false, nil
 	}
@@ -172,10 +186,21 @@ func (r *reader) str() (s []byte, iv int64, isInt bool, err error) {
 }
 
 // bstr is str with integers formatted as text.
-func (r *reader) bstr() ([]byte, error) {
-	s, iv, isInt, err := r.str()
+func (r *reader) bstr() ([]byte, error) { return r.bstrInto(nil) }
+
+// bstrInto is bstr formatting or expanding into *scratch's memory when
+// scratch is set (see strInto).
+func (r *reader) bstrInto(scratch *[]byte) ([]byte, error) {
+	s, iv, isInt, err := r.strInto(scratch)
 	if isInt {
-		s = strconv.AppendInt(nil, iv, 10)
+		var dst []byte
+		if scratch != nil {
+			dst = (*scratch)[:0]
+		}
+		s = strconv.AppendInt(dst, iv, 10)
+		if scratch != nil {
+			*scratch = s
+		}
 	}
 	return s, err
 }
