@@ -185,11 +185,6 @@ func (r *reader) groups(zl bool, k int, what string, fn func(g []elem) error) er
 
 func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 	l := list.New(opt.ListFill)
-	var scratch [20]byte
-	push := func(g []elem) error {
-		l.PushBack(elemBytes(g[0].s, g[0].v, scratch[:]))
-		return nil
-	}
 	var err error
 	switch typ {
 	case TypeList:
@@ -198,7 +193,7 @@ func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 			return nil
 		})
 	case TypeListZiplist:
-		err = r.groups(true, 1, "list ziplist", push)
+		err = r.pushPacked(l, true, "list ziplist")
 	default:
 		err = r.plain(func() error {
 			container := uint64(containerPacked)
@@ -219,7 +214,7 @@ func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 				l.PushBack(p)
 				return err
 			}
-			return r.groups(typ == TypeListQuicklist, 1, "quicklist node", push)
+			return r.pushPacked(l, typ == TypeListQuicklist, "quicklist node")
 		})
 	}
 	if err != nil {
@@ -229,6 +224,46 @@ func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 		return nil, ErrEmpty
 	}
 	return keyspace.NewValue(keyspace.TypeList, l), nil
+}
+
+// pushPacked reads a packed blob (a listpack, or a ziplist when zl) and
+// pushes its elements onto l in one PushBack, which sizes the list's
+// buffers once for all of them.
+func (r *reader) pushPacked(l *list.List, zl bool, what string) error {
+	es, ints := r.elems[:0], 0
+	err := r.groups(zl, 1, what, func(g []elem) error {
+		es = append(es, g[0])
+		if g[0].s == nil {
+			ints++
+		}
+		return nil
+	})
+	if err == nil {
+		num := r.numBuf[:0]
+		if cap(num) < ints*20 {
+			num = make([]byte, 0, ints*20)
+		}
+		vals := r.vals[:0]
+		for _, e := range es {
+			if e.s != nil {
+				vals = append(vals, e.s)
+				continue
+			}
+			at := len(num)
+			num = strconv.AppendInt(num, e.v, 10)
+			vals = append(vals, num[at:len(num):len(num)])
+		}
+		l.PushBack(vals...)
+		clear(vals) // they alias the input
+		if cap(num) <= scratchMax && cap(vals) <= scratchMax/16 {
+			r.numBuf, r.vals = num, vals[:0]
+		}
+	}
+	clear(es)
+	if cap(es) <= scratchMax/16 {
+		r.elems = es[:0]
+	}
+	return err
 }
 
 func (r *reader) set(typ byte, opt Options) (*keyspace.Object, error) {

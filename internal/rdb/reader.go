@@ -39,6 +39,10 @@ type reader struct {
 	zbuf    []byte
 	zends   []int
 	zscores []float64
+	// A packed list node's elements, and its integers as text.
+	elems  []elem
+	vals   [][]byte
+	numBuf []byte
 	// A key's and a string value's bytes when they are not the input's.
 	keyBuf, strBuf []byte
 }
