@@ -92,8 +92,14 @@ func (r *reader) value(typ byte, opt Options) (*keyspace.Object, error) {
 }
 
 // blob reads a string holding an encoded blob (listpack, ziplist ...).
-func (r *reader) blob() ([]byte, error) {
-	s, _, isInt, err := r.str()
+func (r *reader) blob() ([]byte, error) { return r.blobInto(nil) }
+
+// packed is blob for a blob whose elements are copied out before the next
+// one is read: a compressed one is expanded into the reader's scratch.
+func (r *reader) packed() ([]byte, error) { return r.blobInto(&r.blobBuf) }
+
+func (r *reader) blobInto(scratch *[]byte) ([]byte, error) {
+	s, _, isInt, err := r.strInto(scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +161,7 @@ func (e elem) bytes() []byte { return elemBytes(e.s, e.v, nil) }
 // returned as is; a malformed blob or an incomplete last run is reported
 // as what's integrity check failing.
 func (r *reader) groups(zl bool, k int, what string, fn func(g []elem) error) error {
-	p, err := r.blob()
+	p, err := r.packed()
 	if err != nil {
 		return err
 	}
@@ -207,7 +213,7 @@ func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 				}
 			}
 			if container == containerPlain {
-				p, err := r.blob()
+				p, err := r.packed()
 				if err == nil && len(p) == 0 {
 					err = r.corrupt("empty quicklist node")
 				}
@@ -280,7 +286,7 @@ func (r *reader) set(typ byte, opt Options) (*keyspace.Object, error) {
 		err = r.plainStrings(add)
 	case TypeSetIntset:
 		var p []byte
-		if p, err = r.blob(); err != nil {
+		if p, err = r.packed(); err != nil {
 			return nil, err
 		}
 		if walkIntset(p, func(v int64) error { s.AddInt(opt.Set, v); return nil }) != nil {
@@ -422,7 +428,7 @@ func (r *reader) hash(typ byte, opt Options) (*keyspace.Object, error) {
 		})
 	case TypeHashZipmap:
 		var p []byte
-		if p, err = r.blob(); err != nil {
+		if p, err = r.packed(); err != nil {
 			return nil, err
 		}
 		var bad error

@@ -45,6 +45,7 @@ type reader struct {
 	numBuf []byte
 	// A key's and a string value's bytes when they are not the input's.
 	keyBuf, strBuf []byte
+	blobBuf        []byte // a compressed collection's packed blob
 }
 
 func (r *reader) corrupt(format string, args ...any) error {
