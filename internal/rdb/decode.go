@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/abacusdb/abacus/internal/ds/hash"
@@ -289,8 +290,25 @@ func (r *reader) set(typ byte, opt Options) (*keyspace.Object, error) {
 		if p, err = r.packed(); err != nil {
 			return nil, err
 		}
-		if walkIntset(p, func(v int64) error { s.AddInt(opt.Set, v); return nil }) != nil {
+		ints, sorted := r.ints[:0], true
+		if walkIntset(p, func(v int64) error {
+			sorted = sorted && (len(ints) == 0 || v > ints[len(ints)-1])
+			ints = append(ints, v)
+			return nil
+		}) != nil {
 			return nil, r.corrupt("intset integrity check failed")
+		}
+		if sorted && len(ints) > 0 {
+			// A well-formed intset, ascending: the set takes a copy at
+			// its size.
+			s = set.FromSortedInts(opt.Set, slices.Clone(ints))
+		} else {
+			for _, v := range ints {
+				s.AddInt(opt.Set, v)
+			}
+		}
+		if cap(ints) <= scratchMax/8 {
+			r.ints = ints[:0]
 		}
 	case TypeSetListpack:
 		var scratch [20]byte

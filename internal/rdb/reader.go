@@ -45,7 +45,8 @@ type reader struct {
 	numBuf []byte
 	// A key's and a string value's bytes when they are not the input's.
 	keyBuf, strBuf []byte
-	blobBuf        []byte // a compressed collection's packed blob
+	blobBuf        []byte  // a compressed collection's packed blob
+	ints           []int64 // an intset's members
 }
 
 func (r *reader) corrupt(format string, args ...any) error {
