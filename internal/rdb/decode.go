@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/abacusdb/abacus/internal/ds/hash"
@@ -64,7 +65,7 @@ func DecodeValue(typ byte, b []byte, opt Options) (*keyspace.Object, int, error)
 func (r *reader) value(typ byte, opt Options) (*keyspace.Object, error) {
 	switch typ {
 	case TypeString:
-		s, iv, isInt, err := r.str()
+		s, iv, isInt, err := r.strInto(&r.strBuf)
 		if err != nil {
 			return nil, err
 		}
@@ -92,8 +93,14 @@ func (r *reader) value(typ byte, opt Options) (*keyspace.Object, error) {
 }
 
 // blob reads a string holding an encoded blob (listpack, ziplist ...).
-func (r *reader) blob() ([]byte, error) {
-	s, _, isInt, err := r.str()
+func (r *reader) blob() ([]byte, error) { return r.blobInto(nil) }
+
+// packed is blob for a blob whose elements are copied out before the next
+// one is read: a compressed one is expanded into the reader's scratch.
+func (r *reader) packed() ([]byte, error) { return r.blobInto(&r.blobBuf) }
+
+func (r *reader) blobInto(scratch *[]byte) ([]byte, error) {
+	s, _, isInt, err := r.strInto(scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +162,7 @@ func (e elem) bytes() []byte { return elemBytes(e.s, e.v, nil) }
 // returned as is; a malformed blob or an incomplete last run is reported
 // as what's integrity check failing.
 func (r *reader) groups(zl bool, k int, what string, fn func(g []elem) error) error {
-	p, err := r.blob()
+	p, err := r.packed()
 	if err != nil {
 		return err
 	}
@@ -163,7 +170,7 @@ func (r *reader) groups(zl bool, k int, what string, fn func(g []elem) error) er
 	if zl {
 		walk = walkZiplist
 	}
-	g := make([]elem, 0, k)
+	g := r.group[:0:k]
 	var bad error
 	err = walk(p, func(s []byte, v int64) error {
 		g = append(g, elem{s, v})
@@ -185,11 +192,6 @@ func (r *reader) groups(zl bool, k int, what string, fn func(g []elem) error) er
 
 func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 	l := list.New(opt.ListFill)
-	var scratch [20]byte
-	push := func(g []elem) error {
-		l.PushBack(elemBytes(g[0].s, g[0].v, scratch[:]))
-		return nil
-	}
 	var err error
 	switch typ {
 	case TypeList:
@@ -198,7 +200,7 @@ func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 			return nil
 		})
 	case TypeListZiplist:
-		err = r.groups(true, 1, "list ziplist", push)
+		err = r.pushPacked(l, true, "list ziplist")
 	default:
 		err = r.plain(func() error {
 			container := uint64(containerPacked)
@@ -212,14 +214,14 @@ func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 				}
 			}
 			if container == containerPlain {
-				p, err := r.blob()
+				p, err := r.packed()
 				if err == nil && len(p) == 0 {
 					err = r.corrupt("empty quicklist node")
 				}
 				l.PushBack(p)
 				return err
 			}
-			return r.groups(typ == TypeListQuicklist, 1, "quicklist node", push)
+			return r.pushPacked(l, typ == TypeListQuicklist, "quicklist node")
 		})
 	}
 	if err != nil {
@@ -229,6 +231,46 @@ func (r *reader) list(typ byte, opt Options) (*keyspace.Object, error) {
 		return nil, ErrEmpty
 	}
 	return keyspace.NewValue(keyspace.TypeList, l), nil
+}
+
+// pushPacked reads a packed blob (a listpack, or a ziplist when zl) and
+// pushes its elements onto l in one PushBack, which sizes the list's
+// buffers once for all of them.
+func (r *reader) pushPacked(l *list.List, zl bool, what string) error {
+	es, ints := r.elems[:0], 0
+	err := r.groups(zl, 1, what, func(g []elem) error {
+		es = append(es, g[0])
+		if g[0].s == nil {
+			ints++
+		}
+		return nil
+	})
+	if err == nil {
+		num := r.numBuf[:0]
+		if cap(num) < ints*20 {
+			num = make([]byte, 0, ints*20)
+		}
+		vals := r.vals[:0]
+		for _, e := range es {
+			if e.s != nil {
+				vals = append(vals, e.s)
+				continue
+			}
+			at := len(num)
+			num = strconv.AppendInt(num, e.v, 10)
+			vals = append(vals, num[at:len(num):len(num)])
+		}
+		l.PushBack(vals...)
+		clear(vals) // they alias the input
+		if cap(num) <= scratchMax && cap(vals) <= scratchMax/16 {
+			r.numBuf, r.vals = num, vals[:0]
+		}
+	}
+	clear(es)
+	if cap(es) <= scratchMax/16 {
+		r.elems = es[:0]
+	}
+	return err
 }
 
 func (r *reader) set(typ byte, opt Options) (*keyspace.Object, error) {
@@ -245,11 +287,28 @@ func (r *reader) set(typ byte, opt Options) (*keyspace.Object, error) {
 		err = r.plainStrings(add)
 	case TypeSetIntset:
 		var p []byte
-		if p, err = r.blob(); err != nil {
+		if p, err = r.packed(); err != nil {
 			return nil, err
 		}
-		if walkIntset(p, func(v int64) error { s.AddInt(opt.Set, v); return nil }) != nil {
+		ints, sorted := r.ints[:0], true
+		if walkIntset(p, func(v int64) error {
+			sorted = sorted && (len(ints) == 0 || v > ints[len(ints)-1])
+			ints = append(ints, v)
+			return nil
+		}) != nil {
 			return nil, r.corrupt("intset integrity check failed")
+		}
+		if sorted && len(ints) > 0 {
+			// A well-formed intset, ascending: the set takes a copy at
+			// its size.
+			s = set.FromSortedInts(opt.Set, slices.Clone(ints))
+		} else {
+			for _, v := range ints {
+				s.AddInt(opt.Set, v)
+			}
+		}
+		if cap(ints) <= scratchMax/8 {
+			r.ints = ints[:0]
 		}
 	case TypeSetListpack:
 		var scratch [20]byte
@@ -267,12 +326,16 @@ func (r *reader) set(typ byte, opt Options) (*keyspace.Object, error) {
 }
 
 func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
-	var es []zset.Entry
-	add := func(m string, f float64) error {
+	// Members are gathered in one buffer, their scores and where each ends
+	// beside it; then the entries are made at their final length.
+	buf, ends, scores := r.zbuf[:0], r.zends[:0], r.zscores[:0]
+	add := func(m []byte, f float64) error {
 		if math.IsNaN(f) {
 			return r.corrupt("zset score is NaN")
 		}
-		es = append(es, zset.Entry{Member: m, Score: f})
+		buf = append(buf, m...)
+		ends = append(ends, len(buf))
+		scores = append(scores, f)
 		return nil
 	}
 	var err error
@@ -292,9 +355,10 @@ func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
 			if err != nil {
 				return err
 			}
-			return add(string(m), f)
+			return add(m, f)
 		})
 	default:
+		var ms [20]byte
 		err = r.groups(typ == TypeZSetZiplist, 2, "zset listpack", func(g []elem) error {
 			f := float64(g[1].v)
 			if g[1].s != nil {
@@ -303,17 +367,44 @@ func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
 					return r.corrupt("bad zset score %q", g[1].s)
 				}
 			}
-			return add(string(g[0].bytes()), f)
+			return add(elemBytes(g[0].s, g[0].v, ms[:]), f)
 		})
+	}
+	if cap(buf) <= scratchMax && cap(ends) <= scratchMax {
+		r.zbuf, r.zends, r.zscores = buf, ends, scores
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(es) == 0 {
+	if len(ends) == 0 {
 		return nil, ErrEmpty
 	}
-	z := zset.FromEntries(es, opt.ZSet)
-	if z.Len() != len(es) { // FromEntries keeps one of repeated members
+	es := make([]zset.Entry, len(ends))
+	maxLen, start := 0, 0
+	for _, end := range ends {
+		maxLen = max(maxLen, end-start)
+		start = end
+	}
+	// A set that will be compact keeps its members in one block, as the
+	// listpack they came from; a larger one copies each (its members go
+	// one by one, and a shared block would stay while any of them did).
+	shared := len(ends) <= opt.ZSet.MaxEntries && maxLen <= opt.ZSet.MaxValue
+	var all string
+	if shared {
+		all = string(buf)
+	}
+	start = 0
+	for i, end := range ends {
+		if shared {
+			es[i].Member = all[start:end]
+		} else {
+			es[i].Member = string(buf[start:end])
+		}
+		es[i].Score = scores[i]
+		start = end
+	}
+	z, ok := zset.FromDistinct(es, opt.ZSet)
+	if !ok {
 		return nil, r.corrupt("duplicate zset members")
 	}
 	return keyspace.NewValue(keyspace.TypeZSet, z), nil
@@ -321,7 +412,23 @@ func (r *reader) zset(typ byte, opt Options) (*keyspace.Object, error) {
 
 func (r *reader) hash(typ byte, opt Options) (*keyspace.Object, error) {
 	o, h := keyspace.NewHash()
+	// The fields go to a builder while they fit the small form, so that
+	// the block is allocated once at its size; the first that does not
+	// fit makes the hash of those before it and converts it.
+	b := &r.hb
+	b.Reset()
+	built := false
 	put := func(f, v []byte) error {
+		if !built {
+			if b.Fits(len(f), len(v), opt.Hash) {
+				if !b.Add(f, v) {
+					return r.corrupt("duplicate hash fields")
+				}
+				return nil
+			}
+			b.Build(h)
+			built = true
+		}
 		if !h.Set(opt.Now, f, v, opt.Hash) {
 			return r.corrupt("duplicate hash fields")
 		}
@@ -339,7 +446,7 @@ func (r *reader) hash(typ byte, opt Options) (*keyspace.Object, error) {
 		})
 	case TypeHashZipmap:
 		var p []byte
-		if p, err = r.blob(); err != nil {
+		if p, err = r.packed(); err != nil {
 			return nil, err
 		}
 		var bad error
@@ -350,12 +457,16 @@ func (r *reader) hash(typ byte, opt Options) (*keyspace.Object, error) {
 			return nil, r.corrupt("zipmap integrity check failed")
 		}
 	default:
+		var fs, vs [20]byte
 		err = r.groups(typ == TypeHashZiplist, 2, "hash listpack", func(g []elem) error {
-			return put(g[0].bytes(), g[1].bytes())
+			return put(elemBytes(g[0].s, g[0].v, fs[:]), elemBytes(g[1].s, g[1].v, vs[:]))
 		})
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !built {
+		b.Build(h)
 	}
 	if h.Len(opt.Now) == 0 {
 		return nil, ErrEmpty

@@ -199,6 +199,9 @@ type Loader struct {
 	// opcode and a checksum is then decoded as far as it goes, so that the
 	// error names where its records stop.
 	SkipChecksum bool
+	// Reserve, when set, is told of each database's RESIZEDB hint: how
+	// many keys, and keys with a TTL, the file says follow.
+	Reserve func(db, keys, expires int)
 }
 
 // Load parses a whole file held in b. It checks the checksum before
@@ -271,10 +274,17 @@ func (l *Loader) load(r *reader) (*FileInfo, error) {
 			}
 			db = int(n)
 		case opResizeDB:
-			for range 2 {
-				if _, err := r.count(); err != nil {
+			var hint [2]uint64
+			for i := range hint {
+				if hint[i], err = r.count(); err != nil {
 					return nil, r.eofError(err)
 				}
+			}
+			if l.Reserve != nil {
+				// A key takes 3 bytes at least: a hint past what the
+				// input can hold is not believed that far.
+				most := uint64(r.bound() / 3)
+				l.Reserve(db, int(min(hint[0], most)), int(min(hint[1], most)))
 			}
 		case opSlotInfo:
 			for range 3 {
@@ -319,7 +329,7 @@ func (l *Loader) load(r *reader) (*FileInfo, error) {
 		case opModuleAux:
 			return nil, &CorruptError{Offset: at, What: "module data is not supported"}
 		default:
-			key, err := r.bstr()
+			key, err := r.bstrInto(&r.keyBuf)
 			if err != nil {
 				return nil, r.eofError(err)
 			}
@@ -429,7 +439,11 @@ func LoadKeyspace(ks *keyspace.Keyspace, b []byte, opt Options, fn func(code []b
 
 // keyspaceLoader is a Loader that adds each key to ks.
 func keyspaceLoader(ks *keyspace.Keyspace, opt Options, fn func(code []byte) error) *Loader {
-	return &Loader{Opt: opt, Function: fn, Key: func(db int, o *keyspace.Object) error {
+	return &Loader{Opt: opt, Function: fn, Reserve: func(db, keys, expires int) {
+		if db < len(ks.DBs) {
+			ks.DBs[db].Reserve(keys, expires)
+		}
+	}, Key: func(db int, o *keyspace.Object) error {
 		if db >= len(ks.DBs) {
 			return fmt.Errorf("database %d out of range (databases %d)", db, len(ks.DBs))
 		}

@@ -257,9 +257,11 @@ func BenchmarkLoadFrom(b *testing.B) {
 	b.SetBytes(int64(len(file)))
 	b.ReportAllocs()
 	opt := rdb.DefaultOptions()
+	start := cpuTime()
 	for b.Loop() {
 		if _, _, err := rdb.LoadKeyspaceFrom(keyspace.New(16), bytes.NewReader(file), opt, noFuncs); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPUPer(b, start, 200_000, "key")
 }

@@ -26,17 +26,25 @@ const (
 )
 
 // lzfDecompress expands src into a buffer of exactly n bytes.
-func lzfDecompress(src []byte, n int) ([]byte, error) {
-	out := make([]byte, 0, n)
+func lzfDecompress(src []byte, n int) ([]byte, error) { return lzfDecompressTo(nil, src, n) }
+
+// lzfDecompressTo is lzfDecompress into dst's memory (from its start) when
+// it has room for n bytes: the caller's scratch.
+func lzfDecompressTo(dst, src []byte, n int) ([]byte, error) {
+	if cap(dst) < n {
+		dst = make([]byte, n)
+	}
+	out := dst[:n]
+	o := 0
 	for i := 0; i < len(src); {
 		c := int(src[i])
 		i++
 		if c < 32 {
 			l := c + 1
-			if i+l > len(src) || len(out)+l > n {
+			if i+l > len(src) || o+l > n {
 				return nil, errLZF
 			}
-			out = append(out, src[i:i+l]...)
+			o += copy(out[o:], src[i:i+l])
 			i += l
 			continue
 		}
@@ -51,17 +59,21 @@ func lzfDecompress(src []byte, n int) ([]byte, error) {
 		if i >= len(src) {
 			return nil, errLZF
 		}
-		ref := len(out) - (c&31)<<8 - int(src[i]) - 1
+		ref := o - (c&31)<<8 - int(src[i]) - 1
 		i++
 		l += 2
-		if ref < 0 || len(out)+l > n {
+		if ref < 0 || o+l > n {
 			return nil, errLZF
 		}
-		for k := 0; k < l; k++ { // may overlap: byte by byte
-			out = append(out, out[ref+k])
+		// The reference may overlap what it writes (a run): out repeats
+		// with period o-ref from ref on, so each copy may take all that is
+		// written from ref, a whole number of periods, doubling.
+		for k := 0; k < l; {
+			k += copy(out[o+k:o+l], out[ref:o+k])
 		}
+		o += l
 	}
-	if len(out) != n {
+	if o != n {
 		return nil, errLZF
 	}
 	return out, nil

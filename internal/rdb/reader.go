@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/abacusdb/abacus/internal/ds/hash"
 )
 
 // ErrTruncated reports input that ends inside a value.
@@ -30,6 +32,21 @@ type reader struct {
 	// src, when set, is the stream b is read from: a read past the bytes
 	// held fills b from it (loadstream.go).
 	src *source
+	// Scratch that decoding reuses from value to value.
+	group [3]elem      // a run of packed elements (groups)
+	hb    hash.Builder // a small hash's block
+	// A sorted set's members back to back, where each ends, and scores.
+	zbuf    []byte
+	zends   []int
+	zscores []float64
+	// A packed list node's elements, and its integers as text.
+	elems  []elem
+	vals   [][]byte
+	numBuf []byte
+	// A key's and a string value's bytes when they are not the input's.
+	keyBuf, strBuf []byte
+	blobBuf        []byte  // a compressed collection's packed blob
+	ints           []int64 // an intset's members
 }
 
 func (r *reader) corrupt(format string, args ...any) error {
@@ -108,7 +125,12 @@ func (r *reader) count() (uint64, error) {
 
 // str reads a string in any of its encodings. isInt reports an
 // integer-encoded string, whose value is iv (s is nil then).
-func (r *reader) str() (s []byte, iv int64, isInt bool, err error) {
+func (r *reader) str() (s []byte, iv int64, isInt bool, err error) { return r.strInto(nil) }
+
+// strInto is str expanding a compressed string into *scratch's memory,
+// when scratch is set, rather than a new slice: for a string the caller
+// copies before the next use of the scratch.
+func (r *reader) strInto(scratch *[]byte) (s []byte, iv int64, isInt bool, err error) {
 	v, special, err := r.length()
 	if err != nil {
 		return nil, 0, false, err
@@ -151,10 +173,17 @@ func (r *reader) str() (s []byte, iv int64, isInt bool, err error) {
 			r.off = start
 			return nil, 0, false, r.corrupt("bad LZF lengths %d/%d", clen, ulen)
 		}
-		out, err := lzfDecompress(src, int(ulen))
+		var dst []byte
+		if scratch != nil {
+			dst = *scratch
+		}
+		out, err := lzfDecompressTo(dst, src, int(ulen))
 		if err != nil {
 			r.off = start
 			return nil, 0, false, r.corrupt("corrupt LZF data")
+		}
+		if scratch != nil && cap(out) <= scratchMax {
+			*scratch = out
 		}
 		return out, 0, false, nil
 	}
@@ -163,10 +192,21 @@ func (r *reader) str() (s []byte, iv int64, isInt bool, err error) {
 }
 
 // bstr is str with integers formatted as text.
-func (r *reader) bstr() ([]byte, error) {
-	s, iv, isInt, err := r.str()
+func (r *reader) bstr() ([]byte, error) { return r.bstrInto(nil) }
+
+// bstrInto is bstr formatting or expanding into *scratch's memory when
+// scratch is set (see strInto).
+func (r *reader) bstrInto(scratch *[]byte) ([]byte, error) {
+	s, iv, isInt, err := r.strInto(scratch)
 	if isInt {
-		s = strconv.AppendInt(nil, iv, 10)
+		var dst []byte
+		if scratch != nil {
+			dst = (*scratch)[:0]
+		}
+		s = strconv.AppendInt(dst, iv, 10)
+		if scratch != nil {
+			*scratch = s
+		}
 	}
 	return s, err
 }
