@@ -129,18 +129,9 @@ func (ks *Keyspace) NextSnapshotSlice(budget int, fn func(db int, o *Object)) bo
 		fn(db, o)
 	}
 	for !s.done && budget > 0 {
-		if s.db >= len(s.srcs) {
-			s.done = true
+		d := s.current()
+		if d == nil {
 			break
-		}
-		d := s.srcs[s.db]
-		if d == nil || s.tab > 1 || d.t[s.tab] == nil || s.bucket >= len(d.t[s.tab]) {
-			if d != nil && s.tab < 1 {
-				s.tab, s.bucket, s.ahead = s.tab+1, 0, 0
-				continue
-			}
-			s.db, s.tab, s.bucket, s.ahead = s.db+1, 0, 0, 0
-			continue
 		}
 		if s.bucket >= s.ahead {
 			s.touchAhead(d.t[s.tab])
@@ -344,6 +335,28 @@ func SnapshotLoad(dst, o *Object) {
 	*dst = Object{Key: o.Key, Type: o.Type, Enc: o.Enc, Owned: o.Owned, Expire: o.Expire, u: o.u, LRU: atomic.LoadUint32(&o.LRU)}
 }
 
+// current returns the source table the walk is in, first moving past
+// the tables and databases it has ended; nil, with done set, once the
+// walk is over.
+func (s *snapshot) current() *dict {
+	for {
+		if s.db >= len(s.srcs) {
+			s.done = true
+			return nil
+		}
+		d := s.srcs[s.db]
+		if d == nil || s.tab > 1 || d.t[s.tab] == nil || s.bucket >= len(d.t[s.tab]) {
+			if d != nil && s.tab < 1 {
+				s.tab, s.bucket, s.ahead = s.tab+1, 0, 0
+				continue
+			}
+			s.db, s.tab, s.bucket, s.ahead = s.db+1, 0, 0, 0
+			continue
+		}
+		return d
+	}
+}
+
 // NextSnapshotRange hands out the walk's next buckets, up to n of them in
 // the table the walk is in, as a run for the saver to read itself, and
 // reports whether keys remain. Buckets where kept copies may be met are
@@ -356,18 +369,9 @@ func SnapshotLoad(dst, o *Object) {
 func (ks *Keyspace) NextSnapshotRange(n int, fn func(db int, o *Object), taken func(b int)) (SnapshotRange, bool) {
 	s := ks.snap
 	for !s.done {
-		if s.db >= len(s.srcs) {
-			s.done = true
+		d := s.current()
+		if d == nil {
 			break
-		}
-		d := s.srcs[s.db]
-		if d == nil || s.tab > 1 || d.t[s.tab] == nil || s.bucket >= len(d.t[s.tab]) {
-			if d != nil && s.tab < 1 {
-				s.tab, s.bucket, s.ahead = s.tab+1, 0, 0
-				continue
-			}
-			s.db, s.tab, s.bucket, s.ahead = s.db+1, 0, 0, 0
-			continue
 		}
 		tab := d.t[s.tab]
 		r := SnapshotRange{DB: s.db, tab: tab, t: s.tab, Lo: s.bucket, Hi: min(s.bucket+n, len(tab)), now: s.now}
