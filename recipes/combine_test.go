@@ -1,6 +1,7 @@
 package recipes
 
 import (
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -18,33 +19,18 @@ func TestEventsConcurrent(t *testing.T) {
 		for i := range evs {
 			evs[i] = NewEvents(c, "events:conc:"+strconv.Itoa(i), time.Hour, e.opts)
 		}
-		var wg sync.WaitGroup
-		errs := make(chan error, goroutines)
-		for g := 0; g < goroutines; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; i < each; i++ {
-					ev := evs[(g+i)%series]
-					if err := ev.Record(ctx); err != nil {
-						errs <- err
-						return
-					}
-					if n, err := ev.Count(ctx, time.Minute); err != nil || n < 1 || n > goroutines*each/series {
-						errs <- err
-						if err == nil {
-							t.Errorf("count %d", n)
-						}
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
+		must(t, concurrently(goroutines, each, func(g, i int) error {
+			ev := evs[(g+i)%series]
+			if err := ev.Record(ctx); err != nil {
+				return err
+			}
+			if n, err := ev.Count(ctx, time.Minute); err != nil {
+				return err
+			} else if n < 1 || n > goroutines*each/series {
+				return fmt.Errorf("count %d", n)
+			}
+			return nil
+		}))
 		for i, ev := range evs {
 			n, err := ev.Count(ctx, time.Hour)
 			must(t, err)
@@ -79,27 +65,12 @@ func TestBufferConcurrent(t *testing.T) {
 				}
 			}
 		}()
-		var wg sync.WaitGroup
-		errs := make(chan error, goroutines)
-		for g := 0; g < goroutines; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := 0; i < each; i++ {
-					if err := b.Incr(ctx, "page:"+strconv.Itoa((g+i)%items), "day"+strconv.Itoa(i%2), int64(g+1)); err != nil {
-						errs <- err
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		err = concurrently(goroutines, each, func(g, i int) error {
+			return b.Incr(ctx, "page:"+strconv.Itoa((g+i)%items), "day"+strconv.Itoa(i%2), int64(g+1))
+		})
 		close(stop)
 		must(t, <-flushed)
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
+		must(t, err)
 		for {
 			n, err := b.Flush(ctx)
 			must(t, err)
@@ -127,4 +98,27 @@ func TestBufferConcurrent(t *testing.T) {
 			}
 		}
 	})
+}
+
+// concurrently calls fn(g, i) for i below each in each of goroutines
+// goroutines g at once and returns the first error; a goroutine stops at
+// its first.
+func concurrently(goroutines, each int, fn func(g, i int) error) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, goroutines)
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				if err := fn(g, i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
