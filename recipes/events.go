@@ -75,7 +75,7 @@ func (e *Events) Record(ctx context.Context) error {
 	now := e.opts.nowMs()
 	if m == Native {
 		return onSeries(ctx, &e.setup, e.create, func() error {
-			_, err := combined(ctx, e.c, &e.record, "events.record", recordNative, eventIn{key: e.keyArg, t: now})
+			_, err := combined(ctx, e.c, &e.record, kindMadd, sendMadd, maddIn{e.keyArg, now, 1})
 			return err
 		})
 	}
@@ -93,31 +93,6 @@ type eventIn struct {
 	member string
 	cut    int64 // Record, fallback: events before it are dropped
 	from   int64 // Count: the window's first millisecond
-}
-
-// recordNative adds the calls' events with one TS.MADD, whatever their
-// series: the reply has an element per sample, an error for a sample
-// whose series is missing.
-func recordNative(ctx context.Context, c redis.UniversalClient, calls []*call) {
-	args := make([]any, 1, 1+3*len(calls))
-	args[0] = "TS.MADD"
-	for _, cl := range calls {
-		in := cl.in.(eventIn)
-		args = append(args, in.key, in.t, 1)
-	}
-	r, err := c.Do(ctx, args...).Slice()
-	if err == nil && len(r) != len(calls) {
-		err = fmt.Errorf("recipes: TS.MADD of %d samples answered %d", len(calls), len(r))
-	}
-	if err != nil {
-		answerAll(calls, err)
-		return
-	}
-	for i, x := range r {
-		if e, ok := x.(error); ok {
-			calls[i].err = e
-		}
-	}
 }
 
 // recordFallback adds the calls' events and trims their sets in one
