@@ -57,6 +57,7 @@ type FixedWindow struct {
 	window time.Duration
 	opts   Options
 	mode   modeOf
+	allow  combinerRef // the client's combiner of Allow calls
 }
 
 // NewFixedWindow returns a limiter whose keys are prefix:<key>:<window>.
@@ -80,12 +81,16 @@ func (l *FixedWindow) Allow(ctx context.Context, key string, weight int64) (Deci
 	idx := now / w
 	left := (idx+1)*w - now
 	k := l.prefix + ":" + key + ":" + strconv.FormatInt(idx, 10)
-	var r []int64
-	if m == Native {
-		r, err = l.c.Do(ctx, "INCREX", k, "BYINT", weight, "UBOUND", l.limit, "PX", left, "ENX").Int64Slice()
-	} else {
-		r, err = fixedScript.Run(ctx, l.c, []string{k}, weight, l.limit, left).Int64Slice()
+	cmd, err := pipeOne(ctx, l.c, &l.allow, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+		if m == Native {
+			return p.Do(ctx, "INCREX", k, "BYINT", weight, "UBOUND", l.limit, "PX", left, "ENX")
+		}
+		return fixedScript.EvalSha(ctx, p, []string{k}, weight, l.limit, left)
+	})
+	if err != nil {
+		return Decision{}, err
 	}
+	r, err := cmd.Int64Slice()
 	if err != nil {
 		return Decision{}, err
 	}
@@ -123,6 +128,7 @@ type SlidingWindow struct {
 	limits []Limit
 	opts   Options
 	mode   modeOf
+	allow  combinerRef // the client's combiner of Allow calls
 }
 
 // SlidingDecision is a SlidingWindow's answer: per limit, in the order
@@ -153,9 +159,9 @@ func (l *SlidingWindow) Allow(ctx context.Context, weight int64, keys ...string)
 		return SlidingDecision{}, err
 	}
 	now := strconv.FormatFloat(float64(l.opts.nowMs())/1000, 'f', 3, 64)
-	var r []int64
+	var args []any
 	if m == Native {
-		args := []any{"RATELIMIT.SLIDING", len(keys)}
+		args = []any{"RATELIMIT.SLIDING", len(keys)}
 		for _, k := range keys {
 			args = append(args, k)
 		}
@@ -164,14 +170,22 @@ func (l *SlidingWindow) Allow(ctx context.Context, weight int64, keys ...string)
 			args = append(args, secs(x.Window), x.Max, secs(x.Precision))
 		}
 		args = append(args, "WEIGHT", weight, "NOW", now)
-		r, err = l.c.Do(ctx, args...).Int64Slice()
 	} else {
-		args := []any{weight, now}
+		args = []any{weight, now}
 		for _, x := range l.limits {
 			args = append(args, secs(x.Window), x.Max, secs(x.Precision))
 		}
-		r, err = slidingScript.Run(ctx, l.c, keys, args...).Int64Slice()
 	}
+	cmd, err := pipeOne(ctx, l.c, &l.allow, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+		if m == Native {
+			return p.Do(ctx, args...)
+		}
+		return slidingScript.EvalSha(ctx, p, keys, args...)
+	})
+	if err != nil {
+		return SlidingDecision{}, err
+	}
+	r, err := cmd.Int64Slice()
 	if err != nil {
 		return SlidingDecision{}, err
 	}
@@ -202,6 +216,7 @@ type GCRA struct {
 	period      time.Duration
 	opts        Options
 	mode        modeOf
+	allow       combinerRef // the client's combiner of Allow calls
 }
 
 // NewGCRA returns a token bucket of the given burst, rate and period.
@@ -219,13 +234,18 @@ func (l *GCRA) Allow(ctx context.Context, key string, tokens int64) (Decision, e
 	if err != nil {
 		return Decision{}, err
 	}
-	p := int64(l.period / time.Second)
-	var r []int64
-	if m == Native {
-		r, err = l.c.Do(ctx, "CL.THROTTLE", key, l.burst, l.rate, p, tokens).Int64Slice()
-	} else {
-		r, err = gcraScript.Run(ctx, l.c, []string{key}, l.burst, l.rate, p, tokens, l.opts.nowMs()).Int64Slice()
+	period := int64(l.period / time.Second)
+	now := l.opts.nowMs()
+	cmd, err := pipeOne(ctx, l.c, &l.allow, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+		if m == Native {
+			return p.Do(ctx, "CL.THROTTLE", key, l.burst, l.rate, period, tokens)
+		}
+		return gcraScript.EvalSha(ctx, p, []string{key}, l.burst, l.rate, period, tokens, now)
+	})
+	if err != nil {
+		return Decision{}, err
 	}
+	r, err := cmd.Int64Slice()
 	if err != nil {
 		return Decision{}, err
 	}
