@@ -152,16 +152,6 @@ func answerAll(calls []*call, err error) {
 	}
 }
 
-// answerPairs gives each call the first error of its two commands, cmds
-// holding two per call in the calls' order.
-func answerPairs(calls []*call, cmds []redis.Cmder) {
-	for i, cl := range calls {
-		if cl.err = cmds[2*i].Err(); cl.err == nil {
-			cl.err = cmds[2*i+1].Err()
-		}
-	}
-}
-
 // The kinds of call that several recipes share, each with its one send.
 // Calls of different recipes through one client may share a round trip:
 // each call's commands and answer are its own.

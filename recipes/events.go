@@ -79,38 +79,23 @@ func (e *Events) Record(ctx context.Context) error {
 			return err
 		})
 	}
-	_, err = combined(ctx, e.c, &e.record, "events.record.fallback", recordFallback, eventIn{
-		key: e.key, t: now, member: strconv.FormatInt(now, 10) + ":" + randomID(), cut: now - e.keep.Milliseconds()})
+	member, cut := strconv.FormatInt(now, 10)+":"+randomID(), "("+strconv.FormatInt(now-e.keep.Milliseconds(), 10)
+	_, err = combined(ctx, e.c, &e.record, kindMulti, sendMulti, piped(func(ctx context.Context, p redis.Pipeliner) func() error {
+		cmds := []redis.Cmder{
+			p.ZAdd(ctx, e.key, redis.Z{Score: float64(now), Member: member}),
+			p.ZRemRangeByScore(ctx, e.key, "-inf", cut),
+		}
+		return func() error { return firstErr(cmds) }
+	}))
 	return err
 }
 
-// eventIn is one Record or Count call: the key (boxed once, or a string
-// for the fallback's typed commands) and the time; Record's fallback adds
-// its member and the trim point, Count its window's start.
+// eventIn is one Count call: the key (boxed once, or a string for the
+// fallback's typed commands), the window's end and its first millisecond.
 type eventIn struct {
-	key    any
-	t      int64
-	member string
-	cut    int64 // Record, fallback: events before it are dropped
-	from   int64 // Count: the window's first millisecond
-}
-
-// recordFallback adds the calls' events and trims their sets in one
-// MULTI (the calls' commands keep their order; each set is trimmed after
-// its event is added, as alone).
-func recordFallback(ctx context.Context, c redis.UniversalClient, calls []*call) {
-	cmds := make([]redis.Cmder, 0, 2*len(calls))
-	_, _ = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		for _, cl := range calls {
-			in := cl.in.(eventIn)
-			key := in.key.(string)
-			cmds = append(cmds,
-				p.ZAdd(ctx, key, redis.Z{Score: float64(in.t), Member: in.member}),
-				p.ZRemRangeByScore(ctx, key, "-inf", "("+strconv.FormatInt(in.cut, 10)))
-		}
-		return nil
-	})
-	answerPairs(calls, cmds)
+	key  any
+	t    int64
+	from int64
 }
 
 // Count returns the events of the last window: those recorded after
