@@ -50,6 +50,10 @@ type Decision struct {
 //
 // Native: INCREX key BYINT w UBOUND limit PX ttl ENX, one command.
 // Fallback: GET, INCRBY and PEXPIRE NX in a script.
+//
+// Calls made at the same time through one client share a pipeline
+// (combine.go), one command or script per call, each on its own clock
+// reading.
 type FixedWindow struct {
 	c      redis.UniversalClient
 	prefix string
@@ -123,6 +127,10 @@ type Limit struct {
 // Native: RATELIMIT.SLIDING, one command. Fallback: the classic
 // sliding-window script over the same hash layout, making the same
 // decisions.
+//
+// Calls made at the same time through one client share a pipeline
+// (combine.go), one command or script per call, each on its own clock
+// reading.
 type SlidingWindow struct {
 	c      redis.UniversalClient
 	limits []Limit
@@ -210,6 +218,10 @@ func (l *SlidingWindow) Allow(ctx context.Context, weight int64, keys ...string)
 // Native: CL.THROTTLE (redis-cell's command), on the server's clock.
 // Fallback: the same algorithm in a script, on the client's clock
 // (Options.Now). Period is whole seconds, as CL.THROTTLE takes it.
+//
+// Calls made at the same time through one client share a pipeline
+// (combine.go), one command or script per call, each on its own clock
+// reading.
 type GCRA struct {
 	c           redis.UniversalClient
 	burst, rate int64
