@@ -52,8 +52,8 @@ type Decision struct {
 // Fallback: GET, INCRBY and PEXPIRE NX in a script.
 //
 // Calls made at the same time through one client share a pipeline
-// (combine.go), one command or script per call, each on its own clock
-// reading.
+// (combine.go), one command or script per call, each with its own
+// arguments (and clock reading, where the client's clock decides).
 type FixedWindow struct {
 	c      redis.UniversalClient
 	prefix string
@@ -129,8 +129,8 @@ type Limit struct {
 // decisions.
 //
 // Calls made at the same time through one client share a pipeline
-// (combine.go), one command or script per call, each on its own clock
-// reading.
+// (combine.go), one command or script per call, each with its own
+// arguments (and clock reading, where the client's clock decides).
 type SlidingWindow struct {
 	c      redis.UniversalClient
 	limits []Limit
@@ -220,8 +220,8 @@ func (l *SlidingWindow) Allow(ctx context.Context, weight int64, keys ...string)
 // (Options.Now). Period is whole seconds, as CL.THROTTLE takes it.
 //
 // Calls made at the same time through one client share a pipeline
-// (combine.go), one command or script per call, each on its own clock
-// reading.
+// (combine.go), one command or script per call, each with its own
+// arguments (and clock reading, where the client's clock decides).
 type GCRA struct {
 	c           redis.UniversalClient
 	burst, rate int64
