@@ -123,31 +123,15 @@ func NewBuffer(ctx context.Context, shards []redis.UniversalClient, name string,
 // combine.go), each item's HINCRBY followed by its ZADD as when alone.
 func (b *Buffer) Incr(ctx context.Context, item, field string, n int64) error {
 	i := b.ring.get(item)
-	_, err := combined(ctx, b.shards[i], &b.incr[i], "buffer.incr", bufferIncr, incrIn{
-		pending: b.prefix + "pending:" + item, dirty: b.prefix + "dirty", item: item, field: field, n: n, now: b.opts.nowMs()})
-	return err
-}
-
-// incrIn is one Incr: the item's pending hash, the dirty set, and what
-// to add.
-type incrIn struct {
-	pending, dirty, item, field string
-	n, now                      int64
-}
-
-// bufferIncr sends the calls' increments in one MULTI.
-func bufferIncr(ctx context.Context, c redis.UniversalClient, calls []*call) {
-	cmds := make([]redis.Cmder, 0, 2*len(calls))
-	_, _ = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		for _, cl := range calls {
-			in := cl.in.(incrIn)
-			cmds = append(cmds,
-				p.HIncrBy(ctx, in.pending, in.field, in.n),
-				p.ZAddNX(ctx, in.dirty, redis.Z{Score: float64(in.now), Member: in.item}))
+	pending, dirty, now := b.prefix+"pending:"+item, b.prefix+"dirty", b.opts.nowMs()
+	_, err := combined(ctx, b.shards[i], &b.incr[i], kindMulti, sendMulti, piped(func(ctx context.Context, p redis.Pipeliner) func() error {
+		cmds := []redis.Cmder{
+			p.HIncrBy(ctx, pending, field, n),
+			p.ZAddNX(ctx, dirty, redis.Z{Score: float64(now), Member: item}),
 		}
-		return nil
-	})
-	answerPairs(calls, cmds)
+		return func() error { return firstErr(cmds) }
+	}))
+	return err
 }
 
 // Flush moves one batch from every shard into SQL and returns how many

@@ -2,6 +2,7 @@ package recipes
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -151,12 +152,129 @@ func answerAll(calls []*call, err error) {
 	}
 }
 
-// answerPairs gives each call the first error of its two commands, cmds
-// holding two per call in the calls' order.
-func answerPairs(calls []*call, cmds []redis.Cmder) {
+// The kinds of call that several recipes share, each with its one send.
+// Calls of different recipes through one client may share a round trip:
+// each call's commands and answer are its own.
+const (
+	kindMadd  = "ts.madd" // sendMadd: samples of any series, one TS.MADD
+	kindPipe  = "pipe"    // sendPiped: each call's commands, one pipeline
+	kindMulti = "multi"   // sendMulti: each call's commands, one MULTI
+)
+
+// maddIn is one call's samples for a shared TS.MADD: key, timestamp and
+// value, three arguments a sample.
+type maddIn []any
+
+// sendMadd adds the calls' samples with one TS.MADD, whatever their
+// series. The reply has an element per sample, an error for a sample
+// whose series is missing; a call fails with the first of its samples'
+// errors, and the other calls' samples are unaffected. One command, so
+// each call's samples are added together, as when it was sent alone.
+func sendMadd(ctx context.Context, c redis.UniversalClient, calls []*call) {
+	n := 0
+	for _, cl := range calls {
+		n += len(cl.in.(maddIn))
+	}
+	args := make([]any, 1, 1+n)
+	args[0] = "TS.MADD"
+	for _, cl := range calls {
+		args = append(args, cl.in.(maddIn)...)
+	}
+	r, err := c.Do(ctx, args...).Slice()
+	if err == nil && len(r) != n/3 {
+		err = fmt.Errorf("recipes: TS.MADD of %d samples answered %d", n/3, len(r))
+	}
+	if err != nil {
+		answerAll(calls, err)
+		return
+	}
+	for _, cl := range calls {
+		k := len(cl.in.(maddIn)) / 3
+		for _, x := range r[:k] {
+			if e, ok := x.(error); ok && cl.err == nil {
+				cl.err = e
+			}
+		}
+		r = r[k:]
+	}
+}
+
+// piped is one call's commands for a shared pipeline or MULTI: it queues
+// them on p and returns how to read the call's answer once they have run
+// (the reader stores the call's results where its caller will look).
+type piped func(ctx context.Context, p redis.Pipeliner) (answer func() error)
+
+// sendPiped sends the calls' commands in one pipeline, each call's in its
+// order. A call sees the same replies as alone; a script's EVALSHA that
+// the server does not know (restarted, SCRIPT FLUSH) is sent again once
+// the package's scripts are loaded.
+func sendPiped(ctx context.Context, c redis.UniversalClient, calls []*call) {
+	if again := sendPipe(ctx, c, calls, false); len(again) > 0 {
+		for _, s := range scripts {
+			if err := s.Load(ctx, c).Err(); err != nil {
+				answerAll(again, err)
+				return
+			}
+		}
+		sendPipe(ctx, c, again, false)
+	}
+}
+
+// scripts are the package's scripts that calls send by EVALSHA in a
+// shared pipeline.
+var scripts = []*redis.Script{fixedScript, slidingScript, gcraScript, timeboxScript,
+	lockAcquireScript, lockExtendScript, lockReleaseScript}
+
+// sendMulti sends the calls' commands in one MULTI/EXEC, each call's in
+// its order: each call's commands run with nothing else between them, as
+// in a MULTI of their own.
+func sendMulti(ctx context.Context, c redis.UniversalClient, calls []*call) {
+	sendPipe(ctx, c, calls, true)
+}
+
+// sendPipe sends the calls' commands in one pipeline, or one MULTI if tx,
+// answers them, and returns the calls that failed on NOSCRIPT.
+func sendPipe(ctx context.Context, c redis.UniversalClient, calls []*call, tx bool) (noScript []*call) {
+	answers := make([]func() error, len(calls))
+	queue := func(p redis.Pipeliner) error {
+		for i, cl := range calls {
+			answers[i] = cl.in.(piped)(ctx, p)
+		}
+		return nil
+	}
+	// Each command's reply (or the round trip's error) is in its Cmd,
+	// which the answers read.
+	if tx {
+		_, _ = c.TxPipelined(ctx, queue)
+	} else {
+		_, _ = c.Pipelined(ctx, queue)
+	}
 	for i, cl := range calls {
-		if cl.err = cmds[2*i].Err(); cl.err == nil {
-			cl.err = cmds[2*i+1].Err()
+		cl.err = answers[i]()
+		if cl.err != nil && redis.HasErrorPrefix(cl.err, "NOSCRIPT") {
+			noScript = append(noScript, cl)
 		}
 	}
+	return noScript
+}
+
+// pipeOne sends the command that queue makes through c's shared
+// pipeline and returns it, run. Its error, if any, is returned too.
+func pipeOne[C redis.Cmder](ctx context.Context, c redis.UniversalClient, ref *combinerRef, queue func(ctx context.Context, p redis.Pipeliner) C) (C, error) {
+	var cmd C
+	_, err := combined(ctx, c, ref, kindPipe, sendPiped, piped(func(ctx context.Context, p redis.Pipeliner) func() error {
+		cmd = queue(ctx, p)
+		return cmd.Err
+	}))
+	return cmd, err
+}
+
+// firstErr is the first of cmds' errors.
+func firstErr(cmds []redis.Cmder) error {
+	for _, c := range cmds {
+		if err := c.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -119,17 +119,22 @@
 // # Calls made at the same time share round trips
 //
 // A call that is its own round trip costs both ends a read and a write
-// (a few µs each side), far more than the command. Events.Record,
-// Events.Count and Buffer.Incr therefore combine the calls that
-// goroutines make at the same time through one *redis.Client: the first
-// goes at once; the ones made while it is out leave together in the next
-// round trip. Natively, the events of any number of series go in one
-// TS.MADD; in the fallback, their ZADDs and trims go in one MULTI; counts
-// share a pipeline (one command per key and window end); Buffer.Incr's
-// pairs share one MULTI. Nothing waits on a timer, and each call's
-// arguments and clock reading are its own, so the answers are those of
-// calls made one at a time. Cluster and ring clients send calls one by
-// one.
+// (a few µs each side), far more than the command. Every recipe's
+// frequent calls (Events.Record and Count, Counter.Incr, Timebox.Add,
+// the limiters' Allow, Lock's Acquire, Extend and Release, Rollups.Add,
+// Buffer.Incr) therefore combine the calls that goroutines make at the
+// same time through one *redis.Client: the first goes at once; the ones
+// made while it is out leave together in the next round trip. Natively,
+// the samples of Events.Record, Counter.Incr and Rollups.Add, whatever
+// their series, go in one TS.MADD (each call's samples still in one
+// command); transactions (a native Timebox.Add or Lock.Acquire,
+// Buffer.Incr, the fallback's Events.Record) share one MULTI, each
+// call's commands together in it; everything else shares a pipeline, a
+// command or a script per call, so each call stays as atomic as alone.
+// Counts share a pipeline too (one command per key and window end).
+// Nothing waits on a timer, and each call's arguments and clock reading
+// are its own, so the answers are those of calls made one at a time.
+// Cluster and ring clients send calls one by one.
 //
 // # Clusters
 //

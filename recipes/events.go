@@ -75,67 +75,27 @@ func (e *Events) Record(ctx context.Context) error {
 	now := e.opts.nowMs()
 	if m == Native {
 		return onSeries(ctx, &e.setup, e.create, func() error {
-			_, err := combined(ctx, e.c, &e.record, "events.record", recordNative, eventIn{key: e.keyArg, t: now})
+			_, err := combined(ctx, e.c, &e.record, kindMadd, sendMadd, maddIn{e.keyArg, now, 1})
 			return err
 		})
 	}
-	_, err = combined(ctx, e.c, &e.record, "events.record.fallback", recordFallback, eventIn{
-		key: e.key, t: now, member: strconv.FormatInt(now, 10) + ":" + randomID(), cut: now - e.keep.Milliseconds()})
+	member, cut := strconv.FormatInt(now, 10)+":"+randomID(), "("+strconv.FormatInt(now-e.keep.Milliseconds(), 10)
+	_, err = combined(ctx, e.c, &e.record, kindMulti, sendMulti, piped(func(ctx context.Context, p redis.Pipeliner) func() error {
+		cmds := []redis.Cmder{
+			p.ZAdd(ctx, e.key, redis.Z{Score: float64(now), Member: member}),
+			p.ZRemRangeByScore(ctx, e.key, "-inf", cut),
+		}
+		return func() error { return firstErr(cmds) }
+	}))
 	return err
 }
 
-// eventIn is one Record or Count call: the key (boxed once, or a string
-// for the fallback's typed commands) and the time; Record's fallback adds
-// its member and the trim point, Count its window's start.
+// eventIn is one Count call: the key (boxed once, or a string for the
+// fallback's typed commands), the window's end and its first millisecond.
 type eventIn struct {
-	key    any
-	t      int64
-	member string
-	cut    int64 // Record, fallback: events before it are dropped
-	from   int64 // Count: the window's first millisecond
-}
-
-// recordNative adds the calls' events with one TS.MADD, whatever their
-// series: the reply has an element per sample, an error for a sample
-// whose series is missing.
-func recordNative(ctx context.Context, c redis.UniversalClient, calls []*call) {
-	args := make([]any, 1, 1+3*len(calls))
-	args[0] = "TS.MADD"
-	for _, cl := range calls {
-		in := cl.in.(eventIn)
-		args = append(args, in.key, in.t, 1)
-	}
-	r, err := c.Do(ctx, args...).Slice()
-	if err == nil && len(r) != len(calls) {
-		err = fmt.Errorf("recipes: TS.MADD of %d samples answered %d", len(calls), len(r))
-	}
-	if err != nil {
-		answerAll(calls, err)
-		return
-	}
-	for i, x := range r {
-		if e, ok := x.(error); ok {
-			calls[i].err = e
-		}
-	}
-}
-
-// recordFallback adds the calls' events and trims their sets in one
-// MULTI (the calls' commands keep their order; each set is trimmed after
-// its event is added, as alone).
-func recordFallback(ctx context.Context, c redis.UniversalClient, calls []*call) {
-	cmds := make([]redis.Cmder, 0, 2*len(calls))
-	_, _ = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		for _, cl := range calls {
-			in := cl.in.(eventIn)
-			key := in.key.(string)
-			cmds = append(cmds,
-				p.ZAdd(ctx, key, redis.Z{Score: float64(in.t), Member: in.member}),
-				p.ZRemRangeByScore(ctx, key, "-inf", "("+strconv.FormatInt(in.cut, 10)))
-		}
-		return nil
-	})
-	answerPairs(calls, cmds)
+	key  any
+	t    int64
+	from int64
 }
 
 // Count returns the events of the last window: those recorded after

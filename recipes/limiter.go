@@ -50,6 +50,10 @@ type Decision struct {
 //
 // Native: INCREX key BYINT w UBOUND limit PX ttl ENX, one command.
 // Fallback: GET, INCRBY and PEXPIRE NX in a script.
+//
+// Calls made at the same time through one client share a pipeline
+// (combine.go), one command or script per call, each with its own
+// arguments (and clock reading, where the client's clock decides).
 type FixedWindow struct {
 	c      redis.UniversalClient
 	prefix string
@@ -57,6 +61,7 @@ type FixedWindow struct {
 	window time.Duration
 	opts   Options
 	mode   modeOf
+	allow  combinerRef // the client's combiner of Allow calls
 }
 
 // NewFixedWindow returns a limiter whose keys are prefix:<key>:<window>.
@@ -80,12 +85,16 @@ func (l *FixedWindow) Allow(ctx context.Context, key string, weight int64) (Deci
 	idx := now / w
 	left := (idx+1)*w - now
 	k := l.prefix + ":" + key + ":" + strconv.FormatInt(idx, 10)
-	var r []int64
-	if m == Native {
-		r, err = l.c.Do(ctx, "INCREX", k, "BYINT", weight, "UBOUND", l.limit, "PX", left, "ENX").Int64Slice()
-	} else {
-		r, err = fixedScript.Run(ctx, l.c, []string{k}, weight, l.limit, left).Int64Slice()
+	cmd, err := pipeOne(ctx, l.c, &l.allow, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+		if m == Native {
+			return p.Do(ctx, "INCREX", k, "BYINT", weight, "UBOUND", l.limit, "PX", left, "ENX")
+		}
+		return fixedScript.EvalSha(ctx, p, []string{k}, weight, l.limit, left)
+	})
+	if err != nil {
+		return Decision{}, err
 	}
+	r, err := cmd.Int64Slice()
 	if err != nil {
 		return Decision{}, err
 	}
@@ -118,11 +127,16 @@ type Limit struct {
 // Native: RATELIMIT.SLIDING, one command. Fallback: the classic
 // sliding-window script over the same hash layout, making the same
 // decisions.
+//
+// Calls made at the same time through one client share a pipeline
+// (combine.go), one command or script per call, each with its own
+// arguments (and clock reading, where the client's clock decides).
 type SlidingWindow struct {
 	c      redis.UniversalClient
 	limits []Limit
 	opts   Options
 	mode   modeOf
+	allow  combinerRef // the client's combiner of Allow calls
 }
 
 // SlidingDecision is a SlidingWindow's answer: per limit, in the order
@@ -153,9 +167,9 @@ func (l *SlidingWindow) Allow(ctx context.Context, weight int64, keys ...string)
 		return SlidingDecision{}, err
 	}
 	now := strconv.FormatFloat(float64(l.opts.nowMs())/1000, 'f', 3, 64)
-	var r []int64
+	var args []any
 	if m == Native {
-		args := []any{"RATELIMIT.SLIDING", len(keys)}
+		args = []any{"RATELIMIT.SLIDING", len(keys)}
 		for _, k := range keys {
 			args = append(args, k)
 		}
@@ -164,14 +178,22 @@ func (l *SlidingWindow) Allow(ctx context.Context, weight int64, keys ...string)
 			args = append(args, secs(x.Window), x.Max, secs(x.Precision))
 		}
 		args = append(args, "WEIGHT", weight, "NOW", now)
-		r, err = l.c.Do(ctx, args...).Int64Slice()
 	} else {
-		args := []any{weight, now}
+		args = []any{weight, now}
 		for _, x := range l.limits {
 			args = append(args, secs(x.Window), x.Max, secs(x.Precision))
 		}
-		r, err = slidingScript.Run(ctx, l.c, keys, args...).Int64Slice()
 	}
+	cmd, err := pipeOne(ctx, l.c, &l.allow, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+		if m == Native {
+			return p.Do(ctx, args...)
+		}
+		return slidingScript.EvalSha(ctx, p, keys, args...)
+	})
+	if err != nil {
+		return SlidingDecision{}, err
+	}
+	r, err := cmd.Int64Slice()
 	if err != nil {
 		return SlidingDecision{}, err
 	}
@@ -196,12 +218,17 @@ func (l *SlidingWindow) Allow(ctx context.Context, weight int64, keys ...string)
 // Native: CL.THROTTLE (redis-cell's command), on the server's clock.
 // Fallback: the same algorithm in a script, on the client's clock
 // (Options.Now). Period is whole seconds, as CL.THROTTLE takes it.
+//
+// Calls made at the same time through one client share a pipeline
+// (combine.go), one command or script per call, each with its own
+// arguments (and clock reading, where the client's clock decides).
 type GCRA struct {
 	c           redis.UniversalClient
 	burst, rate int64
 	period      time.Duration
 	opts        Options
 	mode        modeOf
+	allow       combinerRef // the client's combiner of Allow calls
 }
 
 // NewGCRA returns a token bucket of the given burst, rate and period.
@@ -219,13 +246,18 @@ func (l *GCRA) Allow(ctx context.Context, key string, tokens int64) (Decision, e
 	if err != nil {
 		return Decision{}, err
 	}
-	p := int64(l.period / time.Second)
-	var r []int64
-	if m == Native {
-		r, err = l.c.Do(ctx, "CL.THROTTLE", key, l.burst, l.rate, p, tokens).Int64Slice()
-	} else {
-		r, err = gcraScript.Run(ctx, l.c, []string{key}, l.burst, l.rate, p, tokens, l.opts.nowMs()).Int64Slice()
+	period := int64(l.period / time.Second)
+	now := l.opts.nowMs()
+	cmd, err := pipeOne(ctx, l.c, &l.allow, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+		if m == Native {
+			return p.Do(ctx, "CL.THROTTLE", key, l.burst, l.rate, period, tokens)
+		}
+		return gcraScript.EvalSha(ctx, p, []string{key}, l.burst, l.rate, period, tokens, now)
+	})
+	if err != nil {
+		return Decision{}, err
 	}
+	r, err := cmd.Int64Slice()
 	if err != nil {
 		return Decision{}, err
 	}

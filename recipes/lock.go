@@ -36,12 +36,19 @@ return 0`)
 // token is drawn on every attempt, taken or not, so the two paths number
 // differently; on both, holders' tokens increase in the order they took
 // the lock.
+//
+// Calls made at the same time through one client share round trips
+// (combine.go): native acquisitions go in one MULTI (each one's SET and
+// INCR still with nothing between them), everything else in one
+// pipeline, a command or a script per call.
 type Lock struct {
 	c    redis.UniversalClient
 	key  string
 	ttl  time.Duration
 	opts Options
 	mode modeOf
+	// the client's combiners: native acquisitions, and the other calls
+	multi, pipe combinerRef
 }
 
 // NewLock returns the lock named key (its token counter is key:fence).
@@ -71,12 +78,17 @@ func (l *Lock) Acquire(ctx context.Context) (lease *Lease, ok bool, err error) {
 	if m == Native {
 		var set *redis.StatusCmd
 		var tok *redis.IntCmd
-		_, err := l.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		_, err := combined(ctx, l.c, &l.multi, kindMulti, sendMulti, piped(func(ctx context.Context, p redis.Pipeliner) func() error {
 			set = p.SetArgs(ctx, l.key, owner, redis.SetArgs{Mode: "NX", TTL: time.Duration(ms) * time.Millisecond})
 			tok = p.Incr(ctx, l.key+":fence")
-			return nil
-		})
-		if err != nil && !isNil(err) {
+			return func() error {
+				if err := set.Err(); err != nil && !isNil(err) {
+					return err
+				}
+				return tok.Err()
+			}
+		}))
+		if err != nil {
 			return nil, false, err
 		}
 		if set.Err() != nil || set.Val() != "OK" {
@@ -84,7 +96,13 @@ func (l *Lock) Acquire(ctx context.Context) (lease *Lease, ok bool, err error) {
 		}
 		return &Lease{Token: tok.Val(), owner: owner, l: l}, true, nil
 	}
-	tok, err := lockAcquireScript.Run(ctx, l.c, []string{l.key, l.key + ":fence"}, owner, ms).Int64()
+	cmd, err := pipeOne(ctx, l.c, &l.pipe, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+		return lockAcquireScript.EvalSha(ctx, p, []string{l.key, l.key + ":fence"}, owner, ms)
+	})
+	var tok int64
+	if err == nil {
+		tok, err = cmd.Int64()
+	}
 	if isNil(err) {
 		return nil, false, nil
 	}
@@ -102,14 +120,22 @@ func (s *Lease) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
 		return false, err
 	}
 	ms := max(ttl.Milliseconds(), 1)
+	cmd, err := pipeOne(ctx, s.l.c, &s.l.pipe, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+		if m == Native {
+			return p.Do(ctx, "SET", s.l.key, s.owner, "IFEQ", s.owner, "PX", ms)
+		}
+		return lockExtendScript.EvalSha(ctx, p, []string{s.l.key}, s.owner, ms)
+	})
 	if m == Native {
-		err := s.l.c.Do(ctx, "SET", s.l.key, s.owner, "IFEQ", s.owner, "PX", ms).Err()
 		if isNil(err) {
 			return false, nil
 		}
 		return err == nil, err
 	}
-	n, err := lockExtendScript.Run(ctx, s.l.c, []string{s.l.key}, s.owner, ms).Int64()
+	if err != nil {
+		return false, err
+	}
+	n, err := cmd.Int64()
 	return n == 1, err
 }
 
@@ -120,11 +146,15 @@ func (s *Lease) Release(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var n int64
-	if m == Native {
-		n, err = s.l.c.Do(ctx, "DELIFEQ", s.l.key, s.owner).Int64()
-	} else {
-		n, err = lockReleaseScript.Run(ctx, s.l.c, []string{s.l.key}, s.owner).Int64()
+	cmd, err := pipeOne(ctx, s.l.c, &s.l.pipe, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+		if m == Native {
+			return p.Do(ctx, "DELIFEQ", s.l.key, s.owner)
+		}
+		return lockReleaseScript.EvalSha(ctx, p, []string{s.l.key}, s.owner)
+	})
+	if err != nil {
+		return false, err
 	}
+	n, err := cmd.Int64()
 	return n == 1, err
 }

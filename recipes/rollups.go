@@ -46,6 +46,11 @@ type Rollup struct {
 // share a slot (its labels in the id's braces are their hash tag), the
 // fallback's hashes are one key per command, and the native query runs
 // TS.MRANGE on every primary of the cluster.
+//
+// Writes made at the same time through one shard's client share round
+// trips (combine.go): natively, their samples go in one TS.MADD (each
+// write's samples still added together, in one command); in the
+// fallback, their commands in one pipeline, as each write's were alone.
 type Rollups struct {
 	shards  []redis.UniversalClient
 	ring    *ring
@@ -53,13 +58,14 @@ type Rollups struct {
 	rollups []Rollup
 	opts    Options
 	modes   []modeOf
-	created sync.Map // series id -> *setupOnce: its native series made
+	created sync.Map      // series id -> *setupOnce: its native series made
+	adds    []combinerRef // each shard's client's combiner of Add calls
 }
 
 // NewRollups returns the store of metric over the given shards.
 func NewRollups(shards []redis.UniversalClient, metric string, rollups []Rollup, opts Options) *Rollups {
 	return &Rollups{shards: shards, ring: newRing(len(shards)), metric: metric, rollups: rollups, opts: opts,
-		modes: make([]modeOf, len(shards))}
+		modes: make([]modeOf, len(shards)), adds: make([]combinerRef, len(shards))}
 }
 
 // Mode reports the path in use on shard i, detecting it if needed.
@@ -151,24 +157,28 @@ func (r *Rollups) Add(ctx context.Context, labels map[string]string, v int64) er
 	}
 	now := r.opts.nowMs()
 	if m == Native {
-		args := []any{"TS.MADD"}
+		in := make(maddIn, 0, 3*len(r.rollups))
 		for _, ru := range r.rollups {
 			st := ru.Step.Milliseconds()
-			args = append(args, r.rollupKey(id, ru), now-now%st, v)
+			in = append(in, r.rollupKey(id, ru), now-now%st, v)
 		}
 		create := func(ctx context.Context) error { return r.create(ctx, c, id, labels) }
-		return madd(ctx, c, r.series(id), create, args)
+		return onSeries(ctx, r.series(id), create, func() error {
+			_, err := combined(ctx, c, &r.adds[i], kindMadd, sendMadd, in)
+			return err
+		})
 	}
-	_, err = c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err = combined(ctx, c, &r.adds[i], kindPipe, sendPiped, piped(func(ctx context.Context, p redis.Pipeliner) func() error {
+		cmds := make([]redis.Cmder, 0, 2*len(r.rollups))
 		for _, ru := range r.rollups {
 			st := ru.Step.Milliseconds()
 			start := now - now%st
 			k := r.metric + ":" + strconv.FormatInt(st, 10) + ":" + strconv.FormatInt(start, 10)
-			p.HIncrBy(ctx, k, id, v)
-			p.PExpire(ctx, k, time.Duration(start+st+ru.Keep.Milliseconds()-now)*time.Millisecond)
+			cmds = append(cmds, p.HIncrBy(ctx, k, id, v),
+				p.PExpire(ctx, k, time.Duration(start+st+ru.Keep.Milliseconds()-now)*time.Millisecond))
 		}
-		return nil
-	})
+		return func() error { return firstErr(cmds) }
+	}))
 	return err
 }
 

@@ -5,24 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
-
-// madd sends a TS.MADD whose series create makes.
-func madd(ctx context.Context, c redis.UniversalClient, setup *setupOnce, create func(context.Context) error, args []any) error {
-	return onSeries(ctx, setup, create, func() error {
-		r, err := c.Do(ctx, args...).Slice()
-		if err == nil {
-			for _, e := range r {
-				if x, ok := e.(error); ok {
-					return x
-				}
-			}
-		}
-		return err
-	})
-}
 
 // onSeries runs write, which adds samples to series that create makes. A
 // series that is missing although made (deleted since, or FLUSHDB) fails

@@ -23,12 +23,18 @@ var timeboxScript = redis.NewScript(timeboxLua)
 // again on every activity; the server drops members by itself. Fallback:
 // the seed's two sorted sets (points and last activity) in a script that
 // first removes the members whose time is up.
+//
+// Adds made at the same time through one client share round trips
+// (combine.go): natively, their HINCRBY and HPEXPIREAT pairs go in one
+// MULTI; in the fallback, their scripts in one pipeline. Each add still
+// runs with nothing between its commands, on its own clock reading.
 type Timebox struct {
 	c    redis.UniversalClient
 	key  string
 	stay time.Duration
 	opts Options
 	mode modeOf
+	add  combinerRef // the client's combiner of Add calls
 }
 
 // NewTimebox returns the box named key (the fallback also uses
@@ -50,18 +56,23 @@ func (b *Timebox) Add(ctx context.Context, member string, points int64) (int64, 
 	now := b.opts.nowMs()
 	if m == Native {
 		var incr *redis.IntCmd
-		_, err := b.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		_, err := combined(ctx, b.c, &b.add, kindMulti, sendMulti, piped(func(ctx context.Context, p redis.Pipeliner) func() error {
 			incr = p.HIncrBy(ctx, b.key, member, points)
-			p.Do(ctx, "HPEXPIREAT", b.key, now+b.stay.Milliseconds(), "FIELDS", 1, member)
-			return nil
-		})
+			exp := p.Do(ctx, "HPEXPIREAT", b.key, now+b.stay.Milliseconds(), "FIELDS", 1, member)
+			return func() error { return firstErr([]redis.Cmder{incr, exp}) }
+		}))
 		if err != nil {
 			return 0, err
 		}
 		return incr.Val(), nil
 	}
-	f, err := timeboxScript.Run(ctx, b.c, []string{b.key, b.key + ":seen"}, now, b.stay.Milliseconds(), member, points).Int64()
-	return f, err
+	cmd, err := pipeOne(ctx, b.c, &b.add, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+		return timeboxScript.EvalSha(ctx, p, []string{b.key, b.key + ":seen"}, now, b.stay.Milliseconds(), member, points)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return cmd.Int64()
 }
 
 // Members returns the members in the box and their points.

@@ -18,6 +18,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -255,6 +256,7 @@ func main() {
 	items := flag.Int("items", 20000, "items for the flush rate (0: no flush rates)")
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
 	only := flag.String("run", "", "only the recipes whose names match this regular expression")
+	profile := flag.String("cpuprofile", "", "write this process's CPU profile (the client: go-redis and the recipes) to this file")
 	flag.Parse()
 	cases = harness.Select(cases, func(bc benchCase) string { return bc.name }, *only, "-run")
 	if *n > 1000 {
@@ -280,6 +282,16 @@ func main() {
 		for _, c := range clients {
 			ops = append(ops, bc.make(c))
 		}
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			harness.Fatal("%v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			harness.Fatal("%v", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	rate := make([][]float64, len(ops))
 	cpu := make([][]float64, len(ops))
