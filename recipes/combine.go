@@ -162,23 +162,25 @@ const (
 )
 
 // maddIn is one call's samples for a shared TS.MADD: key, timestamp and
-// value, three arguments a sample.
-type maddIn []any
+// value, three arguments a sample. After a send that failed some of them
+// it holds only those: a retry adds them and not the others again.
+type maddIn struct{ samples []any }
 
 // sendMadd adds the calls' samples with one TS.MADD, whatever their
 // series. The reply has an element per sample, an error for a sample
 // whose series is missing; a call fails with the first of its samples'
-// errors, and the other calls' samples are unaffected. One command, so
-// each call's samples are added together, as when it was sent alone.
+// errors and keeps only its failed samples, and the other calls' samples
+// are unaffected. One command, so each call's samples are added together,
+// as when it was sent alone.
 func sendMadd(ctx context.Context, c redis.UniversalClient, calls []*call) {
 	n := 0
 	for _, cl := range calls {
-		n += len(cl.in.(maddIn))
+		n += len(cl.in.(*maddIn).samples)
 	}
 	args := make([]any, 1, 1+n)
 	args[0] = "TS.MADD"
 	for _, cl := range calls {
-		args = append(args, cl.in.(maddIn)...)
+		args = append(args, cl.in.(*maddIn).samples...)
 	}
 	r, err := c.Do(ctx, args...).Slice()
 	if err == nil && len(r) != n/3 {
@@ -189,11 +191,19 @@ func sendMadd(ctx context.Context, c redis.UniversalClient, calls []*call) {
 		return
 	}
 	for _, cl := range calls {
-		k := len(cl.in.(maddIn)) / 3
-		for _, x := range r[:k] {
-			if e, ok := x.(error); ok && cl.err == nil {
-				cl.err = e
+		in := cl.in.(*maddIn)
+		k := len(in.samples) / 3
+		failed := in.samples[:0]
+		for i, x := range r[:k] {
+			if e, ok := x.(error); ok {
+				if cl.err == nil {
+					cl.err = e
+				}
+				failed = append(failed, in.samples[3*i:3*i+3]...)
 			}
+		}
+		if cl.err != nil {
+			in.samples = failed
 		}
 		r = r[k:]
 	}

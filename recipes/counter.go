@@ -100,10 +100,10 @@ func (k *Counter) Incr(ctx context.Context, n int64) error {
 	}
 	now := k.opts.nowMs()
 	if m == Native {
-		in := make(maddIn, 0, 3*len(k.precs))
+		in := &maddIn{make([]any, 0, 3*len(k.precs))}
 		for i, pr := range k.precs {
 			st := pr.Step.Milliseconds()
-			in = append(in, k.keys[i], now-now%st, n)
+			in.samples = append(in.samples, k.keys[i], now-now%st, n)
 		}
 		return onSeries(ctx, &k.setup, k.create, func() error {
 			_, err := combined(ctx, k.c, &k.incr, kindMadd, sendMadd, in)

@@ -70,6 +70,18 @@ func TestCounter(t *testing.T) {
 		if got, err := k.Slices(ctx, time.Minute, 1); err != nil || len(got) != 1 || got[0].V != 4 {
 			t.Fatalf("after FLUSHDB: %v %v", got, err)
 		}
+		// One precision's series deleted: the hit is made again there
+		// and added once, not twice, to the others.
+		must(t, e.client(t, 0).Del(ctx, k.sliceKey(time.Minute)).Err())
+		must(t, k.Incr(ctx, 5))
+		for _, c := range []struct {
+			step time.Duration
+			want float64
+		}{{time.Second, 9}, {time.Minute, 5}, {time.Hour, 9}} {
+			if got, err := k.Slices(ctx, c.step, 1); err != nil || len(got) != 1 || got[0].V != c.want {
+				t.Fatalf("after deleting the minute series, step %v: %v %v, want %v", c.step, got, err, c.want)
+			}
+		}
 		if m == Fallback {
 			// The cleanup pass leaves each hash no more than it keeps.
 			must(t, k.Cleanup(ctx))

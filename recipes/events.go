@@ -75,7 +75,7 @@ func (e *Events) Record(ctx context.Context) error {
 	now := e.opts.nowMs()
 	if m == Native {
 		return onSeries(ctx, &e.setup, e.create, func() error {
-			_, err := combined(ctx, e.c, &e.record, kindMadd, sendMadd, maddIn{e.keyArg, now, 1})
+			_, err := combined(ctx, e.c, &e.record, kindMadd, sendMadd, &maddIn{[]any{e.keyArg, now, 1}})
 			return err
 		})
 	}

@@ -157,10 +157,10 @@ func (r *Rollups) Add(ctx context.Context, labels map[string]string, v int64) er
 	}
 	now := r.opts.nowMs()
 	if m == Native {
-		in := make(maddIn, 0, 3*len(r.rollups))
+		in := &maddIn{make([]any, 0, 3*len(r.rollups))}
 		for _, ru := range r.rollups {
 			st := ru.Step.Milliseconds()
-			in = append(in, r.rollupKey(id, ru), now-now%st, v)
+			in.samples = append(in.samples, r.rollupKey(id, ru), now-now%st, v)
 		}
 		create := func(ctx context.Context) error { return r.create(ctx, c, id, labels) }
 		return onSeries(ctx, r.series(id), create, func() error {
