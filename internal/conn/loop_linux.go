@@ -48,6 +48,7 @@ const (
 	handoffParked             // a blocking command parked the client
 	handoffPaused             // CLIENT PAUSE holds the next command
 	handoffWrite              // c.wrest is left to write (wown still wDirect)
+	handoffLarge              // a command of very many arguments (prepare.go)
 )
 
 type eventLoop struct {
