@@ -14,17 +14,33 @@ import (
 // else pushes as usual. A key of another type, or a missing key for
 // LPUSHX/RPUSHX, prepares nothing: the handler answers as usual.
 var (
-	prepFront = &engine.Prepare{Peek: func(e *engine.Env, db *keyspace.DB, args [][]byte) any { return peekPush(e, db, args, true) }, Build: buildPush}
-	prepBack  = &engine.Prepare{Peek: func(e *engine.Env, db *keyspace.DB, args [][]byte) any { return peekPush(e, db, args, false) }, Build: buildPush}
+	prepFront  = prepPush(true, false)
+	prepBack   = prepPush(false, false)
+	prepFrontX = prepPush(true, true)
+	prepBackX  = prepPush(false, true)
 )
+
+// prepPush is the Prepare of LPUSH (front), RPUSH, and with onlyExisting
+// LPUSHX and RPUSHX.
+func prepPush(front, onlyExisting bool) *engine.Prepare {
+	return &engine.Prepare{
+		Peek: func(e *engine.Env, db *keyspace.DB, args [][]byte) any {
+			return peekPush(e, db, args, front, onlyExisting)
+		},
+		Build: buildPush,
+	}
+}
 
 type pushState struct {
 	end   list.EndState
 	front bool
 }
 
-func peekPush(e *engine.Env, db *keyspace.DB, args [][]byte, front bool) any {
+func peekPush(e *engine.Env, db *keyspace.DB, args [][]byte, front, onlyExisting bool) any {
 	o := db.Peek(string(args[1]))
+	if o == nil && onlyExisting {
+		return nil
+	}
 	if o == nil {
 		return pushState{list.NewEnd(int(e.Cfg.Int(config.ListMaxListpackSize))), front}
 	}
