@@ -1,9 +1,12 @@
 package commands_test
 
 import (
+	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/servertest"
@@ -98,4 +101,44 @@ func TestLargePushAsRedis(t *testing.T) {
 	a.Do(bigPush("RPUSH", "e", n, 9)...)
 	a.Do(bigPush("LPUSH", "e", n, 9)...)
 	servertest.ExpectEvents(t, sub, servertest.EventList("rpush", "e", "lpush", "e")...)
+}
+
+// The replication stream of prepared pushes is redis-server's, argument
+// for argument: preparing changes where the time is spent, not what is
+// propagated.
+func TestLargePushPropagatedAsRedis(t *testing.T) {
+	testenv.NeedRedis(t)
+	r := servertest.PrivateRedis(t, "--repl-diskless-sync-delay", "0")
+	inst := servertest.Start(t)
+	n := engine.PrepareArgs + 100
+	streams := map[string]func() [][][]byte{}
+	for name, addr := range map[string]string{"abacus": inst.Addr, "redis": r.Addr} {
+		stream := servertest.AttachReplica(t, addr)
+		c := servertest.Dial(t, addr)
+		c.Do("RPUSH", "m", "a", "b")
+		c.Do(bigPush("RPUSH", "l", n, 0)...)
+		c.Do(bigPush("LPUSH", "l", n, 1)...)
+		c.Do(bigPush("RPUSHX", "m", n, 2)...)
+		c.Do(bigPush("LPUSHX", "none", n, 3)...)
+		c.Do("SET", "sentinel", "x")
+		streams[name] = func() [][][]byte {
+			var cmds [][][]byte
+			for {
+				argv := stream.Next(10 * time.Second)
+				if len(argv) == 3 && string(argv[1]) == "sentinel" {
+					return cmds
+				}
+				cmds = append(cmds, argv)
+			}
+		}
+	}
+	a, b := streams["abacus"](), streams["redis"]()
+	if len(a) != len(b) || len(a) < 4 {
+		t.Fatalf("abacus propagated %d commands, redis %d (at least the four pushes expected)", len(a), len(b))
+	}
+	for i := range a {
+		if !slices.EqualFunc(a[i], b[i], bytes.Equal) {
+			t.Errorf("command %d differs: abacus %q..., redis %q...", i, a[i][:min(3, len(a[i]))], b[i][:min(3, len(b[i]))])
+		}
+	}
 }
