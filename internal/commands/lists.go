@@ -52,13 +52,13 @@ func init() {
 	}
 	engine.Register(
 		one(&engine.Command{Name: "lpush", Arity: -3, Flags: wd | engine.FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
-			Summary: "Prepend one or multiple elements to a list", Since: "1.0.0", Handler: cmdLpush}),
+			Summary: "Prepend one or multiple elements to a list", Since: "1.0.0", Handler: cmdLpush, Prepare: prepFront}),
 		one(&engine.Command{Name: "rpush", Arity: -3, Flags: wd | engine.FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
-			Summary: "Append one or multiple elements to a list", Since: "1.0.0", Handler: cmdRpush}),
+			Summary: "Append one or multiple elements to a list", Since: "1.0.0", Handler: cmdRpush, Prepare: prepBack}),
 		one(&engine.Command{Name: "lpushx", Arity: -3, Flags: wd | engine.FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
-			Summary: "Prepend an element to a list, only if the list exists", Since: "2.2.0", Handler: cmdLpushx}),
+			Summary: "Prepend an element to a list, only if the list exists", Since: "2.2.0", Handler: cmdLpushx, Prepare: prepFrontX}),
 		one(&engine.Command{Name: "rpushx", Arity: -3, Flags: wd | engine.FlagFast, KeyFlags: "RW insert", Complexity: pushCx,
-			Summary: "Append an element to a list, only if the list exists", Since: "2.2.0", Handler: cmdRpushx}),
+			Summary: "Append an element to a list, only if the list exists", Since: "2.2.0", Handler: cmdRpushx, Prepare: prepBackX}),
 		one(&engine.Command{Name: "lpop", Arity: -2, Flags: engine.FlagWrite | engine.FlagFast, KeyFlags: "RW access delete",
 			Complexity: "O(N) where N is the number of elements returned",
 			Summary:    "Remove and get the first elements in a list", Since: "1.0.0", Handler: cmdLpop}),
@@ -168,7 +168,9 @@ func listPush(c *engine.Ctx, k []byte, key string, o *keyspace.Object, front boo
 	} else {
 		l = listOf(o)
 	}
-	if front {
+	if p, _ := c.Prepared().(*list.Prepared); l.PushPrepared(p, vals) {
+		// Packed ahead (lists_prepare.go).
+	} else if front {
 		l.PushFront(vals...)
 	} else {
 		l.PushBack(vals...)

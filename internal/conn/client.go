@@ -134,6 +134,9 @@ type client struct {
 	heavySkips   int
 	// readMore says input was read while a write waited (writeReading).
 	readMore bool
+	// prepFor is 1 + the index in the batch of the command whose work
+	// was done ahead (prepare.go), 0 for none.
+	prepFor int
 	// unlocked is set while the owner adds output to the queue without
 	// the server lock (queueRest, the busy path): a limit's log line then
 	// shows only the fields it can read without it (closeForLimit).
@@ -538,6 +541,9 @@ func (c *client) process() (quit bool) {
 				c.protocolError(perr)
 				return true
 			}
+			if c.largeAnnounced() {
+				c.handoff = handoffLarge // read and run off the loop (prepare.go)
+			}
 			return false
 		}
 		ran, reparse, stop := c.runBatch()
@@ -609,6 +615,13 @@ func (c *client) runBatch() (ran int, reparse, stop bool) {
 				continue
 			}
 		}
+		if c.wantsPrepare(ran) {
+			if c.inLoop {
+				c.handoff = handoffLarge // prepared and run off the loop (prepare.go)
+				return ran, false, false
+			}
+			c.prepare(ran)
+		}
 		var paused bool
 		ran, reparse, stop, paused = c.runLocked(ran)
 		if c.blk.wait != nil {
@@ -665,6 +678,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 			s.Env.BroadcastTracking()
 		}
 		s.current = nil
+		c.dropPrepared()
 		s.flushBatchPushes(c) // what the batch pushed to others, before releasePushes
 		c.w.Limit, c.w.Dropped = 0, false
 		aofOff := s.Env.Persistence().Flush(c.out.Load() != nil) // the batch's AOF bytes (the effect stream on disk)
@@ -682,6 +696,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	c.checkAt = c.outputCheckAt(s.outputLimits())
 	c.w.Limit = c.appendLimit(s.outputLimits())
 	authed, maxBulk := c.sess.Authed, c.reader.MaxBulk
+	first := i
 	start := 0
 	if i > 0 {
 		start = c.ends[i-1]
@@ -698,6 +713,9 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 			c.pf = s.Env.PrefetchBatch(c.sess, c.argv, start, c.ends[i:pfEnd], c.pf)
 		}
 		args := c.argv[start:c.ends[i]]
+		if i > first && c.wantsPrepare(i) {
+			return i, false, false, false // prepared first, without the lock (runBatch)
+		}
 		if s.pausedFor(c.sess, args) {
 			return i, false, false, true
 		}

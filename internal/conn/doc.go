@@ -34,7 +34,9 @@
 //     unix sockets, io-event-loop no, systems without epoll, and a loop
 //     client that must wait ("handoff": a blocking command parked it,
 //     CLIENT PAUSE holds its next command, or its socket would not take a
-//     reply whole). A handed-off client keeps its goroutine until it
+//     reply whole), or that sends a command of engine.PrepareArgs
+//     arguments or more, which its goroutine reads, prepares and runs
+//     (prepare.go). A handed-off client keeps its goroutine until it
 //     closes; the goroutine goes on exactly where the loop stopped.
 //   - A busy watcher per loop (eventLoop.busyWatch) serves the loop's
 //     clients while a script is busy and the loop is not polling: it

@@ -48,6 +48,7 @@ const (
 	handoffParked             // a blocking command parked the client
 	handoffPaused             // CLIENT PAUSE holds the next command
 	handoffWrite              // c.wrest is left to write (wown still wDirect)
+	handoffLarge              // a command of very many arguments (prepare.go)
 )
 
 type eventLoop struct {
@@ -562,7 +563,13 @@ func (l *eventLoop) serve(c *client, kicked bool) {
 // limit closes it. While other clients are being served, the heavy ones
 // get at most 1/heavyShare of the loop's time: a round that serves them
 // is followed by heavyShare-1 times as long without them, during which
-// the loop serves the others or waits for them (heavyWait). Only when no
+// the loop serves the others or waits for them (heavyWait). The share is
+// small because a heavy client's output is not being taken: building more
+// of it only grows its queue, and every other request that arrives while
+// one of its large replies is built waits for it. A client whose reader
+// takes its queue below backlogAt leaves the list at the next round and
+// is served as the others are, so a client that reads is held to the
+// pace of its reading, not to the share. Only when no
 // other client ran since the heavy ones were last served are they served
 // again at once: a batch of one large reply takes far longer than a
 // round of small requests, and serving one whenever a round found no
@@ -575,7 +582,7 @@ const (
 	backlogAt   = replyFlushAt
 	heavyBudget = 1 << 20
 	heavyAge    = 256
-	heavyShare  = 4
+	heavyShare  = 16
 )
 
 // backlogged reports whether c's unread output passed backlogAt.
@@ -631,10 +638,16 @@ func (l *eventLoop) serveHeavy() bool {
 	}
 	list := l.heavy[:0]
 	for _, c := range l.heavy {
-		if c.inLoop {
-			list = append(list, c)
-		} else {
+		switch {
+		case !c.inLoop:
 			c.inHeavy = false
+		case !c.backlogged():
+			// Its reader took its output below backlogAt: it is served
+			// with the others again, from the next round.
+			l.takeHeavy(c)
+			l.kickLocked(c)
+		default:
+			list = append(list, c)
 		}
 	}
 	clear(l.heavy[len(list):])

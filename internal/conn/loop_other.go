@@ -18,6 +18,7 @@ const (
 	handoffParked
 	handoffPaused
 	handoffWrite
+	handoffLarge
 )
 
 type eventLoop struct{}

@@ -342,6 +342,8 @@ type Session struct {
 	closed bool
 	// cl is the client's cluster state: READONLY, ASKING (cluster_route.go).
 	cl clusterSession
+	// prep is the work done ahead for the command about to run (prepare.go).
+	prep prepared
 }
 
 // ReplyMode is CLIENT REPLY's setting.

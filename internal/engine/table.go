@@ -96,6 +96,10 @@ type Command struct {
 	keyNeed    int          // the permissions its keys need (acl.go)
 	keyRoles   keyRoles     // how the needs differ by key position (acl.go)
 	chanArgs   chanArgs     // which arguments are channels (acl.go)
+
+	// Prepare, if set, is work done ahead of a command of very many
+	// arguments, without the server lock (prepare.go).
+	Prepare *Prepare
 }
 
 // KeywordSpec is a key spec that begins at a keyword searched from

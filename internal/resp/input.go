@@ -123,6 +123,16 @@ func (r *Reader) Next(args [][]byte) ([][]byte, error) {
 	return args, nil
 }
 
+// Announced is the argument count of the command at the cursor when its
+// multibulk header has been parsed and the command is not complete yet,
+// else 0.
+func (r *Reader) Announced() int64 {
+	if !r.st.multi {
+		return 0
+	}
+	return r.st.n
+}
+
 // Pos is the cursor: where the next command starts.
 func (r *Reader) Pos() int { return r.pos }
 
