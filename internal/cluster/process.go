@@ -190,7 +190,7 @@ func (c *Cluster) process(l *link, m *message) bool {
 		if typ == msgPublishShard {
 			kind = engine.SubShard
 		}
-		c.e.Publish(kind, string(m.channel), m.payload)
+		c.e.Publish(kind, m.channel, m.payload)
 	case msgAuthRequest:
 		if sender == nil {
 			return true

@@ -124,7 +124,7 @@ func unsubscribe(c *engine.Ctx, kind engine.SubKind) {
 }
 
 func publish(c *engine.Ctx, kind engine.SubKind) {
-	c.W.Int(int64(c.Env.Publish(kind, string(c.Args[1]), c.Args[2])))
+	c.W.Int(int64(c.Env.Publish(kind, c.Args[1], c.Args[2])))
 	c.PropagateToReplicas()
 	c.Env.PublishCluster(kind, c.Args[1], c.Args[2])
 }

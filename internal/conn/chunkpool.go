@@ -35,14 +35,26 @@ func getReplyBuf(n int) []byte {
 	return make([]byte, 0, n)
 }
 
+// smallChunks holds chunks of chunkBytes, into which small outputs are
+// copied, that queues wrote whole beyond the one each keeps
+// (outQueue.free): a subscriber's round of messages from fifty pipelining
+// publishers spans a few of them, and a fresh one each round cost its
+// allocation and zeroing on the event loop.
+var smallChunks = sync.Pool{New: func() any { return new([chunkBytes]byte) }}
+
+// getSmallChunk returns an empty chunk of capacity chunkBytes.
+func getSmallChunk() []byte { return smallChunks.Get().(*[chunkBytes]byte)[:0] }
+
 // getChunk returns an empty chunk of capacity bigChunk.
 func getChunk() []byte { return bigChunks.Get().(*[bigChunk]byte)[:0] }
 
-// putChunk gives b back for reuse if it is a chunk of the pool's size
-// or a reply buffer (getReplyBuf). The caller must hold the only
+// putChunk gives b back for reuse if it is a chunk of one of the pools'
+// sizes or a reply buffer (getReplyBuf). The caller must hold the only
 // reference to b's bytes.
 func putChunk(b []byte) {
 	switch {
+	case cap(b) == chunkBytes:
+		smallChunks.Put((*[chunkBytes]byte)(b[:chunkBytes]))
 	case cap(b) == bigChunk:
 		bigChunks.Put((*[bigChunk]byte)(b[:bigChunk]))
 	case cap(b) > bigChunk && cap(b) <= keepReplyBuf:

@@ -112,7 +112,7 @@ func (q *outQueue) append(b []byte, hold bool) (int64, bool) {
 		k := len(q.chunks) - 1
 		q.chunks = appendChunked(q.chunks, b, k >= 0 && k >= q.held)
 	} else {
-		q.chunks = append(q.chunks, append(make([]byte, 0, chunkBytes), b...))
+		q.chunks = append(q.chunks, append(getSmallChunk(), b...))
 	}
 	q.n += int64(len(b))
 	n := q.n

@@ -78,6 +78,11 @@ type Env struct {
 	latency  latencyMonitor
 	mu       sync.Mutex // guards cmdStats/errStats readers outside the lock
 
+	// lastStatName and lastStat are cmdStat's last answer (nil after
+	// a reset of the statistics).
+	lastStatName string
+	lastStat     *CmdStat
+
 	activeExpireOff atomic.Bool  // DEBUG SET-ACTIVE-EXPIRE 0
 	xssLogged       atomic.Int64 // unix s of the last cross-protocol warning (security.go)
 	// dying is set by SHUTDOWN NOSAVE while a script is busy: the server
@@ -646,7 +651,13 @@ func (e *Env) call(ctx *Ctx, mark int) {
 // AuthRequired reports whether the default user has a password.
 func (e *Env) AuthRequired() bool { return e.ACL.AuthRequired() }
 
+// cmdStat returns name's statistics, made on first use. The last one
+// found is kept: a pipeline repeats a command, and a string comparison
+// (the same name's pointer) costs less than the map's hash.
 func (e *Env) cmdStat(name string) *CmdStat {
+	if e.lastStat != nil && e.lastStatName == name {
+		return e.lastStat
+	}
 	st := e.cmdStats[name]
 	if st == nil {
 		e.mu.Lock()
@@ -654,6 +665,7 @@ func (e *Env) cmdStat(name string) *CmdStat {
 		e.cmdStats[name] = st
 		e.mu.Unlock()
 	}
+	e.lastStatName, e.lastStat = name, st
 	return st
 }
 

@@ -46,15 +46,15 @@ func (c *Ctx) NotifyKey(class int, event string, key string) {
 }
 
 // publishNotify publishes msg on the notification channel ch, built in
-// the caller's buffer: the channel becomes a string only when somebody
-// receives the message, so events nobody listens to allocate nothing.
+// the caller's buffer, which Publish looks up and frames without making a
+// string of it: events nobody listens to allocate nothing.
 // keyevent says ch is a __keyevent@ channel, of which there are few.
 // (While an all-or-nothing script holds messages, they go the usual way.)
 func (e *Env) publishNotify(ch, msg []byte, keyevent bool) {
 	if !e.ps.hold && len(e.ps.subs[SubChannel][string(ch)]) == 0 && !e.patternMatches(ch, keyevent) {
 		return
 	}
-	e.Publish(SubChannel, string(ch), msg)
+	e.Publish(SubChannel, ch, msg)
 }
 
 // notifyPats is what notifications keep of the pattern subscriptions for

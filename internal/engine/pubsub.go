@@ -30,11 +30,15 @@ const (
 	SubShard
 )
 
-// subVerbs are each kind's reply and message names.
-var subVerbs = [3]struct{ sub, unsub, msg string }{
-	{"subscribe", "unsubscribe", "message"},
-	{"psubscribe", "punsubscribe", "pmessage"},
-	{"ssubscribe", "sunsubscribe", "smessage"},
+// subVerbs are each kind's reply names and the start of its message
+// frames (messageHead) in RESP2 and RESP3.
+var subVerbs = [3]struct {
+	sub, unsub string
+	head       [2]string
+}{
+	{"subscribe", "unsubscribe", messageHead("message", 3)},
+	{"psubscribe", "punsubscribe", messageHead("pmessage", 4)},
+	{"ssubscribe", "sunsubscribe", messageHead("smessage", 3)},
 }
 
 // SubVerb is the name of kind's subscribe (or, with unsub, unsubscribe)
@@ -78,7 +82,7 @@ type pubsubState struct {
 
 type heldMessage struct {
 	kind    SubKind
-	channel string
+	channel []byte
 	msg     []byte
 }
 
@@ -188,35 +192,37 @@ func (e *Env) unsubscribeAll(s *Session) {
 // Publish sends msg to channel's subscribers (and, for a channel, to
 // clients whose patterns match it) and returns how many deliveries that
 // made, counting a client once per matching subscription, as Redis does.
-func (e *Env) Publish(kind SubKind, channel string, msg []byte) int {
+// The channel is looked up and framed as it is: a PUBLISH allocates
+// nothing on its way to the subscribers' Push.
+func (e *Env) Publish(kind SubKind, channel, msg []byte) int {
 	if e.ps.hold {
-		e.ps.held = append(e.ps.held, heldMessage{kind, channel, append([]byte(nil), msg...)})
+		e.ps.held = append(e.ps.held, heldMessage{kind, append([]byte(nil), channel...), append([]byte(nil), msg...)})
 		return e.receivers(kind, channel)
 	}
 	return e.deliver(kind, channel, msg)
 }
 
 // receivers counts the deliveries a message to channel would make.
-func (e *Env) receivers(kind SubKind, channel string) int {
-	n := len(e.ps.subs[kind][channel])
+func (e *Env) receivers(kind SubKind, channel []byte) int {
+	n := len(e.ps.subs[kind][string(channel)])
 	if kind == SubChannel && len(e.ps.subs[SubPattern]) > 0 {
-		e.patternList().matching(channel, func(pat string) {
+		matching(e.patternList(), channel, func(pat string) {
 			n += len(e.ps.subs[SubPattern][pat])
 		})
 	}
 	return n
 }
 
-func (e *Env) deliver(kind SubKind, channel string, msg []byte) int {
+func (e *Env) deliver(kind SubKind, channel, msg []byte) int {
 	n := 0
-	if list := e.ps.subs[kind][channel]; len(list) > 0 {
-		n += e.pushMessage(list, subVerbs[kind].msg, "", channel, msg)
+	if list := e.ps.subs[kind][string(channel)]; len(list) > 0 {
+		n += e.pushMessage(list, &subVerbs[kind].head, "", channel, msg)
 	}
 	if kind != SubChannel || len(e.ps.subs[SubPattern]) == 0 {
 		return n
 	}
-	e.patternList().matching(channel, func(pat string) {
-		n += e.pushMessage(e.ps.subs[SubPattern][pat], "pmessage", pat, channel, msg)
+	matching(e.patternList(), channel, func(pat string) {
+		n += e.pushMessage(e.ps.subs[SubPattern][pat], &subVerbs[SubPattern].head, pat, channel, msg)
 	})
 	return n
 }
@@ -224,7 +230,7 @@ func (e *Env) deliver(kind SubKind, channel string, msg []byte) int {
 // pushMessage pushes a message frame to each subscriber in list, encoded
 // once per protocol in e.ps.enc, and returns len(list) (subscribers with
 // replies off count as receivers, as in Redis).
-func (e *Env) pushMessage(list []*Session, verb, pattern, channel string, msg []byte) int {
+func (e *Env) pushMessage(list []*Session, head *[2]string, pattern string, channel, msg []byte) int {
 	made := [2]bool{}
 	for _, s := range list {
 		if s.Push == nil || s.Reply == ReplyOff {
@@ -235,7 +241,7 @@ func (e *Env) pushMessage(list []*Session, verb, pattern, channel string, msg []
 			i = 1
 		}
 		if !made[i] {
-			e.ps.enc[i] = appendMessage(e.ps.enc[i][:0], i == 1, verb, pattern, channel, msg)
+			e.ps.enc[i] = appendMessage(e.ps.enc[i][:0], head[i], pattern, channel, msg)
 			made[i] = true
 		}
 		s.Push(e.ps.enc[i])
@@ -247,38 +253,45 @@ func (e *Env) pushMessage(list []*Session, verb, pattern, channel string, msg []
 	return len(list)
 }
 
+// messageHead is the start of a message frame up to its verb: the
+// header of an array (RESP2) or push (RESP3) of n elements and the verb
+// as a bulk string.
+func messageHead(verb string, n int) [2]string {
+	tail := strconv.Itoa(n) + "\r\n$" + strconv.Itoa(len(verb)) + "\r\n" + verb + "\r\n"
+	return [2]string{"*" + tail, ">" + tail}
+}
+
 // appendMessage appends a message frame: [verb, pattern (if any),
-// channel, msg], as a push in RESP3 and an array in RESP2.
-func appendMessage(b []byte, resp3 bool, verb, pattern, channel string, msg []byte) []byte {
-	n := 3
-	if pattern != "" {
-		n = 4
-	}
-	if resp3 {
-		b = append(b, '>')
-	} else {
-		b = append(b, '*')
-	}
-	b = strconv.AppendInt(b, int64(n), 10)
-	b = append(b, '\r', '\n')
-	b = appendBulk(b, verb)
+// channel, msg], head being its start up to the verb (messageHead).
+func appendMessage(b []byte, head, pattern string, channel, msg []byte) []byte {
+	b = append(b, head...)
 	if pattern != "" {
 		b = appendBulk(b, pattern)
 	}
 	b = appendBulk(b, channel)
-	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(len(msg)), 10)
-	b = append(b, '\r', '\n')
-	b = append(b, msg...)
-	return append(b, '\r', '\n')
+	return appendBulk(b, msg)
 }
 
-func appendBulk(b []byte, s string) []byte {
+func appendBulk[T string | []byte](b []byte, s T) []byte {
 	b = append(b, '$')
-	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = appendLen(b, len(s))
 	b = append(b, '\r', '\n')
 	b = append(b, s...)
 	return append(b, '\r', '\n')
+}
+
+// appendLen appends n in decimal, the lengths of channels and short
+// messages without strconv's general path.
+func appendLen(b []byte, n int) []byte {
+	switch {
+	case n < 10:
+		return append(b, byte('0'+n))
+	case n < 100:
+		return append(b, byte('0'+n/10), byte('0'+n%10))
+	case n < 1000:
+		return append(b, byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10))
+	}
+	return strconv.AppendInt(b, int64(n), 10)
 }
 
 // pubsubHold and pubsubRelease bracket an all-or-nothing script: what it

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/abacusdb/abacus/internal/glob"
 )
@@ -43,12 +42,13 @@ func (x *patIndex) build(lits []string) {
 	x.lens = slices.Compact(x.lens)
 }
 
-// matching calls fn with each pattern that matches channel, in a fixed
-// order for a generation of the patterns.
-func (np *notifyPats) matching(channel string, fn func(pat string)) {
+// matching calls fn with each of np's patterns that matches channel, in
+// a fixed order for a generation of the patterns. The channel may be a
+// command's argument: nothing here keeps it or makes a string of it.
+func matching[T string | []byte](np *notifyPats, channel T, fn func(pat string)) {
 	if np.idx.byLit == nil {
 		for i, pat := range np.pats {
-			if strings.HasPrefix(channel, np.lits[i]) && globMatch(pat, channel) {
+			if lit := np.lits[i]; len(channel) >= len(lit) && string(channel[:len(lit)]) == lit && glob.Match(pat, channel, false) {
 				fn(pat)
 			}
 		}
@@ -58,12 +58,10 @@ func (np *notifyPats) matching(channel string, fn func(pat string)) {
 		if n > len(channel) {
 			break
 		}
-		for _, i := range np.idx.byLit[channel[:n]] {
-			if pat := np.pats[i]; globMatch(pat, channel) {
+		for _, i := range np.idx.byLit[string(channel[:n])] {
+			if pat := np.pats[i]; glob.Match(pat, channel, false) {
 				fn(pat)
 			}
 		}
 	}
 }
-
-func globMatch(pat, channel string) bool { return glob.Match(pat, channel, false) }

@@ -48,7 +48,12 @@ func TestPatternIndexMatchesAll(t *testing.T) {
 				ch = strings.ReplaceAll(word(true), `\`, "")
 			}
 			var got, want []string
-			np.matching(ch, func(p string) { got = append(got, p) })
+			collect := func(p string) { got = append(got, p) }
+			if k%2 == 0 {
+				matching(&np, ch, collect)
+			} else {
+				matching(&np, []byte(ch), collect) // PUBLISH's argument
+			}
 			for _, p := range np.pats {
 				if glob.Match(p, ch, false) {
 					want = append(want, p)

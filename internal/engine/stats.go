@@ -228,6 +228,7 @@ func (e *Env) ResetStats() {
 	e.KS.Stats = keyspace.Stats{}
 	e.mu.Lock()
 	e.cmdStats = map[string]*CmdStat{}
+	e.lastStat = nil
 	e.errStats = map[string]int64{}
 	e.mu.Unlock()
 	e.Stats.Info.Reset()
