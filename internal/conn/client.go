@@ -672,7 +672,9 @@ func (c *client) runBatch() (ran int, reparse, stop bool) {
 func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s := c.srv
 	s.mu.Lock()
+	s.Env.BatchBegin()
 	defer func() {
+		s.Env.BatchEnd()
 		if !c.deferWrite && s.Env.BroadcastDue() {
 			// A client on its own goroutine: its batch is its round.
 			s.Env.BroadcastTracking()
