@@ -160,6 +160,8 @@ const chunkSize = 256 << 10
 // lock on the driver's goroutine, an encoder goroutine encodes what they
 // hand out, and this goroutine writes what it encoded.
 func (b *Background) streamDriven(out io.Writer, direct bool) error {
+	addProc()
+	defer dropProc()
 	d := &driven{full: make(chan []byte, driveChunks), free: make(chan []byte, driveChunks)}
 	if direct {
 		d.direct = out
