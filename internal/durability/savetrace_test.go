@@ -90,7 +90,7 @@ func TestSaveTrace(t *testing.T) {
 	}
 	inst := servertest.Start(t, servertest.WithConfig(kv...))
 	c := inst.Raw(t)
-	for n := 100000; ; n += 100000 {
+	for n := 25000; ; n += 25000 {
 		c.Do("DEBUG", "POPULATE", strconv.Itoa(min(n, nkeys)), "key", "10")
 		if n >= nkeys {
 			break
