@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -119,3 +120,31 @@ func (w *bytesWriter) Write(p []byte) (int, error) {
 }
 
 var _ io.Writer = (*bytesWriter)(nil)
+
+// A driven save runs with one processor more, and leaves GOMAXPROCS as
+// it found it.
+func TestDrivenSaveRestoresGOMAXPROCS(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	ks := keyspace.New(1)
+	for i := range 1000 {
+		ks.DBs[0].Set(fmt.Sprintf("key:%d", i), keyspace.NewString([]byte("v")), false)
+	}
+	var mu sync.Mutex
+	during := 0
+	drive := goDrive(&mu)
+	mu.Lock()
+	b := StartBackground(ks, &mu, Options{Drive: func(step func(time.Time) Step) func() {
+		during = runtime.GOMAXPROCS(0)
+		return drive(step)
+	}})
+	mu.Unlock()
+	if err := b.stream(&bytesWriter{}, true); err != nil {
+		t.Fatal(err)
+	}
+	if during != before+1 {
+		t.Errorf("GOMAXPROCS during the save %d, want %d", during, before+1)
+	}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Errorf("GOMAXPROCS after the save %d, want %d", after, before)
+	}
+}
