@@ -83,10 +83,11 @@
 //  3. Server.clientsMu: the clients map. Under it: ioMu (kill, Close).
 //  4. client.ioMu: a client's conn and fdOpen, against kill, Close and a
 //     parked client's waker, which run on other goroutines. A leaf.
-//  5. eventLoop.inMu: the loop's inbox of accepted clients, and the
-//     eventfd that wakes the loop (closed with the loop). A leaf. The
-//     AOF's committer takes it (eventLoop.syncWake) holding the AOF's
-//     own mutex, which nothing here takes.
+//  5. eventLoop.inMu: the loop's inbox of accepted clients. Under it:
+//     evMu, the eventfd that wakes the loop (closed with the loop), a
+//     leaf, which wakers take alone (eventLoop.wake): the AOF's
+//     committer (eventLoop.syncWake) holding the AOF's own mutex, which
+//     nothing here takes, and a save's encoder.
 //  6. outQueue.mu: a pushed-output queue's bytes and its closing and
 //     failed flags. A leaf: add releases it before it checks the limits,
 //     logs or kills.

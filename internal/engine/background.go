@@ -75,6 +75,12 @@ type bgWork struct {
 	ready  atomic.Bool // some task may have work: a loop polls rather than sleeps
 	run    []*bgTask   // RunBackground's scratch (under the server lock)
 	last   time.Time   // when RunBackground last ended (under the server lock)
+	// wakes is driver's functions, published for wakeDrivers, which
+	// reads them without mu: an encoder waking the loop must not hold a
+	// lock the loop takes (RunBackground), or the loop blocks on it and
+	// then waits for the Go scheduler, and on a loaded machine the OS,
+	// to hand its goroutine a thread again (milliseconds in a trace).
+	wakes atomic.Pointer[[]func()]
 }
 
 // AddBackgroundDriver registers an event loop that runs the background
@@ -92,10 +98,12 @@ func (e *Env) AddBackgroundDriver(wake func()) (remove func()) {
 	id := w.next
 	w.next++
 	w.driver[id] = wake
+	w.publishLocked()
 	return func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		delete(w.driver, id)
+		w.publishLocked()
 		if len(w.driver) > 0 {
 			return
 		}
@@ -152,13 +160,23 @@ func (e *Env) SaveDriver(lock sync.Locker) func(step func(time.Time) persist.Ste
 	}
 }
 
-// wakeDrivers starts a round of every loop.
+// wakeDrivers starts a round of every loop. It takes no lock.
 func (w *bgWork) wakeDrivers() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, wake := range w.driver {
-		wake()
+	if p := w.wakes.Load(); p != nil {
+		for _, wake := range *p {
+			wake()
+		}
 	}
+}
+
+// publishLocked publishes driver's wake functions for wakeDrivers (under
+// mu).
+func (w *bgWork) publishLocked() {
+	wakes := make([]func(), 0, len(w.driver))
+	for _, wake := range w.driver {
+		wakes = append(wakes, wake)
+	}
+	w.wakes.Store(&wakes)
 }
 
 // startOwnLocked drives t from a goroutine that takes the lock for each

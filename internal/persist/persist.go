@@ -203,7 +203,7 @@ func (b *Background) Run() error {
 	if b.opt.SyncEvery > 0 {
 		out = &syncWriter{f: f, every: b.opt.SyncEvery}
 	}
-	werr := b.Stream(out)
+	werr := b.stream(out, true)
 	if werr != nil {
 		f.Close()
 		os.Remove(tmp)

@@ -140,9 +140,13 @@ func (b *Background) endWalk() {
 // or ErrCanceled when Cancel was called) the snapshot is dropped and the
 // error returned. Run uses it for a file; a replica's full sync for its
 // link.
-func (b *Background) Stream(out io.Writer) error {
+func (b *Background) Stream(out io.Writer) error { return b.stream(out, false) }
+
+// stream is Stream; direct (a file's save, Run) has a driven save's
+// encoder write to out itself (driven.handOn).
+func (b *Background) stream(out io.Writer, direct bool) error {
 	if b.opt.Drive != nil {
-		return b.streamDriven(out)
+		return b.streamDriven(out, direct)
 	}
 	var buf bytes.Buffer
 	b.lock.Lock()
