@@ -52,12 +52,12 @@ func (t *tailFile) finish(err error) {
 	t.mu.Unlock()
 }
 
-// wait returns how many bytes are written once more than off are, or
+// wait returns how many bytes are written once n more than off are, or
 // the writer has ended (with its error: io.EOF when complete).
-func (t *tailFile) wait(off int64) (int64, error) {
+func (t *tailFile) wait(off, n int64) (int64, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for t.written <= off && !t.done {
+	for t.written < off+n && !t.done {
 		t.cond.Wait()
 	}
 	if t.written > off {
@@ -91,15 +91,20 @@ func (p *Primary) sendTail(job *syncJob, out *jobWriter, f *os.File, eofHeader, 
 	return err
 }
 
+// tailChunk is how many bytes the sender waits for before it reads: the
+// writer's pieces are small, and sending each as it came made many small
+// writes on both ends of the link.
+const tailChunk = 1 << 20
+
 // copyTail sends header, then the file's bytes as they are written,
-// through lent buffers, until the writer ends.
+// through lent buffers of tailChunk bytes, until the writer ends.
 func (w *jobWriter) copyTail(t *tailFile, header []byte) error {
 	if _, err := w.Write(header); err != nil {
 		return err
 	}
 	var off int64
 	for {
-		end, err := t.wait(off)
+		end, err := t.wait(off, tailChunk)
 		if end == off {
 			if err == io.EOF {
 				return nil
@@ -109,7 +114,7 @@ func (w *jobWriter) copyTail(t *tailFile, header []byte) error {
 		for off < end {
 			buf := w.reuse()
 			if cap(buf) == 0 {
-				buf = make([]byte, 0, 1<<20)
+				buf = make([]byte, 0, tailChunk)
 			}
 			n, err := t.f.ReadAt(buf[:min(int64(cap(buf)), end-off)], off)
 			if n > 0 {
