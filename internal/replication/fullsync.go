@@ -37,8 +37,10 @@ import (
 //   - diskless (repl-diskless-sync yes and every replica of the job said
 //     REPLCONF capa eof): $EOF:<40 random hex bytes>, the RDB as it is
 //     encoded, the same 40 bytes;
-//   - disk-based: the RDB is written to a temporary file in dir, then sent
-//     as $<length> and the file's bytes, and the file removed.
+//   - disk-based: the RDB is written to a temporary file in dir and sent
+//     from it, EOF-marked as it is written when every replica said capa
+//     eof (tailsync.go), else as $<length> and the file's bytes once it
+//     is complete; then the file is removed.
 //
 // The bytes go through each replica's output queue, at most syncWindow
 // of them queued at a time, so a slow replica slows its job down instead
