@@ -15,6 +15,14 @@
 // often for nothing (the goal has a 4 MiB floor scaled by the percentage).
 // A GOGC set in the environment is left alone. The live heap is read after
 // each collection by a finalizer that re-arms itself.
+//
+// A bulk load (a replica loading its primary's snapshot) keeps nearly
+// everything it allocates, so the collections it triggers mark the
+// growing data over and over for little garbage: at 50%, a load of 1M
+// keys marked several times its final heap. While a load runs (Loading)
+// the percentage is loadPercent; memory grows by the load's little
+// garbage, and a memory limit (maxmemory, GOMEMLIMIT) still makes the
+// collector run when it is reached.
 package gcgoal
 
 import (
@@ -22,15 +30,25 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
 )
 
 const (
 	largeHeap    = 64 << 20
 	largePercent = 50
+	loadPercent  = 400
 )
 
 var started atomic.Bool
+
+// mu guards loads and percent: the loads running, and the percentage in
+// force outside them (what the last collection's live heap called for).
+var (
+	mu      sync.Mutex
+	loads   int
+	percent = 100
+)
 
 // Start follows the live heap from now on (once per process; nothing when
 // GOGC is set).
@@ -38,24 +56,55 @@ func Start() {
 	if _, ok := os.LookupEnv("GOGC"); ok || !started.CompareAndSwap(false, true) {
 		return
 	}
-	arm(100)
+	arm()
+}
+
+// Loading raises the percentage to loadPercent until the returned
+// function is called (once), unless GOGC is set. Loads may overlap: the
+// percentage comes back when the last ends.
+func Loading() (done func()) {
+	if _, ok := os.LookupEnv("GOGC"); ok {
+		return func() {}
+	}
+	mu.Lock()
+	if loads == 0 {
+		percent = debug.SetGCPercent(loadPercent)
+	}
+	loads++
+	mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			mu.Lock()
+			if loads--; loads == 0 {
+				debug.SetGCPercent(percent)
+			}
+			mu.Unlock()
+		})
+	}
 }
 
 // sentinel is an object whose finalizer runs after the collection that
 // finds it unreachable: one per cycle.
 type sentinel struct{ _ [16]byte }
 
-func arm(percent int) {
-	runtime.SetFinalizer(&sentinel{}, func(*sentinel) { arm(adjust(percent)) })
+func arm() {
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
+		adjust()
+		arm()
+	})
 }
 
-// adjust sets the percentage the live heap calls for and returns it.
-func adjust(percent int) int {
+// adjust sets the percentage the live heap calls for, or, during a load,
+// keeps it for the load's end.
+func adjust() {
 	want := percentFor(liveHeap())
-	if want != percent {
+	mu.Lock()
+	defer mu.Unlock()
+	if want != percent && loads == 0 {
 		debug.SetGCPercent(want)
 	}
-	return want
+	percent = want
 }
 
 // percentFor is the GC percentage for live bytes of live heap.

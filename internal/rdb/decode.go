@@ -166,13 +166,9 @@ func (r *reader) groups(zl bool, k int, what string, fn func(g []elem) error) er
 	if err != nil {
 		return err
 	}
-	walk := walkListpack
-	if zl {
-		walk = walkZiplist
-	}
 	g := r.group[:0:k]
 	var bad error
-	err = walk(p, func(s []byte, v int64) error {
+	each := func(s []byte, v int64) error {
 		g = append(g, elem{s, v})
 		if len(g) < k {
 			return nil
@@ -180,7 +176,14 @@ func (r *reader) groups(zl bool, k int, what string, fn func(g []elem) error) er
 		bad = fn(g)
 		g = g[:0]
 		return bad
-	})
+	}
+	// Direct calls, not through a variable: the closure and what it
+	// captures then stay on the stack (one allocation fewer per value).
+	if zl {
+		err = walkZiplist(p, each)
+	} else {
+		err = walkListpack(p, each)
+	}
 	if bad != nil {
 		return bad
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unsafe"
 
 	"github.com/abacusdb/abacus/internal/ds/ts"
 	"github.com/abacusdb/abacus/internal/keyspace"
@@ -202,6 +203,56 @@ type Loader struct {
 	// Reserve, when set, is told of each database's RESIZEDB hint: how
 	// many keys, and keys with a TTL, the file says follow.
 	Reserve func(db, keys, expires int)
+	// Prefetch, when set, is told the keys of up to keyBatch records of
+	// one database before they reach Key, in the file's order: a keyspace
+	// touches their buckets together, so that the cache misses of the
+	// batch's inserts overlap instead of following one another
+	// (keyspace/prefetch.go). Errors are the same as key by key: a
+	// batch reaches Key before any other error is returned.
+	Prefetch func(db int, keys [][]byte)
+}
+
+// keyBatch is how many decoded keys wait for Key together when the
+// Loader has a Prefetch.
+const keyBatch = 16
+
+// pending is the decoded keys not yet given to Key, with where each
+// record starts in the file (not in the reader's window, which moves).
+type pending struct {
+	db   int
+	objs []*keyspace.Object
+	at   []int64
+	keys [][]byte
+}
+
+// flush gives the pending keys to Key. An error names the record's
+// offset in r's window (LoadFrom adds the window's base).
+func (l *Loader) flush(p *pending, r *reader, info *FileInfo) error {
+	if len(p.objs) == 0 {
+		return nil
+	}
+	if l.Prefetch != nil {
+		p.keys = p.keys[:0]
+		for _, o := range p.objs {
+			p.keys = append(p.keys, unsafe.Slice(unsafe.StringData(o.Key), len(o.Key)))
+		}
+		l.Prefetch(p.db, p.keys)
+		clear(p.keys)
+	}
+	var err error
+	for i, o := range p.objs {
+		if err = l.Key(p.db, o); err != nil {
+			err = &CorruptError{Offset: int(p.at[i] - r.base()), What: err.Error()}
+			break
+		}
+		info.Keys[o.Type]++
+		if o.Expire != 0 {
+			info.Expires++
+		}
+	}
+	clear(p.objs)
+	p.objs, p.at = p.objs[:0], p.at[:0]
+	return err
 }
 
 // Load parses a whole file held in b. It checks the checksum before
@@ -212,6 +263,18 @@ func (l *Loader) Load(b []byte) (*FileInfo, error) { return l.load(&reader{b: b}
 // load decodes the file r holds, or streams (loadstream.go).
 func (l *Loader) load(r *reader) (*FileInfo, error) {
 	info := &FileInfo{Aux: map[string]string{}, Keys: map[keyspace.Type]int{}}
+	var p pending
+	got, err := l.records(r, info, &p)
+	if ferr := l.flush(&p, r, info); ferr != nil {
+		// A key refused before the error found later, as key by key.
+		return nil, ferr
+	}
+	return got, err
+}
+
+// records decodes the file's records, leaving up to keyBatch decoded
+// keys in p for load to flush.
+func (l *Loader) records(r *reader, info *FileInfo, p *pending) (*FileInfo, error) {
 	if r.src != nil {
 		r.fill(9) // too short is told below
 	}
@@ -249,6 +312,9 @@ func (l *Loader) load(r *reader) (*FileInfo, error) {
 		}
 		switch op {
 		case opEOF:
+			if err := l.flush(p, r, info); err != nil {
+				return nil, err
+			}
 			if r.src != nil {
 				return info, r.finishStream(at, ver, l.SkipChecksum, info)
 			}
@@ -372,12 +438,18 @@ func (l *Loader) load(r *reader) (*FileInfo, error) {
 				s.Name = o.Key // its compaction links are by this name
 			}
 			expire = 0
-			if err := l.Key(db, o); err != nil {
-				return nil, &CorruptError{Offset: at, What: err.Error()}
+			if l.Prefetch == nil || len(p.objs) > 0 && p.db != db {
+				if err := l.flush(p, r, info); err != nil {
+					return nil, err
+				}
 			}
-			info.Keys[o.Type]++
-			if o.Expire != 0 {
-				info.Expires++
+			p.db = db
+			p.objs = append(p.objs, o)
+			p.at = append(p.at, int64(at)+r.base())
+			if l.Prefetch == nil || len(p.objs) == keyBatch {
+				if err := l.flush(p, r, info); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -442,6 +514,10 @@ func keyspaceLoader(ks *keyspace.Keyspace, opt Options, fn func(code []byte) err
 	return &Loader{Opt: opt, Function: fn, Reserve: func(db, keys, expires int) {
 		if db < len(ks.DBs) {
 			ks.DBs[db].Reserve(keys, expires)
+		}
+	}, Prefetch: func(db int, keys [][]byte) {
+		if db < len(ks.DBs) {
+			ks.DBs[db].Prefetch(keys, 1)
 		}
 	}, Key: func(db int, o *keyspace.Object) error {
 		if db >= len(ks.DBs) {

@@ -83,6 +83,14 @@ func (r *reader) boundary() {
 	r.off, s.summed = 0, 0
 }
 
+// base is the file offset of the window's first byte.
+func (r *reader) base() int64 {
+	if r.src == nil {
+		return 0
+	}
+	return r.src.base
+}
+
 // bound is how many bytes at most may follow, for counts read from the
 // input: a stream's length is not known.
 func (r *reader) bound() int {

@@ -37,8 +37,10 @@ import (
 //   - diskless (repl-diskless-sync yes and every replica of the job said
 //     REPLCONF capa eof): $EOF:<40 random hex bytes>, the RDB as it is
 //     encoded, the same 40 bytes;
-//   - disk-based: the RDB is written to a temporary file in dir, then sent
-//     as $<length> and the file's bytes, and the file removed.
+//   - disk-based: the RDB is written to a temporary file in dir and sent
+//     from it, EOF-marked as it is written when every replica said capa
+//     eof (tailsync.go), else as $<length> and the file's bytes once it
+//     is complete; then the file is removed.
 //
 // The bytes go through each replica's output queue, at most syncWindow
 // of them queued at a time, so a slow replica slows its job down instead
@@ -59,7 +61,10 @@ const syncWindow = 4 << 20
 type syncJob struct {
 	replicas []*replica
 	diskless bool
-	bg       *persist.Background
+	// eof: every replica said REPLCONF capa eof, so the payload is sent
+	// in the EOF-marked form, from a file too (tailsync.go).
+	eof bool
+	bg  *persist.Background
 }
 
 // queueFullSync makes r wait for the next full sync job.
@@ -116,14 +121,16 @@ func (p *Primary) readyJob() *syncJob {
 	abacus := p.waiting[0].abacus
 	diskless := cfg.Bool(config.ReplDisklessSync)
 	var take, rest []*replica
+	eof := true
 	for _, r := range p.waiting {
 		if r.abacus == abacus {
 			take = append(take, r)
-			diskless = diskless && r.capaEOF
+			eof = eof && r.capaEOF
 		} else {
 			rest = append(rest, r)
 		}
 	}
+	diskless = diskless && eof
 	if diskless {
 		delay := time.Duration(cfg.Int(config.ReplDisklessSyncDelay)) * time.Second
 		most := int(cfg.Int(config.ReplDisklessSyncMaxReplicas))
@@ -147,7 +154,7 @@ func (p *Primary) readyJob() *syncJob {
 		opt.Encode.NoFieldTTL = true
 		opt.Skip = func(o *keyspace.Object) bool { return o.Type == keyspace.TypeTimeSeries }
 	}
-	job := &syncJob{replicas: take, diskless: diskless}
+	job := &syncJob{replicas: take, diskless: diskless, eof: eof}
 	job.bg = persist.StartBackground(e.KS, p.lock, opt)
 	p.seldb = -1 // the stream after the snapshot starts with a SELECT
 	for _, r := range take {
@@ -167,11 +174,12 @@ func (p *Primary) readyJob() *syncJob {
 // sendJob writes the job's snapshot to its replicas, without the lock.
 func (p *Primary) sendJob(job *syncJob) error {
 	out := &jobWriter{p: p, job: job}
+	var mark [20]byte
+	rand.Read(mark[:])
+	eof := []byte(hex.EncodeToString(mark[:]))
+	eofHeader := []byte("$EOF:" + string(eof) + "\r\n")
 	if job.diskless {
-		var mark [20]byte
-		rand.Read(mark[:])
-		eof := []byte(hex.EncodeToString(mark[:]))
-		if _, err := out.Write([]byte("$EOF:" + string(eof) + "\r\n")); err != nil {
+		if _, err := out.Write(eofHeader); err != nil {
 			return p.cancelJob(job, err)
 		}
 		if err := job.bg.Stream(out); err != nil {
@@ -187,6 +195,9 @@ func (p *Primary) sendJob(job *syncJob) error {
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
+	if job.eof {
+		return p.sendTail(job, out, f, eofHeader, eof)
+	}
 	if err := job.bg.Stream(f); err != nil {
 		return err
 	}
@@ -224,7 +235,7 @@ func (p *Primary) finishJob(job *syncJob, err error) {
 			p.e.Host.Kill(r.s)
 			continue
 		}
-		if job.diskless {
+		if job.eof {
 			// The replica finds the end mark as the last bytes it read,
 			// so nothing may follow until it says it loaded the payload
 			// (its first REPLCONF ACK), as Redis 7.0 waits too.

@@ -119,15 +119,22 @@ func TestFullSyncLentChunks(t *testing.T) {
 			}
 			want := pc.Do("DEBUG", "DIGEST")
 			for _, rdb := range got {
-				dir := t.TempDir()
-				if err := os.WriteFile(filepath.Join(dir, "dump.rdb"), rdb, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				r := servertest.PrivateRedis(t, "--dir", dir, "--dbfilename", "dump.rdb", "--enable-debug-command", "yes")
-				if d := servertest.Dial(t, r.Addr).Do("DEBUG", "DIGEST"); d != want {
-					t.Fatalf("DEBUG DIGEST: primary %q, loaded payload %q", want, d)
-				}
+				redisLoads(t, rdb, want)
 			}
 		})
+	}
+}
+
+// redisLoads checks that redis-server loads rdb into a dataset of DEBUG
+// DIGEST want.
+func redisLoads(t *testing.T, rdb []byte, want string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "dump.rdb"), rdb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := servertest.PrivateRedis(t, "--dir", dir, "--dbfilename", "dump.rdb", "--enable-debug-command", "yes")
+	if d := servertest.Dial(t, r.Addr).Do("DEBUG", "DIGEST"); d != want {
+		t.Fatalf("DEBUG DIGEST: primary %q, loaded payload %q", want, d)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/abacusdb/abacus/internal/gcgoal"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/rdb"
 )
@@ -101,10 +102,14 @@ func (p *Primary) loadSnapshot(l *link, r *bufio.Reader, conn net.Conn, timeout 
 		src = limited
 	}
 	var codes []string
+	// The load keeps nearly all it allocates: collections during it
+	// would mark the growing keyspace again and again (gcgoal).
+	loaded := gcgoal.Loading()
 	info, rest, err := rdb.LoadKeyspaceFrom(ks, src, opt, func(code []byte) error {
 		codes = append(codes, string(code))
 		return nil
 	})
+	loaded()
 	if err != nil {
 		return nil, fmt.Errorf("failed loading the primary's snapshot: %w", err)
 	}
