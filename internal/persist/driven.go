@@ -402,6 +402,7 @@ func (d *driven) guard(pos keyspace.SnapshotPos, o *keyspace.Object) {
 // encode is the encoder goroutine: it encodes the batches in order into
 // chunks and hands the chunks to Stream, until the last batch or Cancel.
 func (d *driven) encode() {
+	lowerEncoderPriority()
 	p := &d.p
 	defer func() {
 		p.mu.Lock()
