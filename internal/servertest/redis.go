@@ -104,10 +104,13 @@ func StartRedis(extra ...string) (*RedisServer, error) {
 		addr := fmt.Sprintf("127.0.0.1:%d", port)
 		deadline := time.Now().Add(5 * time.Second)
 		for time.Now().Before(deadline) {
-			switch ready(addr, hasData) {
-			case loaded:
+			if st := ready(addr, hasData); st != down && !listensOn(cmd.Process.Pid, port) {
+				// Another process answered on the port: this server
+				// cannot bind it (and exits); try another port.
+				break
+			} else if st == loaded {
 				return &RedisServer{Addr: addr, cmd: cmd, dir: dir}, nil
-			case loading:
+			} else if st == loading {
 				// Listening: its data may take long to load.
 				deadline = time.Now().Add(time.Minute)
 			}
