@@ -198,7 +198,7 @@ func (b *Background) streamDriven(out io.Writer, direct bool) error {
 		// The first step waits for the lock, released once wake is set.
 		d.wake = b.opt.Drive(b.step)
 		d.p.exited = false
-		go d.encode()
+		go runLow(d.encode) // at a lower priority (lowprio_linux.go)
 		b.lock.Unlock()
 	}
 	cw, _ := out.(ChunkWriter)
@@ -402,7 +402,6 @@ func (d *driven) guard(pos keyspace.SnapshotPos, o *keyspace.Object) {
 // encode is the encoder goroutine: it encodes the batches in order into
 // chunks and hands the chunks to Stream, until the last batch or Cancel.
 func (d *driven) encode() {
-	lowerEncoderPriority()
 	p := &d.p
 	defer func() {
 		p.mu.Lock()
