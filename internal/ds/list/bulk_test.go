@@ -49,20 +49,7 @@ func TestPushBackBulkSplitsAsOneByOne(t *testing.T) {
 				}
 				bulk.PushBack(vals...)
 				pushBackOneByOne(ref, vals)
-				if bulk.Len() != ref.Len() || bulk.Packed() != ref.Packed() || bulk.nodeCount() != ref.nodeCount() {
-					t.Fatalf("fill %d: len %d/%d packed %v/%v nodes %d/%d", fill, bulk.Len(), ref.Len(), bulk.Packed(), ref.Packed(), bulk.nodeCount(), ref.nodeCount())
-				}
-				for i := 0; i < bulk.nodeCount(); i++ {
-					a, b := bulk.node(i), ref.node(i)
-					if a.count() != b.count() || a.payload != b.payload {
-						t.Fatalf("fill %d node %d: count %d/%d payload %d/%d", fill, i, a.count(), b.count(), a.payload, b.payload)
-					}
-					for j := 0; j < a.count(); j++ {
-						if !bytes.Equal(a.get(j), b.get(j)) {
-							t.Fatalf("fill %d node %d element %d differs", fill, i, j)
-						}
-					}
-				}
+				sameNodes(t, "fill "+strconv.Itoa(fill), bulk, ref)
 				if r.IntN(2) == 0 {
 					bulk.PopFront(100)
 					ref.PopFront(100)
