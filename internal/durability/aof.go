@@ -14,7 +14,6 @@ import (
 	"github.com/abacusdb/abacus/internal/aof"
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/engine"
-	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/persist"
 	"github.com/abacusdb/abacus/internal/rdb"
 	"github.com/abacusdb/abacus/internal/resp"
@@ -344,33 +343,7 @@ func (d *Durability) aofBase() ([]byte, bool) {
 			return buf.Bytes(), true
 		}
 	}
-	return d.aofCommandsBase(opt), false
-}
-
-// aofCommandsBase writes every key as RESTORE key <abs ms> <payload>
-// ABSTTL REPLACE, and function libraries as FUNCTION LOAD.
-func (d *Durability) aofCommandsBase(opt persist.Options) []byte {
-	var b []byte
-	for _, code := range opt.Functions {
-		b = resp.AppendCommand(b, []byte("FUNCTION"), []byte("LOAD"), []byte("REPLACE"), code)
-	}
-	for _, db := range d.e.KS.DBs {
-		if db.Len() == 0 {
-			continue
-		}
-		b = resp.AppendCommand(b, []byte("SELECT"), strconv.AppendInt(nil, int64(db.ID), 10))
-		db.ForEach(func(o *keyspace.Object) {
-			if o.Expire != 0 && o.Expire <= opt.Encode.Now {
-				return
-			}
-			payload, err := rdb.Dump(o, opt.Encode)
-			if err != nil {
-				return
-			}
-			b = resp.AppendCommand(b, []byte("RESTORE"), []byte(o.Key), strconv.AppendInt(nil, o.Expire, 10), payload, []byte("ABSTTL"), []byte("REPLACE"))
-		})
-	}
-	return b
+	return persist.AppendCommands(nil, d.e.KS, opt), false
 }
 
 func cmdBgrewriteaof(c *engine.Ctx) {

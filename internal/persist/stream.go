@@ -14,10 +14,15 @@ import (
 // walk is a save's place in the snapshot: the writer its keys are encoded
 // into and the database it is in.
 type walk struct {
-	w       *rdb.Writer // nil for RESTORE commands (Options.RestoreCommands)
-	out     io.Writer   // where the commands go
-	cmd     []byte      // a command being encoded
-	payload []byte      // a DUMP payload being encoded
+	w   *rdb.Writer // nil for commands (Options.RestoreCommands)
+	out io.Writer   // where the commands go
+	// sink is out when out is a driven save's chunk: commands are
+	// appended to its buffer directly instead of being built in cmd and
+	// copied.
+	sink    *chunkSink
+	cmd     []byte   // a command being encoded (sink nil)
+	payload []byte   // a DUMP payload being encoded
+	digits  [20]byte // an integer string's value being encoded
 	opt     rdb.EncodeOptions
 	sizes   []int // keys per database at the snapshot's moment
 	cur     int   // the database being written (-1 before the first)
@@ -28,10 +33,9 @@ type walk struct {
 func (b *Background) begin(out io.Writer) *walk {
 	wk := &walk{out: out, opt: b.opt.Encode, sizes: b.ks.SnapshotSizes(), cur: -1}
 	if b.opt.RestoreCommands {
-		for _, code := range b.opt.Functions {
-			wk.cmd = resp.AppendCommand(wk.cmd[:0], []byte("FUNCTION"), []byte("LOAD"), []byte("REPLACE"), code)
-			out.Write(wk.cmd)
-		}
+		wk.sink, _ = out.(*chunkSink)
+		wk.cmd = appendFunctionLoads(wk.cmd[:0], b.opt.Functions)
+		out.Write(wk.cmd)
 		return wk
 	}
 	wk.w = rdb.NewWriter(out, b.ver, b.opt.Encode)
@@ -85,33 +89,99 @@ func (wk *walk) key(db int, o *keyspace.Object) {
 	wk.w.Key(o)
 }
 
-// restore writes o as RESTORE key <abs ms> <payload> ABSTTL REPLACE,
-// after a SELECT when its database is not the previous key's. It reuses
-// its buffers: a rewrite writes millions of these.
+// restore writes o as commands, after a SELECT when its database is not
+// the previous key's: a string as SET key value, then PEXPIREAT key <abs
+// ms> when it has a TTL, as redis-server 7.0's rewrite does; any other
+// value as RESTORE key <abs ms> <payload> ABSTTL REPLACE. A rewrite
+// writes millions of these: nothing is allocated per key, and into a
+// driven save's chunk the commands are appended in place.
 func (wk *walk) restore(db int, o *keyspace.Object) {
-	var err error
-	if wk.payload, err = rdb.AppendDump(wk.payload[:0], o, wk.opt); err != nil {
-		return // a value no DUMP payload holds: left out, as before
+	var dst []byte
+	if wk.sink != nil {
+		dst = wk.sink.buf
+	} else {
+		dst = wk.cmd[:0]
 	}
-	wk.cmd = wk.cmd[:0]
+	dst = wk.appendCommands(dst, db, o)
+	if wk.sink != nil {
+		wk.sink.buf = dst
+		return
+	}
+	wk.cmd = dst
+	wk.out.Write(dst)
+}
+
+// AppendCommands appends ks's data to dst as an AOF base without the RDB
+// preamble, at once: function libraries as FUNCTION LOAD REPLACE, then
+// every key not expired at opt.Encode.Now as a background save's
+// commands (walk.restore). The caller holds the lock.
+func AppendCommands(dst []byte, ks *keyspace.Keyspace, opt Options) []byte {
+	sink := &chunkSink{buf: dst}
+	wk := &walk{out: sink, sink: sink, opt: opt.Encode, cur: -1}
+	sink.buf = appendFunctionLoads(sink.buf, opt.Functions)
+	for _, db := range ks.DBs {
+		db.ForEach(func(o *keyspace.Object) {
+			if o.Expire == 0 || o.Expire > opt.Encode.Now {
+				wk.restore(db.ID, o)
+			}
+		})
+	}
+	return sink.buf
+}
+
+// appendFunctionLoads appends a FUNCTION LOAD REPLACE of each library.
+func appendFunctionLoads(dst []byte, codes [][]byte) []byte {
+	for _, code := range codes {
+		dst = resp.AppendCommand(dst, []byte("FUNCTION"), []byte("LOAD"), []byte("REPLACE"), code)
+	}
+	return dst
+}
+
+// appendCommands appends o's commands (restore) to dst; nothing for a
+// value no DUMP payload holds (left out).
+func (wk *walk) appendCommands(dst []byte, db int, o *keyspace.Object) []byte {
+	str := o.Type == keyspace.TypeString
+	if !str {
+		var err error
+		if wk.payload, err = rdb.AppendDump(wk.payload[:0], o, wk.opt); err != nil {
+			return dst
+		}
+	}
 	if db != wk.cur {
 		wk.cur = db
-		wk.cmd = resp.AppendCommand(wk.cmd, []byte("SELECT"), strconv.AppendInt(nil, int64(db), 10))
+		dst = append(dst, "*2\r\n$6\r\nSELECT\r\n"...)
+		dst = appendBulk(dst, strconv.AppendInt(wk.digits[:0], int64(db), 10))
 	}
-	var ms [20]byte
-	wk.cmd = append(wk.cmd, "*6\r\n$7\r\nRESTORE\r\n"...)
-	wk.cmd = appendBulk(wk.cmd, o.Key)
-	wk.cmd = appendBulk(wk.cmd, strconv.AppendInt(ms[:0], o.Expire, 10))
-	wk.cmd = appendBulk(wk.cmd, wk.payload)
-	wk.cmd = append(wk.cmd, "$6\r\nABSTTL\r\n$7\r\nREPLACE\r\n"...)
-	wk.out.Write(wk.cmd)
+	if str {
+		dst = append(dst, "*3\r\n$3\r\nSET\r\n"...)
+		dst = appendBulk(dst, o.Key)
+		dst = appendBulk(dst, o.Bytes(wk.digits[:0]))
+		if o.Expire != 0 {
+			dst = append(dst, "*3\r\n$9\r\nPEXPIREAT\r\n"...)
+			dst = appendBulk(dst, o.Key)
+			dst = appendBulk(dst, strconv.AppendInt(wk.digits[:0], o.Expire, 10))
+		}
+		return dst
+	}
+	dst = append(dst, "*6\r\n$7\r\nRESTORE\r\n"...)
+	dst = appendBulk(dst, o.Key)
+	dst = appendBulk(dst, strconv.AppendInt(wk.digits[:0], o.Expire, 10))
+	dst = appendBulk(dst, wk.payload)
+	return append(dst, "$6\r\nABSTTL\r\n$7\r\nREPLACE\r\n"...)
 }
 
 // appendBulk appends s as a RESP bulk string.
 func appendBulk[S string | []byte](dst []byte, s S) []byte {
-	dst = append(dst, '$')
-	dst = strconv.AppendInt(dst, int64(len(s)), 10)
-	dst = append(dst, '\r', '\n')
+	switch n := len(s); {
+	case n < 10:
+		dst = append(dst, '$', byte('0'+n), '\r', '\n')
+	case n < 100:
+		dst = append(dst, '$', byte('0'+n/10), byte('0'+n%10), '\r', '\n')
+	default:
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(n), 10)
+		dst = append(dst, '\r', '\n')
+	}
 	dst = append(dst, s...)
 	return append(dst, '\r', '\n')
 }
