@@ -130,8 +130,9 @@ type client struct {
 	// loop's heavy list, passed over heavySkips rounds (serveHeavy).
 	yield, unrun bool
 	roundOut     int
-	// deferredOut counts the bytes of replies queued as segments
-	// (deferReply) that outputGrew has not yet counted in roundOut.
+	// deferredOut counts the bytes of replies that deferReply moved to
+	// the queue (segments and the replies before them) and outputGrew
+	// has not yet counted in roundOut.
 	// deferFn is deferReply, made once.
 	deferredOut int
 	deferFn     func(*resp.Segment) bool
@@ -984,13 +985,19 @@ func (c *client) deferReply(seg *resp.Segment) bool {
 		return false
 	}
 	q := c.out.Load()
+	moved := len(c.w.Buf) + int(min(seg.Size(), 1<<40))
 	if len(c.w.Buf) > 0 {
 		q.add(c, c.w.Buf)
 		c.w.Reset()
 	}
-	c.deferredOut += int(min(seg.Size(), 1<<40))
+	c.deferredOut += moved
 	q.addSeg(c, seg)
 	c.srv.deferred.Add(1)
+	if c.w.Limit != 0 {
+		// Limit is measured on Buf against what was queued when the
+		// batch began: the queue now holds moved bytes more.
+		c.w.Limit = max(c.w.Limit-moved, 1)
+	}
 	return true
 }
 
