@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/abacusdb/abacus/internal/resp"
 	"math"
 
 	"github.com/abacusdb/abacus/internal/ascii"
@@ -307,9 +308,20 @@ func cmdLrange(c *engine.Ctx) {
 		return
 	}
 	l := listOf(o)
-	c.W.Array(l.RangeLen(int(start), int(stop)))
+	n := l.RangeLen(int(start), int(stop))
+	if n >= deferRangeMin && c.W.CanDefer() {
+		// Queued as the list's bytes, encoded as the client reads it.
+		c.W.Defer(resp.NewArraySegment(l.SnapshotRange(int(start), int(stop))))
+		return
+	}
+	c.W.Array(n)
 	l.EachInRange(int(start), int(stop), c.W.Bulk)
 }
+
+// deferRangeMin is the least number of elements for which LRANGE offers
+// its reply to the writer's Deferrer (resp.Writer.Defer): below it the
+// snapshot would cost more than the encoding it may save.
+const deferRangeMin = 64
 
 func cmdLindex(c *engine.Ctx) {
 	o, ok := c.Lookup(c.Key(1), keyspace.TypeList)

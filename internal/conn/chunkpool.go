@@ -66,16 +66,16 @@ func putChunk(b []byte) {
 // appendChunked appends b to chunks, filling the last chunk's room first
 // (when last is true, the last chunk may take bytes) and then pooled
 // chunks.
-func appendChunked(chunks [][]byte, b []byte, last bool) [][]byte {
+func appendChunked(chunks []outChunk, b []byte, last bool) []outChunk {
 	if k := len(chunks) - 1; last && k >= 0 {
-		room := min(cap(chunks[k])-len(chunks[k]), len(b))
-		chunks[k] = append(chunks[k], b[:room]...)
+		room := min(cap(chunks[k].b)-len(chunks[k].b), len(b))
+		chunks[k].b = append(chunks[k].b, b[:room]...)
 		b = b[room:]
 	}
 	for len(b) > 0 {
 		c := getChunk()
 		n := min(len(b), bigChunk)
-		chunks = append(chunks, append(c, b[:n]...))
+		chunks = append(chunks, outChunk{b: append(c, b[:n]...)})
 		b = b[n:]
 	}
 	return chunks

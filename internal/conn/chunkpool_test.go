@@ -19,19 +19,19 @@ func TestChunkedQueue(t *testing.T) {
 	}
 	var got []byte
 	for _, c := range q.chunks {
-		if cap(c) > bigChunk {
-			t.Fatalf("a chunk of capacity %d", cap(c))
+		if cap(c.b) > bigChunk {
+			t.Fatalf("a chunk of capacity %d", cap(c.b))
 		}
-		got = append(got, c...)
+		got = append(got, c.b...)
 	}
 	if !bytes.Equal(got, want) || q.n != int64(len(want)) {
 		t.Fatalf("queued %d bytes (n %d), want %d in order", len(got), q.n, len(want))
 	}
 
 	lent := make([]byte, bigChunk)
-	q.chunks = append(q.chunks, lent)
+	q.chunks = append(q.chunks, outChunk{b: lent})
 	q.owned = append(q.owned, ownedChunk{last: &lent[len(lent)-1], release: func() {}})
-	if !q.lent(lent) || q.lent(q.chunks[0]) {
+	if !q.lent(lent) || q.lent(q.chunks[0].b) {
 		t.Fatal("lent() does not tell the lent chunk apart")
 	}
 	q.fail()

@@ -130,8 +130,14 @@ type client struct {
 	// loop's heavy list, passed over heavySkips rounds (serveHeavy).
 	yield, unrun bool
 	roundOut     int
-	inHeavy      bool
-	heavySkips   int
+	// deferredOut counts the bytes of replies that deferReply moved to
+	// the queue (segments and the replies before them) and outputGrew
+	// has not yet counted in roundOut.
+	// deferFn is deferReply, made once.
+	deferredOut int
+	deferFn     func(*resp.Segment) bool
+	inHeavy     bool
+	heavySkips  int
 	// readMore says input was read while a write waited (writeReading).
 	readMore bool
 	// prepFor is 1 + the index in the batch of the command whose work
@@ -212,6 +218,7 @@ func (s *Server) accept(conn net.Conn) {
 	sess.Push = c.push
 	sess.PushLent = c.pushLent
 	c.w.Over = c.overAppend
+	c.deferFn = c.deferReply
 	tc, isTCP := conn.(*net.TCPConn)
 	if isTCP {
 		if ka := s.Cfg.Int(config.TCPKeepalive); ka > 0 {
@@ -697,6 +704,12 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	c.w.Proto = c.sess.Proto
 	c.checkAt = c.outputCheckAt(s.outputLimits())
 	c.w.Limit = c.appendLimit(s.outputLimits())
+	c.w.Deferrer = nil
+	if c.wown.Load() == wQueue {
+		// Its output goes to its queue from now on (wQueue is final):
+		// large replies may join it unencoded.
+		c.w.Deferrer = c.deferFn
+	}
 	authed, maxBulk := c.sess.Authed, c.reader.MaxBulk
 	first := i
 	start := 0
@@ -733,7 +746,7 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 		}
 		c.applyReplyMode(mark)
 		start = c.ends[i]
-		if len(c.w.Buf) >= c.checkAt && c.outputGrew() {
+		if (len(c.w.Buf) >= c.checkAt || c.deferredOut > 0) && c.outputGrew() {
 			// Over a limit (closed), or enough to write before going on.
 			return i + 1, false, c.sess.Killed.Load(), false
 		}
@@ -950,6 +963,42 @@ func (c *client) dropUnsent() {
 	if c.sess.DropReplies {
 		c.w.Buf, c.wpendLen = c.w.Buf[:0], 0
 	}
+}
+
+// deferReply is the reply writer's Deferrer: a large reply (an LRANGE's,
+// resp.Segment) of a client whose output goes to its queue joins the
+// queue as a segment, after the replies built before it, and is encoded
+// by the queue's writer as the socket takes it. A client that does not
+// read its replies so costs the event loop neither their encoding nor
+// their buffers; the queue counts the segment's full size at once, so
+// the output buffer limits see it whole. It declines (the reply is
+// built as usual) for output that does not go straight to the queue, for
+// replies CLIENT REPLY drops, for small ones, and for a reply that puts
+// the client over its limits: built, it is dropped as it passes them
+// (resp.Writer.Limit), and the client closed, as before. Under the
+// server lock, by the owner, inside a command.
+func (c *client) deferReply(seg *resp.Segment) bool {
+	if seg.Size() < chunkBytes || c.wpending || c.wown.Load() != wQueue || c.sess.Reply != engine.ReplyOn {
+		return false
+	}
+	if n := int64(len(c.w.Buf)) + seg.Size(); c.w.Limit != 0 && n > int64(c.w.Limit) && c.overLimit(n+c.unsent()) {
+		return false
+	}
+	q := c.out.Load()
+	moved := len(c.w.Buf) + int(min(seg.Size(), 1<<40))
+	if len(c.w.Buf) > 0 {
+		q.add(c, c.w.Buf)
+		c.w.Reset()
+	}
+	c.deferredOut += moved
+	q.addSeg(c, seg)
+	c.srv.deferred.Add(1)
+	if c.w.Limit != 0 {
+		// Limit is measured on Buf against what was queued when the
+		// batch began: the queue now holds moved bytes more.
+		c.w.Limit = max(c.w.Limit-moved, 1)
+	}
+	return true
 }
 
 // keepReplyBuf is the largest reply buffer a queued client keeps between

@@ -178,7 +178,9 @@
 //     endDirect (or queueRest) then moves to wQueue and starts the
 //     queue's writer, so the pushed bytes follow the replies.
 //   - wQueue: the queue alone is written, for the rest of the
-//     connection; the owner's replies join it in stage instead. Its
+//     connection; the owner's replies join it in stage instead, and a
+//     large reply may join it unencoded during its command
+//     (client.deferReply): its writer encodes it as it sends it. Its
 //     writer is whoever holds outQueue.busy (under outQueue.mu): the
 //     pushed-output writer, or an event loop that drains it without
 //     blocking at the end of its round (outQueue.drain, from wakeAll)

@@ -1,10 +1,12 @@
 package conn
 
 import (
+	"iter"
 	"sync"
 	"sync/atomic"
 
 	"github.com/abacusdb/abacus/internal/config"
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // outLimit caps the output queued for a client whose class has no
@@ -20,12 +22,13 @@ const outLimit = 256 << 20
 // socket from then on, sends them.
 type outQueue struct {
 	mu sync.Mutex
-	// chunks are the bytes queued, in order: small outputs are copied
+	// chunks are the output queued, in order: small outputs are copied
 	// into the last one, a large reply buffer is queued as it is (Redis
 	// keeps its reply list in blocks for the same reason: a queue that
 	// grows by copying holds twice its size and leaves the copies to the
-	// collector).
-	chunks [][]byte
+	// collector), and a reply deferred by its command (addSeg) is
+	// encoded by the writer as it sends it.
+	chunks []outChunk
 	// free is a written chunk of chunkBytes kept for the next small
 	// output: a subscriber's queue drains and refills with every
 	// message, and a fresh 16 KB buffer per message would be most of a
@@ -56,13 +59,22 @@ type outQueue struct {
 	// its round (drain). Whoever sets it is the one writer to the socket
 	// until it clears it; spare is that writer's scratch.
 	busy  bool
-	spare [][]byte
+	spare []outChunk
 	// c is the client the queue belongs to.
 	c *client
 	// owned are the chunks queued by pushOwned that are not yet written,
 	// in queue order: each one's release is called (q.mu held) once it is
 	// written whole, and never if the queue fails first.
 	owned []ownedChunk
+}
+
+// outChunk is one entry of a queue: bytes, or a reply encoded as it is
+// sent (seg), whose bytes still to encode count in outQueue.n, as if
+// they were queued, from the moment it is queued: the output buffer
+// limits and CLIENT LIST omem see the reply's full size at once.
+type outChunk struct {
+	b   []byte
+	seg *resp.Segment
 }
 
 // ownedChunk is a chunk its producer lent to the queue (pushOwned). It is
@@ -103,16 +115,17 @@ func (q *outQueue) append(b []byte, hold bool) (int64, bool) {
 	if hold && q.held < 0 {
 		q.held = len(q.chunks) // b starts a chunk of its own
 	}
-	if k := len(q.chunks) - 1; k >= 0 && k >= q.held && cap(q.chunks[k])-len(q.chunks[k]) >= len(b) {
-		q.chunks[k] = append(q.chunks[k], b...)
+	k := len(q.chunks) - 1
+	last := k >= 0 && k >= q.held && q.chunks[k].seg == nil // b may join the last chunk
+	if last && cap(q.chunks[k].b)-len(q.chunks[k].b) >= len(b) {
+		q.chunks[k].b = append(q.chunks[k].b, b...)
 	} else if q.free != nil && len(b) <= chunkBytes {
-		q.chunks = append(q.chunks, append(q.free[:0], b...))
+		q.chunks = append(q.chunks, outChunk{b: append(q.free[:0], b...)})
 		q.free = nil
 	} else if len(b) > chunkBytes {
-		k := len(q.chunks) - 1
-		q.chunks = appendChunked(q.chunks, b, k >= 0 && k >= q.held)
+		q.chunks = appendChunked(q.chunks, b, last)
 	} else {
-		q.chunks = append(q.chunks, append(getSmallChunk(), b...))
+		q.chunks = append(q.chunks, outChunk{b: append(getSmallChunk(), b...)})
 	}
 	q.n += int64(len(b))
 	n := q.n
@@ -127,8 +140,22 @@ func (q *outQueue) addOwned(c *client, b []byte) {
 		q.mu.Unlock()
 		return
 	}
-	q.chunks = append(q.chunks, b)
+	q.chunks = append(q.chunks, outChunk{b: b})
 	q.n += int64(len(b))
+	n := q.n
+	q.mu.Unlock()
+	q.added(c, n)
+}
+
+// addSeg queues seg, a reply the writer encodes as it sends it.
+func (q *outQueue) addSeg(c *client, seg *resp.Segment) {
+	q.mu.Lock()
+	if q.failed || q.closing {
+		q.mu.Unlock()
+		return
+	}
+	q.chunks = append(q.chunks, outChunk{seg: seg})
+	q.n += seg.Size()
 	n := q.n
 	q.mu.Unlock()
 	q.added(c, n)
@@ -148,7 +175,7 @@ func (q *outQueue) addLent(c *client, b []byte, wl *wakeList, hold bool, release
 		q.held = len(q.chunks)
 	}
 	b = b[:len(b):len(b)]
-	q.chunks = append(q.chunks, b)
+	q.chunks = append(q.chunks, outChunk{b: b})
 	q.owned = append(q.owned, ownedChunk{last: &b[len(b)-1], release: release})
 	q.n += int64(len(b))
 	n := q.n
@@ -165,7 +192,7 @@ func (q *outQueue) prepend(c *client, b []byte) {
 		q.mu.Unlock()
 		return
 	}
-	q.chunks = append([][]byte{append([]byte(nil), b...)}, q.chunks...)
+	q.chunks = append([]outChunk{{b: append([]byte(nil), b...)}}, q.chunks...)
 	if q.held >= 0 {
 		q.held++
 	}
@@ -299,8 +326,8 @@ func (q *outQueue) release(pos int64) {
 // take moves the chunks the writer may have out of the queue, and
 // returns them with the AOF position they wait for. q.mu held, by the
 // one who then sets busy.
-func (q *outQueue) take() ([][]byte, int64) {
-	var chunks [][]byte
+func (q *outQueue) take() ([]outChunk, int64) {
+	var chunks []outChunk
 	if k := q.ready(); k == len(q.chunks) {
 		chunks = q.chunks
 		q.chunks = q.spare[:0]
@@ -359,10 +386,10 @@ func (q *outQueue) size() int64 {
 func (q *outQueue) fail() {
 	q.mu.Lock()
 	var n int
-	for _, b := range q.chunks {
-		n += cap(b)
-		if !q.lent(b) {
-			putChunk(b)
+	for _, ch := range q.chunks {
+		n += cap(ch.b)
+		if ch.seg == nil && !q.lent(ch.b) {
+			putChunk(ch.b)
 		}
 	}
 	q.failed, q.chunks, q.n, q.free, q.held, q.owned = true, nil, 0, nil, -1, nil
@@ -418,26 +445,28 @@ func (c *client) writeLoop(q *outQueue) {
 		if pos != 0 {
 			s.Env.Persistence().Wait(pos)
 		}
-		for i, b := range chunks {
-			chunks[i] = nil
-			now := s.Env.Clock.NowMs()
-			n, err := c.outWrite(b) // wown is wQueue and busy is ours: this goroutine alone writes
-			s.Env.Stats.NetOutputBytes.Add(int64(n))
-			if n > 0 {
-				c.sess.LastIO.Store(now)
-			}
-			q.mu.Lock()
-			q.wroteLocked(b, len(b))
-			left := q.n
-			if err != nil {
-				q.busy = false
-			}
-			q.mu.Unlock()
-			c.sess.OutBuf.Store(left)
-			if err != nil {
-				q.fail()
-				c.kill()
-				return
+		for i, ch := range chunks {
+			chunks[i] = outChunk{}
+			for b := range ch.pieces() {
+				now := s.Env.Clock.NowMs()
+				n, err := c.outWrite(b) // wown is wQueue and busy is ours: this goroutine alone writes
+				s.Env.Stats.NetOutputBytes.Add(int64(n))
+				if n > 0 {
+					c.sess.LastIO.Store(now)
+				}
+				q.mu.Lock()
+				q.wroteLocked(b, len(b))
+				left := q.n
+				if err != nil {
+					q.busy = false
+				}
+				q.mu.Unlock()
+				c.sess.OutBuf.Store(left)
+				if err != nil {
+					q.fail()
+					c.kill()
+					return
+				}
 			}
 		}
 		q.mu.Lock()
@@ -474,26 +503,36 @@ func (q *outQueue) drain(now int64) bool {
 	q.busy = true
 	q.mu.Unlock()
 	total := 0
-	var rest [][]byte
+	var rest []outChunk
 	done := len(chunks) // chunks written whole
-	for i, b := range chunks {
-		n, err := fdWrite(c.fd, b)
-		total += n
-		if err != nil {
-			done = i
+	for i, ch := range chunks {
+		for b := range ch.pieces() {
+			n, err := fdWrite(c.fd, b)
+			total += n
+			if err == nil && ch.seg == nil {
+				break // accounted for below, with the others written whole
+			}
 			q.mu.Lock()
 			q.wroteLocked(b, n)
 			q.mu.Unlock()
-			chunks[i] = nil
+			if err == nil {
+				continue
+			}
+			done = i
+			chunks[i] = outChunk{}
 			// The rest goes back to the head of the queue for the writer
 			// (which meets a failure again and closes).
 			if n < len(b) {
-				rest = append(rest, b[n:])
+				rest = append(rest, outChunk{b: b[n:]})
 			}
-			for _, r := range chunks[i+1:] {
-				rest = append(rest, r)
+			if ch.seg != nil && ch.seg.Size() > 0 {
+				rest = append(rest, ch)
 			}
+			rest = append(rest, chunks[i+1:]...)
 			clear(chunks[i+1:])
+			break
+		}
+		if done < len(chunks) {
 			break
 		}
 	}
@@ -502,9 +541,11 @@ func (q *outQueue) drain(now int64) bool {
 		c.sess.LastIO.Store(now)
 	}
 	q.mu.Lock()
-	for i, b := range chunks[:done] {
-		q.wroteLocked(b, len(b))
-		chunks[i] = nil
+	for i, ch := range chunks[:done] {
+		if ch.seg == nil {
+			q.wroteLocked(ch.b, len(ch.b))
+		}
+		chunks[i] = outChunk{}
 	}
 	if len(rest) > 0 && !q.failed {
 		q.chunks = append(rest, q.chunks...)
@@ -522,4 +563,23 @@ func (q *outQueue) drain(now int64) bool {
 		q.signal()
 	}
 	return true
+}
+
+// pieces yields the chunk's bytes: b, or the segment's encoding in
+// pooled chunks of bigChunk, each encoded once the one before it has been
+// handed on (the caller accounts for each with wroteLocked, which gives
+// a piece written whole back to the pool). Only the queue's writer (busy)
+// calls it.
+func (ch outChunk) pieces() iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		if ch.seg == nil {
+			yield(ch.b)
+			return
+		}
+		for ch.seg.Size() > 0 {
+			if !yield(ch.seg.Next(getChunk(), bigChunk)) {
+				return
+			}
+		}
+	}
 }

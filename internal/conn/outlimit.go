@@ -168,8 +168,9 @@ func (c *client) outputGrew() bool {
 		c.dropReplies()
 		return true
 	}
-	if len(c.w.Buf) >= replyFlushAt {
-		c.roundOut += len(c.w.Buf)
+	if out := len(c.w.Buf) + c.deferredOut; out >= replyFlushAt {
+		c.roundOut += out
+		c.deferredOut = 0
 		return true
 	}
 	return false
@@ -320,6 +321,10 @@ func (s *Server) peakSecond() int64 {
 // output buffer limits (Redis 7.2's client_output_buffer_limit_disconnections;
 // 7.0 does not report it).
 func (s *Server) OutputLimitDisconnections() int64 { return s.Env.Stats.OutputLimitCloses.Load() }
+
+// DeferredReplies is how many replies were queued to be encoded as they
+// are sent (client.deferReply), for tests.
+func (s *Server) DeferredReplies() int64 { return s.deferred.Load() }
 
 // RecentMaxOutputBuffer is the largest unread output a client had in the
 // last few seconds, for INFO client_recent_max_output_buffer (Redis keeps

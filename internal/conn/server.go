@@ -75,7 +75,9 @@ type Server struct {
 	tls             tlsState // tls.go
 	obl             atomic.Pointer[outLimits]
 	inPeak, outPeak peakWindow
-	peakSec         atomic.Int64 // unix second of the cron's last tick (peakSecond)
+	// deferred counts the replies queued as segments (client.deferReply).
+	deferred atomic.Int64
+	peakSec  atomic.Int64 // unix second of the cron's last tick (peakSecond)
 }
 
 // Options are what a Server needs besides its configuration.

@@ -562,7 +562,7 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		// that exits under it, its effects are not propagated (the AOF
 		// never sees a partial script) and its caller gets no reply.
 		e.propDiscard()
-		w.Buf = w.Buf[:mark]
+		w.Buf = w.Buf[:min(mark, len(w.Buf))] // a reply deferred to the client's queue has left Buf (resp.Writer.Deferrer)
 		s.CloseAfterReply = true
 		return
 	}

@@ -23,6 +23,11 @@ type Writer struct {
 	Limit   int
 	Over    func(n int) bool
 	Dropped bool
+	// Deferrer, when set, may take a Segment (Defer) to be encoded as
+	// it is sent, after the bytes in Buf: it reports false to have it
+	// encoded into Buf now. It must leave Buf holding what follows the
+	// segment (empty, the bytes before having gone with it).
+	Deferrer func(*Segment) bool
 }
 
 // full reports whether a bulk string of n bytes must not be appended:
