@@ -92,7 +92,7 @@ func TestMetricsStateDroppedWithEnv(t *testing.T) {
 // copies and renames of the series written to.
 func TestSampleWritesSignalAndKeepIndex(t *testing.T) {
 	e, s := enginetest.New()
-	_, w := enginetest.New()
+	_, w := enginetest.New() // a second client of e: a fresh session
 	w.ID = 2
 	enginetest.Run(e, s, "TS.CREATE", "a", "LABELS", "l", "v")
 	enginetest.Run(e, s, "TS.CREATE", "d", "DUPLICATE_POLICY", "SUM", "LABELS", "l", "w")
