@@ -122,6 +122,10 @@ type tsState struct {
 	// rebuilt): while it stays the same, so do the keys that any filter
 	// matches, and their labels.
 	gen uint64
+	// sampled is the series whose sample writes are being signalled
+	// (sampleWritten), nil otherwise: touched leaves the index as it is
+	// for it while it is known by its key.
+	sampled *ts.Series
 }
 
 // tsFor returns the state of c's database, hooking the keyspace on first
@@ -219,6 +223,11 @@ func (st *tsState) db(db *keyspace.DB) *tsDB {
 // series now there (renamed, copied, moved or restored ones included) and
 // forgets keys that no longer hold one.
 func (st *tsState) touched(db *keyspace.DB, key string) {
+	if st.sampled != nil && st.sampled.Name == key {
+		// New samples in a series already known by key: the index,
+		// exact before the write, still is.
+		return
+	}
 	s := st.reindex(db, key)
 	if s == nil || s.Name == key {
 		return

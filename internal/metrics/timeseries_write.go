@@ -34,6 +34,13 @@ func parseTimestamp(c *engine.Ctx, b []byte) (int64, bool) {
 // parseSampleValue reads a sample value: a finite double (RedisTimeSeries
 // refuses NaN and infinities).
 func parseSampleValue(b []byte) (float64, bool) {
+	// Most samples are integers: one in (-2^53, 2^53) converts exactly, as
+	// strtod reads it. num.ParseInt takes only canonical integers (no
+	// "-0", whose sign a float keeps, no leading zeros or plus sign); the
+	// rest go through the float parser.
+	if i, ok := num.ParseInt(b); ok && i > -1<<53 && i < 1<<53 {
+		return float64(i), true
+	}
 	v, ok := num.ParseFloat(b)
 	return v, ok && !math.IsNaN(v) && !math.IsInf(v, 0)
 }
@@ -59,7 +66,7 @@ func addSample(c *engine.Ctx, key string, s *ts.Series, t int64, v float64, p ts
 	}
 	applyWrites(c, ws)
 	if res != ts.Ignored {
-		c.DB.Modified(key)
+		sampleWritten(c, key, s)
 		c.Dirty(1)
 	}
 	// RedisTimeSeries's events: ts.add for TS.ADD and each key of
@@ -71,6 +78,18 @@ func addSample(c *engine.Ctx, key string, s *ts.Series, t int64, v float64, p ts
 	}
 	c.NotifyKey(engine.NotifyModule, ev, key)
 	return res, ""
+}
+
+// sampleWritten signals the write of samples to s, the series at key, to
+// the keyspace's followers (WATCH, tracking, blocked clients). Samples
+// change neither a series' labels nor its key, so the label index, whose
+// hook would look key up again to find the same labels, is told to skip
+// it (tsState.touched).
+func sampleWritten(c *engine.Ctx, key string, s *ts.Series) {
+	st := &metricsOf(c.Env).ts
+	st.sampled = s
+	c.DB.Modified(key)
+	st.sampled = nil
 }
 
 // applyWrites carries compaction results to their destinations.
@@ -87,6 +106,8 @@ func applyWrites(c *engine.Ctx, ws []ts.Write) {
 			d.Add(w.T, w.V, ts.PolicyLast)
 			// RedisTimeSeries's event for a compaction's bucket.
 			c.NotifyKey(engine.NotifyModule, "ts.add:dest", w.Dest)
+			sampleWritten(c, w.Dest, d)
+			continue
 		}
 		c.DB.Modified(w.Dest)
 	}
@@ -170,7 +191,6 @@ func cmdTSMadd(c *engine.Ctx) {
 	c.W.Array(n)
 	for i := 0; i < n; i++ {
 		a := c.Args[1+3*i:]
-		key := string(a[0])
 		t, ok := parseTimestampQuiet(c, a[1])
 		if !ok {
 			c.W.Error(errTSBadTS)
@@ -181,11 +201,14 @@ func cmdTSMadd(c *engine.Ctx) {
 			c.W.Error(errTSBadValue)
 			continue
 		}
-		obj := c.DB.Lookup(key)
+		// Lookup keeps nothing of its argument, so the conversion does
+		// not allocate; the stored object's key serves from here on.
+		obj := c.DB.Lookup(string(a[0]))
 		if obj == nil {
 			c.W.Error(errTSNoKey)
 			continue
 		}
+		key := obj.Key
 		if obj.Type != keyspace.TypeTimeSeries {
 			c.W.Error(engine.ErrWrongType)
 			continue

@@ -31,6 +31,21 @@ func ParseInt(b []byte) (int64, bool) {
 		return 0, false
 	}
 	var v uint64
+	if n-i <= 18 {
+		// At most 18 digits stay below 10^18 < 2^63: nothing to check
+		// but the digits (timestamps, counters and ids are this short).
+		for ; i < n; i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				return 0, false
+			}
+			v = v*10 + uint64(d)
+		}
+		if neg {
+			return -int64(v), true
+		}
+		return int64(v), true
+	}
 	for ; i < n; i++ {
 		c := b[i]
 		if c < '0' || c > '9' {
