@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"github.com/abacusdb/abacus/internal/resp"
 	"math"
 
 	"github.com/abacusdb/abacus/internal/ascii"
@@ -10,6 +9,7 @@ import (
 	"github.com/abacusdb/abacus/internal/engine"
 	"github.com/abacusdb/abacus/internal/keyspace"
 	"github.com/abacusdb/abacus/internal/num"
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // The list family (t_list.c). A list key holds a *list.List in Object.Val
