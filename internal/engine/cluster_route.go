@@ -454,8 +454,8 @@ func appendUnsubscribed(b []byte, resp3 bool, channel string, count int) []byte 
 	} else {
 		b = append(b, "*3\r\n"...)
 	}
-	b = appendBulk(b, SubVerb(SubShard, true))
-	b = appendBulk(b, channel)
+	b = resp.AppendBulk(b, SubVerb(SubShard, true))
+	b = resp.AppendBulk(b, channel)
 	b = append(b, ':')
 	b = strconv.AppendInt(b, int64(count), 10)
 	return append(b, '\r', '\n')

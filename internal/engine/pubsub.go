@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/abacusdb/abacus/internal/glob"
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // Pub/sub: the server's registry of channel, pattern and shard-channel
@@ -266,32 +267,10 @@ func messageHead(verb string, n int) [2]string {
 func appendMessage(b []byte, head, pattern string, channel, msg []byte) []byte {
 	b = append(b, head...)
 	if pattern != "" {
-		b = appendBulk(b, pattern)
+		b = resp.AppendBulk(b, pattern)
 	}
-	b = appendBulk(b, channel)
-	return appendBulk(b, msg)
-}
-
-func appendBulk[T string | []byte](b []byte, s T) []byte {
-	b = append(b, '$')
-	b = appendLen(b, len(s))
-	b = append(b, '\r', '\n')
-	b = append(b, s...)
-	return append(b, '\r', '\n')
-}
-
-// appendLen appends n in decimal, the lengths of channels and short
-// messages without strconv's general path.
-func appendLen(b []byte, n int) []byte {
-	switch {
-	case n < 10:
-		return append(b, byte('0'+n))
-	case n < 100:
-		return append(b, byte('0'+n/10), byte('0'+n%10))
-	case n < 1000:
-		return append(b, byte('0'+n/100), byte('0'+n/10%10), byte('0'+n%10))
-	}
-	return strconv.AppendInt(b, int64(n), 10)
+	b = resp.AppendBulk(b, channel)
+	return resp.AppendBulk(b, msg)
 }
 
 // pubsubHold and pubsubRelease bracket an all-or-nothing script: what it

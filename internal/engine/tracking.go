@@ -8,6 +8,7 @@ import (
 
 	"github.com/abacusdb/abacus/internal/config"
 	"github.com/abacusdb/abacus/internal/keyspace"
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // Client-side caching (CLIENT TRACKING): the server remembers which keys
@@ -277,7 +278,7 @@ func appendKeyArray(b []byte, keys []string) []byte {
 	b = strconv.AppendInt(b, int64(len(keys)), 10)
 	b = append(b, '\r', '\n')
 	for _, k := range keys {
-		b = appendBulk(b, k)
+		b = resp.AppendBulk(b, k)
 	}
 	return b
 }
@@ -291,7 +292,7 @@ func (e *Env) sendInvalidation(s *Session, payload []byte) {
 		if t.redir == nil || t.redir.closed {
 			t.broken = true
 			if s.Proto == 3 && s.Push != nil {
-				b := append([]byte(">2\r\n"), appendBulk(nil, "tracking-redir-broken")...)
+				b := append([]byte(">2\r\n"), resp.AppendBulk(nil, "tracking-redir-broken")...)
 				b = append(b, ':')
 				b = strconv.AppendInt(b, t.redirect, 10)
 				s.Push(append(b, '\r', '\n'))
@@ -307,11 +308,11 @@ func (e *Env) sendInvalidation(s *Session, payload []byte) {
 	switch {
 	case to.Proto == 3:
 		b = append(b, ">2\r\n"...)
-		b = appendBulk(b, "invalidate")
+		b = resp.AppendBulk(b, "invalidate")
 	case t.redirect != 0 && to.subs != nil:
 		b = append(b, "*3\r\n"...)
-		b = appendBulk(b, "message")
-		b = appendBulk(b, trackChannel)
+		b = resp.AppendBulk(b, "message")
+		b = resp.AppendBulk(b, trackChannel)
 	default:
 		return // RESP2 without a redirection: nowhere to send it
 	}

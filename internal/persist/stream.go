@@ -150,40 +150,24 @@ func (wk *walk) appendCommands(dst []byte, db int, o *keyspace.Object) []byte {
 	if db != wk.cur {
 		wk.cur = db
 		dst = append(dst, "*2\r\n$6\r\nSELECT\r\n"...)
-		dst = appendBulk(dst, strconv.AppendInt(wk.digits[:0], int64(db), 10))
+		dst = resp.AppendBulk(dst, strconv.AppendInt(wk.digits[:0], int64(db), 10))
 	}
 	if str {
 		dst = append(dst, "*3\r\n$3\r\nSET\r\n"...)
-		dst = appendBulk(dst, o.Key)
-		dst = appendBulk(dst, o.Bytes(wk.digits[:0]))
+		dst = resp.AppendBulk(dst, o.Key)
+		dst = resp.AppendBulk(dst, o.Bytes(wk.digits[:0]))
 		if o.Expire != 0 {
 			dst = append(dst, "*3\r\n$9\r\nPEXPIREAT\r\n"...)
-			dst = appendBulk(dst, o.Key)
-			dst = appendBulk(dst, strconv.AppendInt(wk.digits[:0], o.Expire, 10))
+			dst = resp.AppendBulk(dst, o.Key)
+			dst = resp.AppendBulk(dst, strconv.AppendInt(wk.digits[:0], o.Expire, 10))
 		}
 		return dst
 	}
 	dst = append(dst, "*6\r\n$7\r\nRESTORE\r\n"...)
-	dst = appendBulk(dst, o.Key)
-	dst = appendBulk(dst, strconv.AppendInt(wk.digits[:0], o.Expire, 10))
-	dst = appendBulk(dst, wk.payload)
+	dst = resp.AppendBulk(dst, o.Key)
+	dst = resp.AppendBulk(dst, strconv.AppendInt(wk.digits[:0], o.Expire, 10))
+	dst = resp.AppendBulk(dst, wk.payload)
 	return append(dst, "$6\r\nABSTTL\r\n$7\r\nREPLACE\r\n"...)
-}
-
-// appendBulk appends s as a RESP bulk string.
-func appendBulk[S string | []byte](dst []byte, s S) []byte {
-	switch n := len(s); {
-	case n < 10:
-		dst = append(dst, '$', byte('0'+n), '\r', '\n')
-	case n < 100:
-		dst = append(dst, '$', byte('0'+n/10), byte('0'+n%10), '\r', '\n')
-	default:
-		dst = append(dst, '$')
-		dst = strconv.AppendInt(dst, int64(n), 10)
-		dst = append(dst, '\r', '\n')
-	}
-	dst = append(dst, s...)
-	return append(dst, '\r', '\n')
 }
 
 // close ends the file: an RDB file's end and checksum.

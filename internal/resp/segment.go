@@ -61,13 +61,13 @@ func (s *Segment) Next(dst []byte, room int) []byte {
 		room := end - len(dst)
 		if s.off == 0 && bulkEncLen(len(v)) <= room {
 			// The common case: the whole element fits.
-			dst = appendBulk(dst, v)
+			dst = AppendBulk(dst, v)
 			s.i++
 			continue
 		}
 		// Element i's encoding is header, v, CRLF: copy the window of it
 		// from s.off that fits.
-		h := bulkHeaderOf(tmp[:0], len(v))
+		h := AppendBulkHeader(tmp[:0], len(v))
 		k := s.off
 		if k < len(h) {
 			n := min(room, len(h)-k)
@@ -100,7 +100,9 @@ func arrayHeader(dst []byte, n int) []byte {
 	return append(dst, '\r', '\n')
 }
 
-func bulkHeaderOf(dst []byte, n int) []byte {
+// AppendBulkHeader appends "$n\r\n", from the shared headers when n is
+// short.
+func AppendBulkHeader(dst []byte, n int) []byte {
 	if n < len(bulkHeaders) {
 		return append(dst, bulkHeaders[n]...)
 	}
@@ -122,12 +124,9 @@ func bulkEncLen(n int) int {
 	return 1 + d + 2 + n + 2
 }
 
-func appendBulk(dst, v []byte) []byte {
-	if len(v) < len(bulkHeaders) {
-		dst = append(dst, bulkHeaders[len(v)]...)
-	} else {
-		dst = bulkHeaderOf(dst, len(v))
-	}
+// AppendBulk appends v as a RESP bulk string.
+func AppendBulk[S ~string | ~[]byte](dst []byte, v S) []byte {
+	dst = AppendBulkHeader(dst, len(v))
 	dst = append(dst, v...)
 	return append(dst, '\r', '\n')
 }

@@ -92,13 +92,7 @@ var bulkHeaders = func() (h [1024]string) {
 	return h
 }()
 
-func (w *Writer) bulkHeader(n int) {
-	if n < len(bulkHeaders) {
-		w.Buf = append(w.Buf, bulkHeaders[n]...)
-		return
-	}
-	w.line('$', int64(n))
-}
+func (w *Writer) bulkHeader(n int) { w.Buf = AppendBulkHeader(w.Buf, n) }
 
 // Bulk writes a bulk string.
 func (w *Writer) Bulk(b []byte) {
