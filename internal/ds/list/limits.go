@@ -1,6 +1,10 @@
 package list
 
-import "math"
+import (
+	"math"
+
+	"github.com/abacusdb/abacus/internal/num"
+)
 
 // This file mirrors how Redis sizes listpacks and quicklist nodes, so that
 // a list is packed (Packed) exactly when redis-server 7.2 would report it
@@ -106,60 +110,4 @@ func backlenSize(enc int) int {
 // lpInt reports whether v is the canonical decimal form of an int64 (no
 // sign other than a leading '-', no leading zeros, no "-0"), which is when
 // listpack stores a value as an integer.
-func lpInt(v []byte) (int64, bool) {
-	n := len(v)
-	if n == 0 || n > 20 {
-		return 0, false
-	}
-	if n == 1 && v[0] == '0' {
-		return 0, true
-	}
-	neg := v[0] == '-'
-	i := 0
-	if neg {
-		i = 1
-		if n == 1 {
-			return 0, false
-		}
-	}
-	if v[i] < '1' || v[i] > '9' {
-		return 0, false
-	}
-	if n-i <= 18 {
-		// Fewer than 19 digits cannot overflow: no check per digit.
-		var x int64
-		for ; i < n; i++ {
-			d := v[i] - '0'
-			if d > 9 {
-				return 0, false
-			}
-			x = x*10 + int64(d)
-		}
-		if neg {
-			x = -x
-		}
-		return x, true
-	}
-	var u uint64
-	for ; i < n; i++ {
-		c := v[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if u > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		u = u*10 + d
-	}
-	if neg {
-		if u > 1<<63 {
-			return 0, false
-		}
-		return int64(-u), true
-	}
-	if u > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(u), true
-}
+func lpInt(v []byte) (int64, bool) { return num.ParseInt(v) }
