@@ -179,3 +179,29 @@ func (s *Server) UnreadAttackers(n int, key string) (stop func() int64) {
 		return cycles.Load()
 	}
 }
+
+// Settle waits until the server is idle: its CPU over the last window
+// (sampled every window/5) below frac of one core, or limit passed. It
+// returns how long it waited and whether the server went idle. Applied
+// the same way to both servers, it lets the work a load left behind (a
+// collection's mark, a rewrite) finish before a measurement starts.
+func (s *Server) Settle(frac float64, window, limit time.Duration) (time.Duration, bool) {
+	const steps = 5
+	step := window / steps
+	start := time.Now()
+	var ring [steps + 1]int64
+	ring[0] = s.CPUNanos()
+	for i := 1; ; i++ {
+		time.Sleep(step)
+		ring[i%(steps+1)] = s.CPUNanos()
+		if i >= steps {
+			used := ring[i%(steps+1)] - ring[(i-steps)%(steps+1)]
+			if float64(used) < frac*float64(window.Nanoseconds()) {
+				return time.Since(start), true
+			}
+		}
+		if time.Since(start) >= limit {
+			return time.Since(start), false
+		}
+	}
+}
