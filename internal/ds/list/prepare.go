@@ -59,15 +59,6 @@ type Values interface {
 	AppendRange(dst [][]byte, from, to int) [][]byte
 }
 
-// valueSlice is Values over a slice.
-type valueSlice [][]byte
-
-func (v valueSlice) Len() int { return len(v) }
-
-func (v valueSlice) AppendRange(dst [][]byte, from, to int) [][]byte {
-	return append(dst, v[from:to]...)
-}
-
 // prepareChunk is how many values Prepare holds as slices at a time.
 const prepareChunk = 4096
 
@@ -76,16 +67,13 @@ const prepareChunk = 4096
 // leave the list packed (small pushes gain nothing). It copies the
 // values and keeps no reference to vals; it does not need the list, so
 // it runs without the list's lock.
-func Prepare(st EndState, front bool, vals [][]byte) *Prepared {
-	return PrepareValues(st, front, valueSlice(vals))
-}
-
-// PrepareValues is Prepare over Values, read prepareChunk values at a
-// time. Pushing the chunks one after the other makes the nodes pushing
-// them all at once makes: the only decision taken over the whole push,
-// growFor's conversion of a listpack, is taken first over all of them,
-// and a quicklist push goes value by value.
-func PrepareValues(st EndState, front bool, vals Values) *Prepared {
+//
+// It reads vals prepareChunk values at a time. Pushing the chunks one
+// after the other makes the nodes pushing them all at once makes: the
+// only decision taken over the whole push, growFor's conversion of a
+// listpack, is taken first over all of them, and a quicklist push goes
+// value by value.
+func Prepare(st EndState, front bool, vals Values) *Prepared {
 	// A stand-in for the end node: the same size and entry count, which
 	// is all the packing rules read; its own bytes are dropped.
 	end := node{payload: st.bytes - lpHeaderBytes}

@@ -53,7 +53,7 @@ func TestPushPreparedAsPush(t *testing.T) {
 			for step := 0; step < 6; step++ {
 				front := r.IntN(2) == 0
 				vals := randomVals(r, r.IntN(3000)+1)
-				p := Prepare(prep.End(front), front, vals)
+				p := Prepare(prep.End(front), front, &chunkedValues{vals: vals})
 				if step == 0 && p != nil && prep.End(front) != NewEnd(fill) {
 					t.Fatalf("fill %d: a new list's end is not NewEnd", fill)
 				}
@@ -87,7 +87,7 @@ func TestPushPreparedAsPush(t *testing.T) {
 func TestPushPreparedRefusedAfterChange(t *testing.T) {
 	l := New(DefaultFill)
 	vals := randomVals(rand.New(rand.NewPCG(5, 6)), 5000)
-	p := Prepare(l.End(false), false, vals)
+	p := Prepare(l.End(false), false, &chunkedValues{vals: vals})
 	l.PushBack([]byte("x"))
 	if l.PushPrepared(p, vals) {
 		t.Fatal("pushed though the tail changed")
@@ -95,13 +95,14 @@ func TestPushPreparedRefusedAfterChange(t *testing.T) {
 	if l.Len() != 1 {
 		t.Fatalf("len %d after a refused push", l.Len())
 	}
-	p = Prepare(l.End(true), true, vals)
+	p = Prepare(l.End(true), true, &chunkedValues{vals: vals})
 	if !l.PushPrepared(p, vals) || l.Len() != 5001 {
 		t.Fatalf("prepared LPUSH not taken (len %d)", l.Len())
 	}
 }
 
-// chunkedValues is Values that records the longest range asked for.
+// chunkedValues is Values over a slice that records the longest range
+// asked for.
 type chunkedValues struct {
 	vals    [][]byte
 	longest int
@@ -144,7 +145,7 @@ func TestPrepareValuesInChunks(t *testing.T) {
 					vals[i] = tc.val(i)
 				}
 				cv := &chunkedValues{vals: vals}
-				p := PrepareValues(prep.End(front), front, cv)
+				p := Prepare(prep.End(front), front, cv)
 				what := "fill " + strconv.Itoa(tc.fill) + " front " + strconv.FormatBool(front) + " before " + strconv.Itoa(before)
 				if cv.longest > prepareChunk {
 					t.Fatalf("%s: read %d values at once", what, cv.longest)
