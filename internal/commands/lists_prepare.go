@@ -24,7 +24,7 @@ var (
 // LPUSHX and RPUSHX.
 func prepPush(front, onlyExisting bool) *engine.Prepare {
 	return &engine.Prepare{
-		Peek: func(e *engine.Env, db *keyspace.DB, args [][]byte) any {
+		Peek: func(e *engine.Env, db *keyspace.DB, args engine.Args) any {
 			return peekPush(e, db, args, front, onlyExisting)
 		},
 		Build: buildPush,
@@ -36,8 +36,9 @@ type pushState struct {
 	front bool
 }
 
-func peekPush(e *engine.Env, db *keyspace.DB, args [][]byte, front, onlyExisting bool) any {
-	o := db.Peek(string(args[1]))
+func peekPush(e *engine.Env, db *keyspace.DB, args engine.Args, front, onlyExisting bool) any {
+	var key [1][]byte
+	o := db.Peek(string(args.AppendRange(key[:0], 1, 2)[0]))
 	if o == nil && onlyExisting {
 		return nil
 	}
@@ -51,10 +52,19 @@ func peekPush(e *engine.Env, db *keyspace.DB, args [][]byte, front, onlyExisting
 	return pushState{l.End(front), front}
 }
 
-func buildPush(state any, args [][]byte) any {
+func buildPush(state any, args engine.Args) any {
 	st := state.(pushState)
-	if p := list.Prepare(st.end, st.front, args[2:]); p != nil {
+	if p := list.Prepare(st.end, st.front, pushValues{args}); p != nil {
 		return p
 	}
 	return nil
+}
+
+// pushValues is the values of a push: its arguments after the key.
+type pushValues struct{ args engine.Args }
+
+func (v pushValues) Len() int { return v.args.Len() - 2 }
+
+func (v pushValues) AppendRange(dst [][]byte, from, to int) [][]byte {
+	return v.args.AppendRange(dst, from+2, to+2)
 }

@@ -529,6 +529,7 @@ func (c *client) process() (quit bool) {
 		var perr error
 		batchStart := in.Pos()
 		for len(c.ends) < maxBatch {
+			whole := len(c.ends) == 0 && !c.inLoop && c.prepareWhole()
 			args, err := in.Next(c.argv)
 			if err != nil {
 				if err != resp.ErrIncomplete {
@@ -542,6 +543,9 @@ func (c *client) process() (quit bool) {
 			c.argv = args
 			c.ends = append(c.ends, len(c.argv))
 			c.offs = append(c.offs, in.Pos())
+			if whole {
+				c.sess.BindPrepared(c.argv)
+			}
 		}
 		if len(c.ends) == 0 {
 			if perr != nil {

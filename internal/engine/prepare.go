@@ -19,21 +19,40 @@ import "github.com/abacusdb/abacus/internal/keyspace"
 // prepared ahead: below it the work takes well under a millisecond.
 const PrepareArgs = 16384
 
+// Args is a command's arguments read a range at a time, so that a
+// command of a million arguments need not be a million slices on the heap
+// while its work is done ahead (resp.Args reads them where they lie in
+// the connection's input); ArgSlice is Args over a [][]byte.
+type Args interface {
+	Len() int
+	// AppendRange appends arguments [from, to) to dst and returns it.
+	AppendRange(dst [][]byte, from, to int) [][]byte
+}
+
+// ArgSlice is Args over a slice.
+type ArgSlice [][]byte
+
+func (a ArgSlice) Len() int { return len(a) }
+
+func (a ArgSlice) AppendRange(dst [][]byte, from, to int) [][]byte {
+	return append(dst, a[from:to]...)
+}
+
 // Prepare is a command's work done ahead (see above).
 type Prepare struct {
 	// Peek runs under the server lock, in the session's database, and
 	// returns the state Build needs (nil: nothing to prepare). It must
 	// not change the dataset and should take O(1).
-	Peek func(e *Env, db *keyspace.DB, args [][]byte) any
+	Peek func(e *Env, db *keyspace.DB, args Args) any
 	// Build runs without the lock and returns what the handler takes
 	// (nil: nothing). It may read args and must keep no reference to
 	// them.
-	Build func(state any, args [][]byte) any
+	Build func(state any, args Args) any
 }
 
 // prepared is a result of Prepare.Build waiting for its command.
 type prepared struct {
-	first *[]byte // &args[0] of the command it was made for
+	first *[]byte // &args[0] of the command it was made for (BindPrepared)
 	n     int
 	val   any
 }
@@ -41,18 +60,21 @@ type prepared struct {
 // PrepareWanted reports whether args, a command s has not run yet, is
 // worth preparing ahead: not inside MULTI, where it is only queued. Safe
 // without the server lock.
-func (s *Session) PrepareWanted(args [][]byte) bool {
-	if len(args) < PrepareArgs || s.tx.multi {
+func (s *Session) PrepareWanted(args Args) bool {
+	n := args.Len()
+	if n < PrepareArgs || s.tx.multi {
 		return false
 	}
-	cmd := Lookup(args[0])
-	return cmd != nil && cmd.Prepare != nil && cmd.ArityOK(len(args))
+	var name [1][]byte
+	cmd := Lookup(args.AppendRange(name[:0], 0, 1)[0])
+	return cmd != nil && cmd.Prepare != nil && cmd.ArityOK(n)
 }
 
 // PeekPrepare is the first step of preparing args for s: it runs the
 // command's Peek. The caller holds the server lock.
-func (e *Env) PeekPrepare(s *Session, args [][]byte) any {
-	cmd := Lookup(args[0])
+func (e *Env) PeekPrepare(s *Session, args Args) any {
+	var name [1][]byte
+	cmd := Lookup(args.AppendRange(name[:0], 0, 1)[0])
 	if cmd == nil || cmd.Prepare == nil || s.DB < 0 || s.DB >= len(e.KS.DBs) {
 		return nil
 	}
@@ -60,16 +82,26 @@ func (e *Env) PeekPrepare(s *Session, args [][]byte) any {
 }
 
 // BuildPrepared is the second step, without the server lock: the
-// command's Build from the state PeekPrepare returned, kept for the
-// handler of that very command (the same arguments) until DropPrepared.
-func (s *Session) BuildPrepared(args [][]byte, state any) {
+// command's Build from the state PeekPrepare returned, kept until
+// DropPrepared for the handler of that very command, once BindPrepared
+// has named its arguments.
+func (s *Session) BuildPrepared(args Args, state any) {
 	s.prep = prepared{}
 	if state == nil {
 		return
 	}
-	cmd := Lookup(args[0])
+	var name [1][]byte
+	cmd := Lookup(args.AppendRange(name[:0], 0, 1)[0])
 	if v := cmd.Prepare.Build(state, args); v != nil {
-		s.prep = prepared{first: &args[0], n: len(args), val: v}
+		s.prep = prepared{n: args.Len(), val: v}
+	}
+}
+
+// BindPrepared names the arguments, as the command will run with them,
+// that BuildPrepared's result is for: the same arguments it was built from.
+func (s *Session) BindPrepared(args [][]byte) {
+	if s.prep.val != nil && len(args) == s.prep.n {
+		s.prep.first = &args[0]
 	}
 }
 

@@ -123,6 +123,54 @@ func (r *Reader) Next(args [][]byte) ([][]byte, error) {
 	return args, nil
 }
 
+// Whole returns the arguments of the command at the cursor when its
+// parse is under way (it was not all there when Next first looked at it),
+// it has now come whole and it has at least min arguments; else false (a
+// protocol error is left for Next to report). Next then returns the same
+// command as usual.
+//
+// The arguments are read where they lie in the input, a range at a time,
+// without a slice header each: a caller that has work to do over the
+// arguments of a command of a million before it runs (list.Prepare)
+// does not keep a million pointers on the heap meanwhile, which the
+// collector would mark in every cycle that overlaps the work.
+func (r *Reader) Whole(min int64) (*Args, bool) {
+	if !r.st.multi || r.st.n < min {
+		return nil, false
+	}
+	b := r.buf[r.pos:]
+	if r.st.parseMultibulk(b, r.MaxBulk, r.Authenticated, r) != nil {
+		return nil, false
+	}
+	return &Args{n: int(r.st.n), walk: firstArg(b, r, r.pos)}, true
+}
+
+// Args is the arguments of a command at a Reader's cursor (Whole), valid
+// until the Reader's next Discard, like those Next returns.
+type Args struct {
+	n    int
+	i    int // the argument walk is at
+	walk argWalk
+}
+
+// Len is the argument count.
+func (a *Args) Len() int { return a.n }
+
+// AppendRange appends the arguments [from, to) to dst, aliasing the
+// input. Ranges asked for in increasing order cost one walk in all.
+func (a *Args) AppendRange(dst [][]byte, from, to int) [][]byte {
+	if from < a.i {
+		a.i, a.walk = 0, firstArg(a.walk.b, a.walk.r, a.walk.base)
+	}
+	for ; a.i < from; a.i++ {
+		a.walk.next()
+	}
+	for ; a.i < to; a.i++ {
+		dst = append(dst, a.walk.next())
+	}
+	return dst
+}
+
 // Announced is the argument count of the command at the cursor when its
 // multibulk header has been parsed and the command is not complete yet,
 // else 0.
@@ -314,7 +362,11 @@ func bigGrow(c int, need int64) int {
 // header ends at offset at of the command at the cursor, if there is one,
 // and whether it is complete.
 func (r *Reader) findBig(at int) (body []byte, found, complete bool) {
-	at += r.pos
+	return r.findBigIn(r.pos + at)
+}
+
+// findBigIn is findBig for offset at of the buffer.
+func (r *Reader) findBigIn(at int) (body []byte, found, complete bool) {
 	i := sort.Search(len(r.bigs), func(i int) bool { return r.bigs[i].at >= at })
 	if i == len(r.bigs) || r.bigs[i].at != at {
 		return nil, false, false

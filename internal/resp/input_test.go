@@ -469,3 +469,64 @@ func BenchmarkReaderLargeBatches(b *testing.B) {
 		r.Discard()
 	}
 }
+
+// TestReaderWhole: a command whose parse is under way is handed out by
+// Whole once, and only once, it has all come and has at least the
+// arguments asked for; its arguments, read a range at a time in any
+// order, are those Next returns next, big bodies kept apart included.
+func TestReaderWhole(t *testing.T) {
+	big := bytes.Repeat([]byte("b"), BigArg+5)
+	want := [][]byte{[]byte("RPUSH"), []byte("k")}
+	for i := 0; i < 20000; i++ {
+		want = append(want, []byte(strconv.Itoa(i)))
+		if i%5000 == 17 {
+			want = append(want, big, []byte{})
+		}
+	}
+	data := AppendCommand(nil, want...)
+	data = append(data, "*1\r\n$4\r\nPING\r\n"...)
+	rng := rand.New(rand.NewPCG(9, 10))
+	r := &Reader{MaxBulk: 512 << 20, Authenticated: true}
+	sawIncomplete := false
+	for p := data; ; {
+		n := copy(r.ReadBuf(1+rng.IntN(8192)), p)
+		r.Filled(n)
+		p = p[n:]
+		if _, ok := r.Whole(int64(len(want) + 1)); ok {
+			t.Fatal("Whole with a minimum above the count")
+		}
+		a, ok := r.Whole(int64(len(want)))
+		_, err := r.Next(nil)
+		if !ok {
+			if err != ErrIncomplete {
+				t.Fatalf("Whole false, Next: %v", err)
+			}
+			sawIncomplete = sawIncomplete || r.Announced() > 0
+			continue
+		}
+		if err != nil || len(p) > 0 && !sawIncomplete {
+			t.Fatalf("Whole true, Next: %v", err)
+		}
+		if a.Len() != len(want) {
+			t.Fatalf("Len %d, want %d", a.Len(), len(want))
+		}
+		var got [][]byte
+		for from := 0; from < len(want); from += 999 {
+			got = a.AppendRange(got, from, min(from+999, len(want)))
+		}
+		if !sameArgs(got, want) {
+			t.Fatal("ranges in order differ from the command")
+		}
+		for range 20 {
+			from := rng.IntN(len(want))
+			to := from + rng.IntN(len(want)-from+1)
+			if part := a.AppendRange(nil, from, to); !sameArgs(part, want[from:to]) {
+				t.Fatalf("range [%d, %d) differs", from, to)
+			}
+		}
+		break
+	}
+	if !sawIncomplete {
+		t.Fatal("the command never was under way")
+	}
+}

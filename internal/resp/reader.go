@@ -174,29 +174,52 @@ func (st *partial) parse(b []byte, args [][]byte, maxBulk int64, authed bool, r 
 // size: the command is all there, so its count is no mere claim.
 func (st *partial) collect(b []byte, args [][]byte, r *Reader) [][]byte {
 	args = slices.Grow(args, int(max(st.n, 0))) // "*-1" counts -1
-	// The count line ends at its first '\r': parseMultibulk found no
-	// NUL before it (lineScan.find).
-	pos := bytes.IndexByte(b, '\r') + 2
+	base := 0
+	if r != nil {
+		base = r.pos
+	}
+	w := firstArg(b, r, base)
 	for i := int64(0); i < st.n; i++ {
-		// "$<length>\r\n", which bulkLine has read: only digits.
-		j, l := pos+1, 0
-		for ; b[j] != '\r'; j++ {
-			l = l*10 + int(b[j]-'0')
-		}
-		start := j + 2
-		if r != nil && l >= BigArg {
-			if body, found, _ := r.findBig(start); found {
-				// Kept out of b: the next header follows at start.
-				args = append(args, body[:l:l])
-				pos = start
-				continue
-			}
-		}
-		end := start + int(l)
-		args = append(args, b[start:end:end])
-		pos = end + 2
+		args = append(args, w.next())
 	}
 	return args
+}
+
+// argWalk goes through the arguments of a command read whole, whose
+// headers parseMultibulk has checked, from the first.
+type argWalk struct {
+	b    []byte  // the command, from its first byte
+	r    *Reader // the Reader whose buffer holds b, or nil
+	base int     // where b starts in r's buffer
+	pos  int     // where the next argument's header starts in b
+}
+
+// firstArg starts a walk over the command in b.
+func firstArg(b []byte, r *Reader, base int) argWalk {
+	// The count line ends at its first '\r': parseMultibulk found no NUL
+	// before it (lineScan.find).
+	return argWalk{b: b, r: r, base: base, pos: bytes.IndexByte(b, '\r') + 2}
+}
+
+// next returns the next argument (aliasing the input) and steps past it.
+func (w *argWalk) next() []byte {
+	b := w.b
+	// "$<length>\r\n", which bulkLine has read: only digits.
+	j, l := w.pos+1, 0
+	for ; b[j] != '\r'; j++ {
+		l = l*10 + int(b[j]-'0')
+	}
+	start := j + 2
+	if w.r != nil && l >= BigArg {
+		if body, found, _ := w.r.findBigIn(w.base + start); found {
+			// Kept out of b: the next header follows at start.
+			w.pos = start
+			return body[:l:l]
+		}
+	}
+	end := start + l
+	w.pos = end + 2
+	return b[start:end:end]
 }
 
 func (st *partial) parseInline(b []byte, args [][]byte) ([][]byte, int, error) {

@@ -153,21 +153,35 @@ func (l *List) growFor(vals ...[]byte) {
 	if l.ql != nil {
 		return
 	}
-	// The sum stops once it passes the byte limit: a large push is
-	// decided after a few values, not a pass over all of them.
-	maxBytes, _ := nodeLimit(l.fill)
+	l.growTo(addLens(vals, l.lp.lpBytes(), l.packedMax()), len(vals))
+}
+
+// packedMax is the byte limit growFor tests a listpack against.
+func (l *List) packedMax() int {
 	if l.fill >= 0 {
-		maxBytes = safetyLimit
+		return safetyLimit
 	}
-	lp := l.lp.lpBytes()
-	add := 0
+	maxBytes, _ := nodeLimit(l.fill)
+	return maxBytes
+}
+
+// addLens returns lp plus the lengths of vals, summed only until the total
+// passes maxBytes: a large push is decided after a few values, not a pass
+// over all of them.
+func addLens(vals [][]byte, lp, maxBytes int) int {
 	for _, v := range vals {
-		if lp+add > maxBytes {
+		if lp > maxBytes {
 			break
 		}
-		add += len(v)
+		lp += len(v)
 	}
-	if exceedsLimit(l.fill, lp+add, l.lp.count()+len(vals)) {
+	return lp
+}
+
+// growTo converts a listpack to a quicklist if n values, which bring it
+// to bytes as addLens counts them, would pass the limit.
+func (l *List) growTo(bytes, n int) {
+	if exceedsLimit(l.fill, bytes, l.lp.count()+n) {
 		l.ql = &deque[node]{}
 		if l.lp.count() > 0 {
 			l.ql.pushBack(l.lp)

@@ -48,32 +48,64 @@ type Prepared struct {
 	nodes []node // the rest, in list order
 }
 
+// Values is a push's values read in order, a range at a time, so that
+// they need not all be held as slices at once: a connection's parser
+// hands out the arguments of a large command where they lie in its input
+// (resp.Args), and a million slice headers would be a million pointers
+// for the collector to mark while the packing runs.
+type Values interface {
+	Len() int
+	// AppendRange appends values [from, to) to dst and returns it.
+	AppendRange(dst [][]byte, from, to int) [][]byte
+}
+
+// prepareChunk is how many values Prepare holds as slices at a time.
+const prepareChunk = 4096
+
 // Prepare packs vals as PushFront (front) or PushBack would push them to
 // a list whose end is in state st. It returns nil when the push would
 // leave the list packed (small pushes gain nothing). It copies the
 // values and keeps no reference to vals; it does not need the list, so
 // it runs without the list's lock.
-func Prepare(st EndState, front bool, vals [][]byte) *Prepared {
+//
+// It reads vals prepareChunk values at a time. Pushing the chunks one
+// after the other makes the nodes pushing them all at once makes: the
+// only decision taken over the whole push, growFor's conversion of a
+// listpack, is taken first over all of them, and a quicklist push goes
+// value by value.
+func Prepare(st EndState, front bool, vals Values) *Prepared {
 	// A stand-in for the end node: the same size and entry count, which
 	// is all the packing rules read; its own bytes are dropped.
 	end := node{payload: st.bytes - lpHeaderBytes}
 	end.ents.s = make([]ent, st.count)
 	scratch := &List{fill: st.fill}
+	n := vals.Len()
+	chunk := make([][]byte, 0, min(n, prepareChunk))
 	if st.packed {
 		scratch.lp = end
+		lp, maxBytes := end.lpBytes(), scratch.packedMax()
+		for from := 0; from < n && lp <= maxBytes; from += prepareChunk {
+			chunk = vals.AppendRange(chunk[:0], from, min(from+prepareChunk, n))
+			lp = addLens(chunk, lp, maxBytes)
+		}
+		scratch.growTo(lp, n)
 	} else {
 		scratch.ql = &deque[node]{}
 		scratch.ql.pushBack(end)
 	}
-	if front {
-		scratch.PushFront(vals...)
-	} else {
-		scratch.PushBack(vals...)
-	}
 	if scratch.ql == nil {
 		return nil
 	}
-	p := &Prepared{st: st, front: front, n: len(vals)}
+	for from := 0; from < n; from += prepareChunk {
+		chunk = vals.AppendRange(chunk[:0], from, min(from+prepareChunk, n))
+		if front {
+			scratch.PushFront(chunk...)
+		} else {
+			scratch.PushBack(chunk...)
+		}
+	}
+	clear(chunk) // keeps no reference to vals
+	p := &Prepared{st: st, front: front, n: n}
 	nodes := scratch.ql.items()
 	if st.count > 0 {
 		// The stand-in is in the list: at the pushed end.

@@ -53,7 +53,7 @@ func TestPushPreparedAsPush(t *testing.T) {
 			for step := 0; step < 6; step++ {
 				front := r.IntN(2) == 0
 				vals := randomVals(r, r.IntN(3000)+1)
-				p := Prepare(prep.End(front), front, vals)
+				p := Prepare(prep.End(front), front, &chunkedValues{vals: vals})
 				if step == 0 && p != nil && prep.End(front) != NewEnd(fill) {
 					t.Fatalf("fill %d: a new list's end is not NewEnd", fill)
 				}
@@ -87,7 +87,7 @@ func TestPushPreparedAsPush(t *testing.T) {
 func TestPushPreparedRefusedAfterChange(t *testing.T) {
 	l := New(DefaultFill)
 	vals := randomVals(rand.New(rand.NewPCG(5, 6)), 5000)
-	p := Prepare(l.End(false), false, vals)
+	p := Prepare(l.End(false), false, &chunkedValues{vals: vals})
 	l.PushBack([]byte("x"))
 	if l.PushPrepared(p, vals) {
 		t.Fatal("pushed though the tail changed")
@@ -95,8 +95,81 @@ func TestPushPreparedRefusedAfterChange(t *testing.T) {
 	if l.Len() != 1 {
 		t.Fatalf("len %d after a refused push", l.Len())
 	}
-	p = Prepare(l.End(true), true, vals)
+	p = Prepare(l.End(true), true, &chunkedValues{vals: vals})
 	if !l.PushPrepared(p, vals) || l.Len() != 5001 {
 		t.Fatalf("prepared LPUSH not taken (len %d)", l.Len())
+	}
+}
+
+// chunkedValues is Values over a slice that records the longest range
+// asked for.
+type chunkedValues struct {
+	vals    [][]byte
+	longest int
+}
+
+func (c *chunkedValues) Len() int { return len(c.vals) }
+
+func (c *chunkedValues) AppendRange(dst [][]byte, from, to int) [][]byte {
+	c.longest = max(c.longest, to-from)
+	return append(dst, c.vals[from:to]...)
+}
+
+// A push of several chunks, read a chunk at a time, makes the list the
+// ordinary push makes, including when only the whole push's count
+// converts the listpack (fill 10000 and empty values: no chunk alone
+// passes it) and when the whole push leaves it packed (nothing prepared).
+func TestPrepareValuesInChunks(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	n := 3*prepareChunk + 17
+	small := func(int) []byte { return strconv.AppendInt(nil, r.Int64N(100000), 10) }
+	empty := func(int) []byte { return []byte{} }
+	for _, tc := range []struct {
+		fill int
+		val  func(int) []byte
+		want string // the list after the push: "packed", "converted", "" either
+	}{
+		{-2, small, "converted"}, {-5, small, ""}, {128, small, "converted"},
+		{10000, empty, "converted"}, {100000, empty, "packed"},
+	} {
+		for _, front := range []bool{false, true} {
+			for _, before := range []int{0, 3, 2000} {
+				prep, ref := New(tc.fill), New(tc.fill)
+				for i := 0; i < before; i++ {
+					v := small(i)
+					prep.PushBack(v)
+					ref.PushBack(v)
+				}
+				vals := make([][]byte, n)
+				for i := range vals {
+					vals[i] = tc.val(i)
+				}
+				cv := &chunkedValues{vals: vals}
+				p := Prepare(prep.End(front), front, cv)
+				what := "fill " + strconv.Itoa(tc.fill) + " front " + strconv.FormatBool(front) + " before " + strconv.Itoa(before)
+				if cv.longest > prepareChunk {
+					t.Fatalf("%s: read %d values at once", what, cv.longest)
+				}
+				if front {
+					ref.PushFront(vals...)
+				} else {
+					ref.PushBack(vals...)
+				}
+				want := tc.want
+				if before == 2000 {
+					want = "" // 2000 values are past the listpack's bytes already
+				}
+				if (p == nil) != ref.Packed() || want == "packed" && !ref.Packed() || want == "converted" && ref.Packed() {
+					t.Fatalf("%s: prepared %v, list packed after the push %v, want %q", what, p != nil, ref.Packed(), want)
+				}
+				if p == nil {
+					continue
+				}
+				if !prep.PushPrepared(p, vals) {
+					t.Fatalf("%s: prepared push refused", what)
+				}
+				sameNodes(t, what, prep, ref)
+			}
+		}
 	}
 }
