@@ -23,7 +23,7 @@
 //
 // Events counts events in windows that slide with the clock. Native: a
 // time series with a retention and duplicates summed, counted with one
-// TS.RANGE whose single sum bucket spans the window (the server decodes
+// TS.SUM over the window (the server decodes
 // only the chunks at the window's edges, however many events it holds);
 // fallback: a sorted set of unique members trimmed on every write,
 // counted with ZCOUNT.

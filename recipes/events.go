@@ -2,7 +2,6 @@ package recipes
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -14,9 +13,10 @@ import (
 //
 // Native: a time series that keeps Keep, one sample per event with
 // duplicates summed (events of one millisecond add up); an event is one
-// TS.MADD adding 1. Count is one TS.RANGE over the window aggregated as
-// one sum bucket as long as the window: Abacus keeps each chunk's count
-// and sum (and running totals over the chunks), so the server decodes
+// TS.MADD adding 1. Count is one TS.SUM over the window (Abacus's sum of
+// a range's values, one value in the reply, as TS.RANGE's single sum
+// bucket would give): Abacus keeps each chunk's count and sum (and
+// running totals over the chunks), so the server decodes
 // only the two chunks at the window's edges, however many events the
 // window holds; small chunks (CHUNK_SIZE 128, about 60 events) keep the
 // edges cheap. The window ends at now: an event timestamped after now (a
@@ -120,18 +120,20 @@ func (e *Events) Count(ctx context.Context, window time.Duration) (int64, error)
 	return combined(ctx, e.c, &e.count, "events.count", countNative, eventIn{key: e.keyArg, t: now, from: from})
 }
 
-// countNative counts each call's window: one TS.RANGE aggregated as one
-// sum bucket from 0 that ends after any timestamp, so that it holds the
-// window's samples.
+// countNative counts each call's window with TS.SUM: the sum of the
+// window's samples, one value in the reply, read by go-redis without
+// allocating (TS.RANGE's list of one [timestamp, value] pair cost both
+// ends more than the fallback's ZCOUNT).
 func countNative(ctx context.Context, c redis.UniversalClient, calls []*call) {
 	countEach(ctx, c, calls, func(p cmdable, in eventIn) func() (int64, error) {
-		cmd := p.Do(ctx, "TS.RANGE", in.key, in.from, in.t, "AGGREGATION", "sum", eventsBucket)
+		cmd := redis.NewFloatCmd(ctx, "TS.SUM", in.key, in.from, in.t)
+		_ = p.Process(ctx, cmd) // the error is cmd's, read below
 		return func() (int64, error) {
-			r, err := cmd.Result()
+			v, err := cmd.Result()
 			if err != nil {
 				return 0, ignoreErr(err, "the key does not exist")
 			}
-			return sumOfOneBucket(r)
+			return int64(v), nil
 		}
 	})
 }
@@ -147,6 +149,7 @@ func countFallback(ctx context.Context, c redis.UniversalClient, calls []*call) 
 type cmdable interface {
 	redis.Cmdable
 	Do(ctx context.Context, args ...any) *redis.Cmd
+	Process(ctx context.Context, cmd redis.Cmder) error
 }
 
 // countEach answers calls with one command per distinct window (calls
@@ -182,28 +185,6 @@ func countEach(ctx context.Context, c redis.UniversalClient, calls []*call, coun
 	for i, cl := range calls {
 		cl.n, cl.err = results[of[i]]()
 	}
-}
-
-// eventsBucket is Count's bucket duration: longer than any timestamp,
-// and short enough that a bucket's end does not overflow.
-const eventsBucket int64 = 1 << 62
-
-// sumOfOneBucket reads TS.RANGE's reply of at most one aggregated
-// bucket: its value, or 0 when the window holds no sample.
-func sumOfOneBucket(r any) (int64, error) {
-	list, ok := r.([]any)
-	if !ok || len(list) > 1 {
-		return 0, fmt.Errorf("recipes: unexpected range reply %v", r)
-	}
-	if len(list) == 0 {
-		return 0, nil
-	}
-	pair, ok := list[0].([]any)
-	if !ok || len(pair) != 2 {
-		return 0, fmt.Errorf("recipes: unexpected sample %v", list[0])
-	}
-	v, err := sampleValue(pair[1])
-	return int64(v), err
 }
 
 // Preen removes the events older than keep. The fallback's writes preen

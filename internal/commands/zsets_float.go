@@ -57,11 +57,16 @@ func zsStrtod(b []byte) (v float64, n int, erange bool) {
 	// the mantissa; the exponent counts only when it has digits.
 	j := 0
 	digits, nonzero := 0, false
+	var whole uint64 // the integer part, read while it has at most 15 digits
 	for j < len(rest) && zsIsDigit(rest[j]) {
 		nonzero = nonzero || rest[j] != '0'
+		if digits < 15 {
+			whole = whole*10 + uint64(rest[j]-'0')
+		}
 		j++
 		digits++
 	}
+	intEnd := j
 	if j < len(rest) && rest[j] == '.' {
 		j++
 		for j < len(rest) && zsIsDigit(rest[j]) {
@@ -84,6 +89,12 @@ func zsStrtod(b []byte) (v float64, n int, erange bool) {
 			}
 			j = k
 		}
+	}
+	if j == intEnd && digits <= 15 {
+		// An integer of at most 15 digits is below 2^53, exact as a
+		// double: the value strtod reads (most scores are integers, such
+		// as timestamps).
+		return zsSigned(float64(whole), neg), i + j, false
 	}
 	v, err := strconv.ParseFloat(string(rest[:j]), 64)
 	if err != nil && !math.IsInf(v, 0) {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -78,6 +80,35 @@ func TestZsStrtod(t *testing.T) {
 		v, n, erange := zsStrtod([]byte(tc.in))
 		if v != tc.v || n != tc.n || erange != tc.erange || math.Signbit(v) != math.Signbit(tc.v) {
 			t.Errorf("%q: %v %d %v, want %v %d %v", tc.in, v, n, erange, tc.v, tc.n, tc.erange)
+		}
+	}
+	// Integers take a shortcut below 16 digits: every length across it,
+	// signs, "-0", leading zeros and what may follow the digits, against
+	// strconv (which rounds as strtod does).
+	rng := rand.New(rand.NewPCG(21, 1))
+	for i := 0; i < 100_000; i++ {
+		digits := make([]byte, 1+rng.IntN(19))
+		for k := range digits {
+			digits[k] = byte('0' + rng.IntN(10))
+		}
+		if rng.IntN(4) == 0 {
+			digits[0] = '0'
+		}
+		in := string(digits)
+		if r := rng.IntN(3); r == 1 {
+			in = "-" + in
+		} else if r == 2 {
+			in = "+" + in
+		}
+		tail := []string{"", "x", "e", ".", ".5", "e2", " "}[rng.IntN(7)]
+		want, err := strconv.ParseFloat(in+strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(tail, "e"), "x")), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, n, erange := zsStrtod([]byte(in + tail))
+		wantN := len(in) + map[string]int{"": 0, "x": 0, "e": 0, ".": 1, ".5": 2, "e2": 2, " ": 0}[tail]
+		if v != want || math.Signbit(v) != math.Signbit(want) || n != wantN || erange {
+			t.Fatalf("%q: %v %d %v, want %v %d", in+tail, v, n, erange, want, wantN)
 		}
 	}
 	if v, n, _ := zsStrtod([]byte("nan(abc)x")); !math.IsNaN(v) || n != 8 {

@@ -78,10 +78,12 @@ type Env struct {
 	latency  latencyMonitor
 	mu       sync.Mutex // guards cmdStats/errStats readers outside the lock
 
-	// lastStatName and lastStat are cmdStat's last answer (nil after
-	// a reset of the statistics).
-	lastStatName string
-	lastStat     *CmdStat
+	// recentStats are cmdStat's last answers, replaced oldest first at
+	// recentNext (every entry empty after a reset of the statistics): a
+	// client alternating a few commands (MULTI, HINCRBY, ZADD, EXEC) finds
+	// each without the map.
+	recentStats [4]recentStat
+	recentNext  int
 
 	activeExpireOff atomic.Bool  // DEBUG SET-ACTIVE-EXPIRE 0
 	xssLogged       atomic.Int64 // unix s of the last cross-protocol warning (security.go)
@@ -674,12 +676,15 @@ func (e *Env) call(ctx *Ctx, mark int) {
 // AuthRequired reports whether the default user has a password.
 func (e *Env) AuthRequired() bool { return e.ACL.AuthRequired() }
 
-// cmdStat returns name's statistics, made on first use. The last one
-// found is kept: a pipeline repeats a command, and a string comparison
-// (the same name's pointer) costs less than the map's hash.
+// cmdStat returns name's statistics, made on first use. The last four
+// found are kept: a pipeline repeats a few commands, and a string
+// comparison (the same name's pointer, or lengths that differ) costs less
+// than the map's hash.
 func (e *Env) cmdStat(name string) *CmdStat {
-	if e.lastStat != nil && e.lastStatName == name {
-		return e.lastStat
+	for i := range e.recentStats {
+		if r := &e.recentStats[i]; r.st != nil && r.name == name {
+			return r.st
+		}
 	}
 	st := e.cmdStats[name]
 	if st == nil {
@@ -688,8 +693,15 @@ func (e *Env) cmdStat(name string) *CmdStat {
 		e.cmdStats[name] = st
 		e.mu.Unlock()
 	}
-	e.lastStatName, e.lastStat = name, st
+	e.recentStats[e.recentNext] = recentStat{name, st}
+	e.recentNext = (e.recentNext + 1) % len(e.recentStats)
 	return st
+}
+
+// recentStat is one of cmdStat's recent answers.
+type recentStat struct {
+	name string
+	st   *CmdStat
 }
 
 // reject answers a command that did not run (unknown, arity, auth). In

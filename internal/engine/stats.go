@@ -228,7 +228,7 @@ func (e *Env) ResetStats() {
 	e.KS.Stats = keyspace.Stats{}
 	e.mu.Lock()
 	e.cmdStats = map[string]*CmdStat{}
-	e.lastStat = nil
+	e.recentStats = [len(e.recentStats)]recentStat{}
 	e.errStats = map[string]int64{}
 	e.mu.Unlock()
 	e.Stats.Info.Reset()

@@ -36,6 +36,10 @@ func init() {
 			Summary: "Query a range across multiple time-series by filters in reverse direction", Since: "1.4.0",
 			Complexity: "O(n/m+k) where n = Number of data points, m = Chunk size (data points per chunk), k = Number of data points that are in the requested ranges",
 			Handler:    cmdTSMrange},
+		&engine.Command{Name: "ts.sum", Arity: 4, Flags: ro, First: 1, Last: 1, Step: 1, KeyFlags: "RO access", ACL: acl, Group: grp,
+			Summary: "Get the sum of the sample values in a time range, as one value", Since: "Abacus 0.1.0",
+			Complexity: "O(log(n)+m) where n = Number of chunks, m = Chunk size (the window's two edge chunks are decoded)",
+			Handler:    cmdTSSum},
 		&engine.Command{Name: "ts.mget", Arity: -3, Flags: ro, ACL: acl, Group: grp,
 			Summary: "Get the sample with the highest timestamp from each time series matching a specific filter", Since: "1.0.0",
 			Complexity: "O(n) where n is the number of time-series that match the filters", Handler: cmdTSMget},
@@ -343,6 +347,32 @@ func cmdTSRange(c *engine.Ctx) {
 		return
 	}
 	writeSamples(c, q.samples(c, key, s, c.Cmd.Name == "ts.revrange"))
+}
+
+// sumBucket is TS.SUM's bucket: one bucket from 0 holds every timestamp
+// below 2^62, and its end does not overflow.
+const sumBucket int64 = 1 << 62
+
+// cmdTSSum is TS.SUM key fromTimestamp toTimestamp: the sum of the values
+// of the samples in the range, as TS.GET writes a value; 0 for a range
+// without samples. It is the value of TS.RANGE key from to AGGREGATION
+// sum with one bucket spanning the range, bit for bit (the same
+// aggregation: whole chunks from their summaries, the edges decoded),
+// with a reply of one value where TS.RANGE's is a list of pairs: the
+// cheapest reply for a count of events in a window (recipes.Events).
+func cmdTSSum(c *engine.Ctx) {
+	_, s, from, to := keyRange(c, false)
+	if s == nil {
+		return
+	}
+	agg := ts.Aggregation{Type: ts.AggSum, Bucket: sumBucket}
+	o := ts.RangeOpts{From: from, To: to, Count: -1, Agg: &agg}
+	// Timestamps from 2^62 on fall in a second bucket.
+	sum := 0.0
+	for _, b := range s.Range(&o) {
+		sum += b.V
+	}
+	writeTSValue(c, sum)
 }
 
 // mapOrArray starts the n entries of a TS.MRANGE / TS.MGET reply or of a

@@ -277,17 +277,23 @@ func cmdTSIncrby(c *engine.Ctx) {
 	replyAdd(c, key, s, t, v, ts.PolicyLast)
 }
 
-func cmdTSDel(c *engine.Ctx) {
-	key := c.Key(1)
+// keyRange reads "key fromTimestamp toTimestamp" (TS.DEL, TS.SUM) and
+// looks the series up, for a write if write; s is nil after an error
+// reply.
+func keyRange(c *engine.Ctx, write bool) (key string, s *ts.Series, from, to int64) {
+	key = c.Key(1)
 	from, ok := parseRangeBound(c, c.Args[2], true)
 	if !ok {
-		return
+		return key, nil, 0, 0
 	}
-	to, ok := parseRangeBound(c, c.Args[3], false)
-	if !ok {
-		return
+	if to, ok = parseRangeBound(c, c.Args[3], false); !ok {
+		return key, nil, 0, 0
 	}
-	s := tsLookup(c, key, true)
+	return key, tsLookup(c, key, write), from, to
+}
+
+func cmdTSDel(c *engine.Ctx) {
+	key, s, from, to := keyRange(c, true)
 	if s == nil {
 		return
 	}
