@@ -7,22 +7,34 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// encoderNice is the nice value of the threads a driven save encodes on.
-// The encoder shares the cores with the event loop; at the same priority
-// the kernel's scheduler lets it finish its time slice when the loop
-// wakes, and every request in flight waits for it. At a lower priority
-// the loop preempts it on waking, and the encoder runs on what the loop
-// and the clients leave: a save takes longer only when the cores are
-// busy.
+// The threads a driven save encodes on run under SCHED_IDLE: the kernel
+// gives the encoder a core only while no thread of normal priority
+// wants it, and a thread of normal priority that wakes (the event loop,
+// the clients) preempts it at once and is placed on its core first. The
+// encoder shares the cores with the loop; at the loop's priority the
+// scheduler lets it finish its time slice when the loop wakes, and every
+// request in flight waits for it. At nice 10 the loop preempts it on
+// waking, but the encoder still got about a tenth of a busy core (its
+// weight, 110 against 1,024) and GET's p95 during a save of 10M keys
+// was above redis-server's (docs/benchmarks.md, branch dura11). Under
+// SCHED_IDLE the save runs on what the loop and the clients leave: it
+// takes longer only when the cores are busy. Should SCHED_IDLE be
+// refused, the threads run at encoderNice.
+//
+// A thread of the server's own group of processes (autogroup, cgroup)
+// at SCHED_IDLE yields only to its siblings there; against other
+// processes it competes with the group's share, so a busy machine slows
+// the save as it slowed a thread at nice 10.
 const encoderNice = 10
 
-// lowWorkers are goroutines locked to threads at encoderNice, idle
-// between saves. A thread's priority, once lowered, cannot be raised
-// again without a privilege the server lacks, so the threads never go
-// back to the runtime; nor do they end, since a goroutine that exits
-// locked ends its thread, and a thread's end sends the parent-death
-// signal to the processes it started (a test's redis-server): they are
-// kept and reused, as many as saves have run at once.
+// lowWorkers are goroutines locked to threads at the encoder's priority,
+// idle between saves. A thread's priority, once lowered, cannot be
+// raised again without a privilege the server lacks, so the threads
+// never go back to the runtime; nor do they end, since a goroutine that
+// exits locked ends its thread, and a thread's end sends the
+// parent-death signal to the processes it started (a test's
+// redis-server): they are kept and reused, as many as saves have run at
+// once.
 var lowWorkers struct {
 	mu   sync.Mutex
 	idle []chan func()
@@ -55,8 +67,11 @@ func runLow(f func()) {
 func lowWorker(w chan func()) {
 	runtime.LockOSThread()
 	// Lowering one's own priority needs no privilege; should it fail,
-	// the saves go on at the normal priority.
+	// the saves go on at the normal priority. The nice value first:
+	// sched_setattr sets it only for SCHED_OTHER and SCHED_BATCH. Pid 0
+	// is this thread.
 	_ = unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), encoderNice)
+	_ = unix.SchedSetAttr(0, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}, 0)
 	for f := range w {
 		f()
 	}

@@ -13,7 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// TestRunLowKeepsItsThreads: the work runs at encoderNice, the workers
+// TestRunLowKeepsItsThreads: the work runs under SCHED_IDLE at
+// encoderNice, the workers
 // are reused, and no thread ends: children started with a parent-death
 // signal from any of the process's threads survive many saves' workers.
 func TestRunLowKeepsItsThreads(t *testing.T) {
@@ -43,7 +44,7 @@ func TestRunLowKeepsItsThreads(t *testing.T) {
 		}
 	}()
 	for range 4 {
-		var nices sync.Map
+		var nices, policies sync.Map
 		for i := range 8 {
 			wg.Add(1)
 			go func() {
@@ -51,6 +52,12 @@ func TestRunLowKeepsItsThreads(t *testing.T) {
 				runLow(func() {
 					p, _ := unix.Getpriority(unix.PRIO_PROCESS, unix.Gettid())
 					nices.Store(i, 20-p)
+					a, err := unix.SchedGetAttr(0, 0)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					policies.Store(i, a.Policy)
 				})
 			}()
 		}
@@ -58,6 +65,12 @@ func TestRunLowKeepsItsThreads(t *testing.T) {
 		nices.Range(func(_, v any) bool {
 			if v.(int) < encoderNice {
 				t.Fatalf("work ran at nice %d, want %d", v, encoderNice)
+			}
+			return true
+		})
+		policies.Range(func(_, v any) bool {
+			if v.(uint32) != unix.SCHED_IDLE {
+				t.Fatalf("work ran under scheduling policy %d, want SCHED_IDLE (%d)", v, unix.SCHED_IDLE)
 			}
 			return true
 		})
