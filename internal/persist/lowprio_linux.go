@@ -7,24 +7,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The threads a driven save encodes on run under SCHED_IDLE: the kernel
-// gives the encoder a core only while no thread of normal priority
-// wants it, and a thread of normal priority that wakes (the event loop,
-// the clients) preempts it at once and is placed on its core first. The
-// encoder shares the cores with the loop; at the loop's priority the
-// scheduler lets it finish its time slice when the loop wakes, and every
-// request in flight waits for it. At nice 10 the loop preempts it on
-// waking, but the encoder still got about a tenth of a busy core (its
-// weight, 110 against 1,024) and GET's p95 during a save of 10M keys
-// was above redis-server's (docs/benchmarks.md, branch dura11). Under
-// SCHED_IDLE the save runs on what the loop and the clients leave: it
-// takes longer only when the cores are busy. Should SCHED_IDLE be
-// refused, the threads run at encoderNice.
-//
-// A thread of the server's own group of processes (autogroup, cgroup)
-// at SCHED_IDLE yields only to its siblings there; against other
-// processes it competes with the group's share, so a busy machine slows
-// the save as it slowed a thread at nice 10.
+// The threads a driven save encodes on run under SCHED_IDLE (at nice
+// encoderNice, which is what they keep should SCHED_IDLE be refused).
+// The encoder shares the cores with the event loop: at the loop's
+// priority the kernel lets it finish its time slice when the loop wakes,
+// and every request in flight waits for it. At nice 10 the loop
+// preempts it on waking, yet GET's p95 during a save of 10M keys stayed
+// above redis-server's. Under SCHED_IDLE the encoder gets a core only
+// while no thread of normal priority wants one: a waking loop or client
+// preempts it at once, and the kernel counts its core as idle when it
+// places a woken thread. Its p50, p95 and p99 were below nice 10's
+// (docs/benchmarks.md, branch dura11). The save runs on what the
+// process leaves, and takes longer when the cores are busy; with other
+// processes busy too, longer than at nice 10, since the encoder's weight
+// is all its group of processes (autogroup, cgroup) brings to its core.
 const encoderNice = 10
 
 // lowWorkers are goroutines locked to threads at the encoder's priority,
