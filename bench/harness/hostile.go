@@ -205,3 +205,72 @@ func (s *Server) Settle(frac float64, window, limit time.Duration) (time.Duratio
 		}
 	}
 }
+
+// machineBusy is the machine's busy and total jiffies so far, summed
+// over its cores (/proc/stat's "cpu" line; idle and iowait count as
+// idle).
+func machineBusy() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	for i, s := range f[1:] {
+		v, _ := strconv.ParseInt(s, 10, 64)
+		if i >= 8 { // guest and guest_nice are already in user and nice
+			break
+		}
+		total += v
+		if i != 3 && i != 4 {
+			busy += v
+		}
+	}
+	return busy, total
+}
+
+// WaitIdle waits until the machine and the servers are idle: over the
+// last window (sampled every window/5), the cores busy below machineFrac
+// of their time, and each server's process below serverFrac of one core;
+// or limit passed. It returns how long it waited and whether both held.
+// Called before every measured window of every server alike, it keeps
+// the teardown of the previous window (a server freeing its closed
+// clients' buffers, the kernel closing their sockets, a collection)
+// out of the next one, whichever server comes next.
+func WaitIdle(servers []*Server, machineFrac, serverFrac float64, window, limit time.Duration) (time.Duration, bool) {
+	const steps = 5
+	type sample struct {
+		busy, total int64
+		cpu         []int64
+	}
+	take := func() sample {
+		var s sample
+		s.busy, s.total = machineBusy()
+		for _, srv := range servers {
+			s.cpu = append(s.cpu, srv.CPUNanos())
+		}
+		return s
+	}
+	start := time.Now()
+	var ring [steps + 1]sample
+	ring[0] = take()
+	for i := 1; ; i++ {
+		time.Sleep(window / steps)
+		ring[i%(steps+1)] = take()
+		if i >= steps {
+			now, then := ring[i%(steps+1)], ring[(i-steps)%(steps+1)]
+			idle := now.total > then.total && float64(now.busy-then.busy) < machineFrac*float64(now.total-then.total)
+			for k := range now.cpu {
+				if float64(now.cpu[k]-then.cpu[k]) >= serverFrac*float64(window.Nanoseconds()) {
+					idle = false
+				}
+			}
+			if idle {
+				return time.Since(start), true
+			}
+		}
+		if time.Since(start) >= limit {
+			return time.Since(start), false
+		}
+	}
+}
