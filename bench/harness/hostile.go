@@ -114,11 +114,60 @@ func (s *Server) LoadBigList(key string) {
 	c.Close()
 }
 
+// BigKinds are the kinds of value LoadBig makes, each read whole by its
+// command in BigRead: about 1 MB of reply.
+var BigKinds = []string{"list", "zset", "hash", "set", "stream"}
+
+// LoadBig makes key a value of kind (BigKinds) of about 1 MB: 10,000
+// elements of 100 bytes (a hash: 5,000 fields of 6 bytes and values of
+// 100; a stream: 10,000 entries of one field).
+func (s *Server) LoadBig(kind, key string) {
+	if kind == "list" {
+		s.LoadBigList(key)
+		return
+	}
+	c := s.Dial()
+	defer c.Close()
+	elem := func(i int) string { return fmt.Sprintf("%06d%s", i, strings.Repeat("x", 94)) }
+	for i := 0; i < 10000; i++ {
+		switch kind {
+		case "zset":
+			c.Send("ZADD", key, strconv.Itoa(i), elem(i))
+		case "hash":
+			if i < 5000 {
+				c.Send("HSET", key, fmt.Sprintf("f%05d", i), elem(i))
+			}
+		case "set":
+			c.Send("SADD", key, elem(i))
+		case "stream":
+			c.Send("XADD", key, "*", "f", elem(i))
+		default:
+			Fatal("no kind %q", kind)
+		}
+	}
+}
+
+// BigRead is the command that reads a LoadBig value of kind whole.
+func BigRead(kind, key string) []string {
+	return map[string][]string{
+		"list":   {"LRANGE", key, "0", "-1"},
+		"zset":   {"ZRANGE", key, "0", "-1"},
+		"hash":   {"HGETALL", key},
+		"set":    {"SMEMBERS", key},
+		"stream": {"XRANGE", key, "-", "+"},
+	}[kind]
+}
+
 // UnreadAttack connects and pipelines LRANGE key 0 -1 without reading,
 // 64 at a time, until the server closes the connection (or stops reading
 // it for a second); then again, until stop. cycles counts connections.
 func (s *Server) UnreadAttack(key string, stop chan struct{}, cycles *atomic.Int64) {
-	req := bytes.Repeat(Encode(nil, "LRANGE", key, "0", "-1"), 64)
+	s.UnreadAttackWith(BigRead("list", key), stop, cycles)
+}
+
+// UnreadAttackWith is UnreadAttack pipelining the command args.
+func (s *Server) UnreadAttackWith(args []string, stop chan struct{}, cycles *atomic.Int64) {
+	req := bytes.Repeat(Encode(nil, args...), 64)
 	for {
 		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(s.Port))
 		if err != nil {
@@ -163,6 +212,11 @@ func (s *Server) CPUNanos() int64 {
 // is called; stop waits for them and returns how many connections they
 // made.
 func (s *Server) UnreadAttackers(n int, key string) (stop func() int64) {
+	return s.UnreadAttackersWith(n, BigRead("list", key))
+}
+
+// UnreadAttackersWith is UnreadAttackers pipelining the command args.
+func (s *Server) UnreadAttackersWith(n int, args []string) (stop func() int64) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	var cycles atomic.Int64
@@ -170,7 +224,7 @@ func (s *Server) UnreadAttackers(n int, key string) (stop func() int64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.UnreadAttack(key, done, &cycles)
+			s.UnreadAttackWith(args, done, &cycles)
 		}()
 	}
 	return func() int64 {
