@@ -194,16 +194,34 @@ func (r *Reader) Count() int64 {
 	if len(b) == 0 || b[0] != '*' {
 		return 0
 	}
-	b = b[:min(len(b), countLineMax)]
-	cr := indexC(b, '\r')
-	if cr < 0 || cr+1 >= len(b) {
-		return 0
+	// Asked before every command: plain digits are read here (a few ns),
+	// anything else by countLine, which decides what Next accepts.
+	n := int64(0)
+	for i := 1; i < min(len(b), countLineMax); i++ {
+		c := b[i]
+		if c >= '0' && c <= '9' {
+			if n = n*10 + int64(c-'0'); n > maxMultibulk {
+				return 0 // refused by countLine too; and no overflow
+			}
+			continue
+		}
+		if c != '\r' || i+1 >= len(b) {
+			return 0
+		}
+		if i == 1 || b[1] == '0' && i > 2 {
+			// No digits, or leading zeros.
+			v, err := countLine(b[:i], r.Authenticated)
+			if err != nil {
+				return 0
+			}
+			return v
+		}
+		if !r.Authenticated && n > UnauthMaxArgs {
+			return 0
+		}
+		return n
 	}
-	n, err := countLine(b[:cr], r.Authenticated)
-	if err != nil {
-		return 0
-	}
-	return n
+	return 0
 }
 
 // countLineMax bounds the bytes Count looks at: "*" and a count of up to

@@ -587,6 +587,10 @@ func TestReaderWholeAtFirstSight(t *testing.T) {
 		{"*2000\r\n", false, 0},
 		{"*2000\r\n", true, 2000},
 		{"*x\r\n", true, 0},
+		{"*-1\r\n", true, 0},
+		{"*10\r\n", false, 10},
+		{"*11\r\n", false, 0},
+		{"*99999999999999999999\r\n", true, 0},
 		{"*" + strings.Repeat("1", 1<<20), true, 0},
 	} {
 		r := &Reader{MaxBulk: 512 << 20, Authenticated: c.authed}
