@@ -114,11 +114,60 @@ func (s *Server) LoadBigList(key string) {
 	c.Close()
 }
 
+// BigKinds are the kinds of value LoadBig makes, each read whole by its
+// command in BigRead: about 1 MB of reply.
+var BigKinds = []string{"list", "zset", "hash", "set", "stream"}
+
+// LoadBig makes key a value of kind (BigKinds) of about 1 MB: 10,000
+// elements of 100 bytes (a hash: 5,000 fields of 6 bytes and values of
+// 100; a stream: 10,000 entries of one field).
+func (s *Server) LoadBig(kind, key string) {
+	if kind == "list" {
+		s.LoadBigList(key)
+		return
+	}
+	c := s.Dial()
+	defer c.Close()
+	elem := func(i int) string { return fmt.Sprintf("%06d%s", i, strings.Repeat("x", 94)) }
+	for i := 0; i < 10000; i++ {
+		switch kind {
+		case "zset":
+			c.Send("ZADD", key, strconv.Itoa(i), elem(i))
+		case "hash":
+			if i < 5000 {
+				c.Send("HSET", key, fmt.Sprintf("f%05d", i), elem(i))
+			}
+		case "set":
+			c.Send("SADD", key, elem(i))
+		case "stream":
+			c.Send("XADD", key, "*", "f", elem(i))
+		default:
+			Fatal("no kind %q", kind)
+		}
+	}
+}
+
+// BigRead is the command that reads a LoadBig value of kind whole.
+func BigRead(kind, key string) []string {
+	return map[string][]string{
+		"list":   {"LRANGE", key, "0", "-1"},
+		"zset":   {"ZRANGE", key, "0", "-1"},
+		"hash":   {"HGETALL", key},
+		"set":    {"SMEMBERS", key},
+		"stream": {"XRANGE", key, "-", "+"},
+	}[kind]
+}
+
 // UnreadAttack connects and pipelines LRANGE key 0 -1 without reading,
 // 64 at a time, until the server closes the connection (or stops reading
 // it for a second); then again, until stop. cycles counts connections.
 func (s *Server) UnreadAttack(key string, stop chan struct{}, cycles *atomic.Int64) {
-	req := bytes.Repeat(Encode(nil, "LRANGE", key, "0", "-1"), 64)
+	s.UnreadAttackWith(BigRead("list", key), stop, cycles)
+}
+
+// UnreadAttackWith is UnreadAttack pipelining the command args.
+func (s *Server) UnreadAttackWith(args []string, stop chan struct{}, cycles *atomic.Int64) {
+	req := bytes.Repeat(Encode(nil, args...), 64)
 	for {
 		c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(s.Port))
 		if err != nil {
@@ -163,6 +212,11 @@ func (s *Server) CPUNanos() int64 {
 // is called; stop waits for them and returns how many connections they
 // made.
 func (s *Server) UnreadAttackers(n int, key string) (stop func() int64) {
+	return s.UnreadAttackersWith(n, BigRead("list", key))
+}
+
+// UnreadAttackersWith is UnreadAttackers pipelining the command args.
+func (s *Server) UnreadAttackersWith(n int, args []string) (stop func() int64) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	var cycles atomic.Int64
@@ -170,7 +224,7 @@ func (s *Server) UnreadAttackers(n int, key string) (stop func() int64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.UnreadAttack(key, done, &cycles)
+			s.UnreadAttackWith(args, done, &cycles)
 		}()
 	}
 	return func() int64 {
@@ -197,6 +251,75 @@ func (s *Server) Settle(frac float64, window, limit time.Duration) (time.Duratio
 		if i >= steps {
 			used := ring[i%(steps+1)] - ring[(i-steps)%(steps+1)]
 			if float64(used) < frac*float64(window.Nanoseconds()) {
+				return time.Since(start), true
+			}
+		}
+		if time.Since(start) >= limit {
+			return time.Since(start), false
+		}
+	}
+}
+
+// machineBusy is the machine's busy and total jiffies so far, summed
+// over its cores (/proc/stat's "cpu" line; idle and iowait count as
+// idle).
+func machineBusy() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	for i, s := range f[1:] {
+		v, _ := strconv.ParseInt(s, 10, 64)
+		if i >= 8 { // guest and guest_nice are already in user and nice
+			break
+		}
+		total += v
+		if i != 3 && i != 4 {
+			busy += v
+		}
+	}
+	return busy, total
+}
+
+// WaitIdle waits until the machine and the servers are idle: over the
+// last window (sampled every window/5), the cores busy below machineFrac
+// of their time, and each server's process below serverFrac of one core;
+// or limit passed. It returns how long it waited and whether both held.
+// Called before every measured window of every server alike, it keeps
+// the teardown of the previous window (a server freeing its closed
+// clients' buffers, the kernel closing their sockets, a collection)
+// out of the next one, whichever server comes next.
+func WaitIdle(servers []*Server, machineFrac, serverFrac float64, window, limit time.Duration) (time.Duration, bool) {
+	const steps = 5
+	type sample struct {
+		busy, total int64
+		cpu         []int64
+	}
+	take := func() sample {
+		var s sample
+		s.busy, s.total = machineBusy()
+		for _, srv := range servers {
+			s.cpu = append(s.cpu, srv.CPUNanos())
+		}
+		return s
+	}
+	start := time.Now()
+	var ring [steps + 1]sample
+	ring[0] = take()
+	for i := 1; ; i++ {
+		time.Sleep(window / steps)
+		ring[i%(steps+1)] = take()
+		if i >= steps {
+			now, then := ring[i%(steps+1)], ring[(i-steps)%(steps+1)]
+			idle := now.total > then.total && float64(now.busy-then.busy) < machineFrac*float64(now.total-then.total)
+			for k := range now.cpu {
+				if float64(now.cpu[k]-then.cpu[k]) >= serverFrac*float64(window.Nanoseconds()) {
+					idle = false
+				}
+			}
+			if idle {
 				return time.Since(start), true
 			}
 		}

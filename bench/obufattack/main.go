@@ -1,11 +1,13 @@
 // Command obufattack measures what clients that ask for large replies and
 // never read them cost everyone else: redis-benchmark's GET latency (p50,
 // p99, max, pipeline 1) quiet and while eight clients each pipeline
-// LRANGE of a 1 MB list without reading (reconnecting when closed), with
+// LRANGE of a 1 MB list (or ZRANGE, HGETALL, SMEMBERS, XRANGE of a value
+// as large: -kind) without reading (reconnecting when closed), with
 // the server's peak RSS, on Abacus and redis-server in turn (A B A B ...).
 //
 //	go run ./bench/obufattack                          # limit normal 64mb 16mb 10
 //	go run ./bench/obufattack -limit "normal 0 0 0" -servers abacus
+//	go run ./bench/obufattack -kind zset -rounds 1     # ZRANGE; also hash, set, stream
 //
 // Without a limit redis-server would keep every reply (8 GB here): run it
 // only with one. Only loopback addresses are used.
@@ -28,6 +30,7 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds per server")
 	n := flag.Int("n", 100000, "GET requests per run")
 	attackers := flag.Int("attackers", 8, "clients pipelining without reading")
+	kind := flag.String("kind", "list", "the value read whole: "+strings.Join(harness.BigKinds, ", ")+" (LRANGE, ZRANGE, HGETALL, SMEMBERS, XRANGE)")
 	flag.Parse()
 
 	b, cleanup := harness.BuildAbacus(*bin)
@@ -40,10 +43,11 @@ func main() {
 		}
 		s := harness.Start(name, prog, "--client-output-buffer-limit", *limit)
 		defer s.Stop()
-		s.LoadBigList("big")
+		s.LoadBig(*kind, "big")
 		list = append(list, s)
 	}
-	harness.Header(fmt.Sprintf("GET -P 1 -c 50 -n %d; %d attackers pipelining LRANGE of 1 MB, unread; client-output-buffer-limit %q.", *n, *attackers, *limit))
+	harness.Header(fmt.Sprintf("GET -P 1 -c 50 -n %d; %d attackers pipelining %s of about 1 MB, unread; client-output-buffer-limit %q; load average %s.",
+		*n, *attackers, strings.Join(harness.BigRead(*kind, "big"), " "), *limit, harness.LoadAvg()))
 	type row struct{ quiet, attacked [][3]float64 }
 	rows := map[string]*row{}
 	var peak = map[string]int64{}
@@ -55,7 +59,7 @@ func main() {
 				rows[s.Name] = rw
 			}
 			rw.quiet = append(rw.quiet, figures(s.GetLatency(*n, 50)))
-			stopAttack := s.UnreadAttackers(*attackers, "big")
+			stopAttack := s.UnreadAttackersWith(*attackers, harness.BigRead(*kind, "big"))
 			stop := make(chan struct{}) // ends the RSS sampling
 			var maxRSS atomic.Int64
 			done := make(chan struct{})

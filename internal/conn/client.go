@@ -474,18 +474,20 @@ func (c *client) consume() bool {
 	return quit
 }
 
-// inputDone drops the input that has run. When that frees large buffers
-// the parsed arguments, which alias them, let go of them too, and the
-// memory is counted for its return to the system (inputmem.go).
+// inputDone drops the input that has run. The argument slices of a
+// large command go with it: kept for the next batch they would hold a
+// pointer each (a million after a 1,000,000-value RPUSH) for every
+// collection to mark, and keep the input they alias. When dropping the
+// input frees large buffers, smaller argument slices let go of them too,
+// and the memory is counted for its return to the system (inputmem.go).
 func (c *client) inputDone() {
 	in := &c.reader
 	in.Discard()
+	if cap(c.argv) > 1<<16 {
+		c.argv = nil
+	}
 	if freed := in.TakeFreed(); freed > 0 {
-		if cap(c.argv) > 1<<16 {
-			c.argv = nil
-		} else {
-			clear(c.argv[:cap(c.argv)])
-		}
+		clear(c.argv[:cap(c.argv)])
 		ReleaseMemory(int64(freed))
 	}
 	c.noteInput(in.QueryBuf())
@@ -528,8 +530,17 @@ func (c *client) process() (quit bool) {
 		c.argv, c.ends, c.offs = c.argv[:0], c.ends[:0], c.offs[:0]
 		var perr error
 		batchStart := in.Pos()
+		cut := false // the batch ends before a large command (prepare.go)
 		for len(c.ends) < maxBatch {
-			whole := len(c.ends) == 0 && !c.inLoop && c.prepareWhole()
+			whole := false
+			if c.largeNext() {
+				if len(c.ends) > 0 || c.inLoop {
+					// It starts a batch of its own, off the loop.
+					cut = len(c.ends) > 0
+					break
+				}
+				whole = c.prepareWhole()
+			}
 			args, err := in.Next(c.argv)
 			if err != nil {
 				if err != resp.ErrIncomplete {
@@ -581,7 +592,7 @@ func (c *client) process() (quit bool) {
 		if c.yield {
 			return false // the loop's next round goes on (loop_linux.go)
 		}
-		if reparse || perr != nil || len(c.ends) == maxBatch || ran < len(c.ends) {
+		if reparse || perr != nil || cut || len(c.ends) == maxBatch || ran < len(c.ends) {
 			// Or the batch was full: parse on from here.
 			continue
 		}

@@ -19,6 +19,11 @@ import (
 // path stays covered.
 
 func bothModes(t *testing.T, f func(t *testing.T, inst *servertest.Instance)) {
+	bothModesWith(t, nil, f)
+}
+
+// bothModesWith is bothModes with more configuration for every mode.
+func bothModesWith(t *testing.T, extra []string, f func(t *testing.T, inst *servertest.Instance)) {
 	for _, mode := range [][]string{
 		{"io-event-loop", "yes"},
 		{"io-event-loop", "yes", "io-threads", "2"},
@@ -26,7 +31,7 @@ func bothModes(t *testing.T, f func(t *testing.T, inst *servertest.Instance)) {
 		{"io-event-loop", "no"},
 	} {
 		t.Run(strings.Join(mode, "="), func(t *testing.T) {
-			f(t, servertest.Start(t, servertest.WithConfig(mode...)))
+			f(t, servertest.Start(t, servertest.WithConfig(append(mode, extra...)...)))
 		})
 	}
 }

@@ -3,6 +3,7 @@ package conn
 import (
 	"runtime"
 	"runtime/metrics"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/abacusdb/abacus/internal/engine"
@@ -10,23 +11,32 @@ import (
 
 // Commands of very many arguments. The loop reads every client a little
 // at a time, but a command of hundreds of thousands of arguments still
-// costs the loop its parse, the pass that collects its arguments once it
-// is whole, and its run: a 1,000,000-value RPUSH held every other client
-// for tens of milliseconds. So a loop client whose command announces
-// engine.PrepareArgs arguments or more is handed to a goroutine of its
-// own (handoffLarge) before the command is whole, and that goroutine
-// reads and parses it. Before such a command runs, the goroutine does
+// costs its parse, the pass that collects its arguments as slices, and
+// its run: a 1,000,000-value RPUSH held every other client for tens of
+// milliseconds. So such a command (engine.PrepareArgs arguments or more,
+// as its count line announces: largeNext) is never parsed on the loop:
+// the loop hands its client to a goroutine of its own (handoffLarge) as
+// soon as the count line is read, and that goroutine reads and parses
+// it. It is the first command of its batch, whether it arrived in
+// pieces, whole in one read, or behind other commands of a pipeline
+// (the batch before it ends there). Before it runs, the goroutine does
 // the part of its work that needs no lock ahead (engine.Prepare: a
-// push's packing into list nodes), so that the server lock, which the
-// loop needs too, is held only for what remains (the splice of the
-// prepared nodes). When the command's parse was under way, as it is for
-// one that arrived in pieces, that work reads the arguments where they
-// lie in the input, before they are collected as slices (prepareWhole).
+// push's packing into list nodes), reading the arguments where they lie
+// in the input, before they are collected as slices (prepareWhole), so
+// that the server lock, which the loop needs too, is held only for what
+// remains (the splice of the prepared nodes), and no collection runs
+// while a million argument slices are live (collectBeforeArgs).
+
+// largeNext reports whether the command at the input's cursor announces
+// engine.PrepareArgs arguments or more.
+func (c *client) largeNext() bool {
+	return c.reader.Count() >= engine.PrepareArgs
+}
 
 // largeAnnounced reports whether the command the loop client is reading
 // is large enough to be read off the loop.
 func (c *client) largeAnnounced() bool {
-	return c.inLoop && c.reader.Announced() >= engine.PrepareArgs
+	return c.inLoop && c.largeNext()
 }
 
 // batchArgs returns the arguments of the parsed command i of the batch.
@@ -64,13 +74,13 @@ func (c *client) prepareArgs(args engine.Args) {
 }
 
 // prepareWhole does the work ahead of the command at the input's cursor,
-// when it has come whole (its parse having been under way) and is to be
-// prepared, before Next collects its arguments: the work then reads them
-// where they lie in the input, and the collector finds no slice per
-// argument to mark while it runs (a million for a 1,000,000-value RPUSH,
-// whose marking held the loop's clients for tens of milliseconds). It
-// reports whether it did; the command is then the next that Next
-// returns, to be bound (BindPrepared) as the batch's first.
+// when it is whole and is to be prepared, before Next collects its
+// arguments: the work then reads them where they lie in the input, and
+// the collector finds no slice per argument to mark while it runs (a
+// million for a 1,000,000-value RPUSH, whose marking held the loop's
+// clients for tens of milliseconds). It reports whether it did; the
+// command is then the next that Next returns, to be bound
+// (BindPrepared) as the batch's first.
 func (c *client) prepareWhole() bool {
 	args, ok := c.reader.Whole(engine.PrepareArgs)
 	if !ok || !c.sess.PrepareWanted(args) || c.srv.Env.ScriptRunning() {
@@ -78,10 +88,15 @@ func (c *client) prepareWhole() bool {
 		return false
 	}
 	c.prepareArgs(args)
+	wholePrepared.Add(1)
 	c.prepFor = 1
 	collectBeforeArgs(args.Len())
 	return true
 }
+
+// wholePrepared counts the commands prepared from the input in place
+// (prepareWhole), for the tests.
+var wholePrepared atomic.Int64
 
 // collectBeforeArgs runs the collection that collecting n arguments as
 // slices would start, before they are collected: when their slice

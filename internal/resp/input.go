@@ -123,11 +123,11 @@ func (r *Reader) Next(args [][]byte) ([][]byte, error) {
 	return args, nil
 }
 
-// Whole returns the arguments of the command at the cursor when its
-// parse is under way (it was not all there when Next first looked at it),
-// it has now come whole and it has at least min arguments; else false (a
-// protocol error is left for Next to report). Next then returns the same
-// command as usual.
+// Whole returns the arguments of the multibulk command at the cursor
+// when it is all there (whether or not Next has looked at it yet) and it
+// has at least min arguments; else false (a protocol error is left for
+// Next to report). Next then returns the same command as usual, without
+// parsing it again.
 //
 // The arguments are read where they lie in the input, a range at a time,
 // without a slice header each: a caller that has work to do over the
@@ -135,7 +135,7 @@ func (r *Reader) Next(args [][]byte) ([][]byte, error) {
 // does not keep a million pointers on the heap meanwhile, which the
 // collector would mark in every cycle that overlaps the work.
 func (r *Reader) Whole(min int64) (*Args, bool) {
-	if !r.st.multi || r.st.n < min {
+	if r.Count() < min || min <= 0 {
 		return nil, false
 	}
 	b := r.buf[r.pos:]
@@ -180,6 +180,53 @@ func (r *Reader) Announced() int64 {
 	}
 	return r.st.n
 }
+
+// Count is the argument count that the multibulk command at the cursor
+// announces once its count line is in the input, whether or not Next has
+// looked at it; 0 for an inline command, a count line not all there, and
+// one that Next would refuse (Next reports it). It looks at a count
+// line's bytes only, however much input follows.
+func (r *Reader) Count() int64 {
+	if r.st.multi {
+		return r.st.n
+	}
+	b := r.buf[r.pos:]
+	if len(b) == 0 || b[0] != '*' {
+		return 0
+	}
+	// Asked before every command: plain digits are read here (a few ns),
+	// anything else by countLine, which decides what Next accepts.
+	n := int64(0)
+	for i := 1; i < min(len(b), countLineMax); i++ {
+		c := b[i]
+		if c >= '0' && c <= '9' {
+			if n = n*10 + int64(c-'0'); n > maxMultibulk {
+				return 0 // refused by countLine too; and no overflow
+			}
+			continue
+		}
+		if c != '\r' || i+1 >= len(b) {
+			return 0
+		}
+		if i == 1 || b[1] == '0' && i > 2 {
+			// No digits, or leading zeros.
+			v, err := countLine(b[:i], r.Authenticated)
+			if err != nil {
+				return 0
+			}
+			return v
+		}
+		if !r.Authenticated && n > UnauthMaxArgs {
+			return 0
+		}
+		return n
+	}
+	return 0
+}
+
+// countLineMax bounds the bytes Count looks at: "*" and a count of up to
+// 20 characters ("-9223372036854775808"), then CRLF.
+const countLineMax = 24
 
 // Pos is the cursor: where the next command starts.
 func (r *Reader) Pos() int { return r.pos }

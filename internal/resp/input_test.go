@@ -530,3 +530,73 @@ func TestReaderWhole(t *testing.T) {
 		t.Fatal("the command never was under way")
 	}
 }
+
+// Whole hands out a command that is all there before Next looked at it,
+// behind another one and before a third, and Next then returns the same
+// command; Count reads the announced count from the count line alone
+// (0 for an inline command, a count line not all there, or one refused
+// before authentication), looking no further than a count line's bytes.
+func TestReaderWholeAtFirstSight(t *testing.T) {
+	big := [][]byte{[]byte("RPUSH"), []byte("k")}
+	for i := 0; i < 3000; i++ {
+		big = append(big, []byte(strconv.Itoa(i)))
+	}
+	var data []byte
+	data = AppendCommand(data, []byte("PING"))
+	data = AppendCommand(data, big...)
+	data = AppendCommand(data, big...)
+	r := &Reader{MaxBulk: 512 << 20, Authenticated: true}
+	for p := data; len(p) > 0; {
+		n := copy(r.ReadBuf(0), p)
+		r.Filled(n)
+		p = p[n:]
+	}
+	if n := r.Count(); n != 1 {
+		t.Fatalf("Count before PING: %d", n)
+	}
+	if _, ok := r.Whole(1); !ok {
+		t.Fatal("Whole refused a whole PING")
+	}
+	if args, err := r.Next(nil); err != nil || len(args) != 1 {
+		t.Fatalf("Next: %q, %v", args, err)
+	}
+	for k := 0; k < 2; k++ {
+		if n := r.Count(); n != int64(len(big)) {
+			t.Fatalf("command %d: Count %d", k, n)
+		}
+		a, ok := r.Whole(int64(len(big)))
+		if !ok {
+			t.Fatalf("command %d: Whole refused it", k)
+		}
+		if got := a.AppendRange(nil, 0, a.Len()); !sameArgs(got, big) {
+			t.Fatalf("command %d: Whole's arguments differ", k)
+		}
+		args, err := r.Next(nil)
+		if err != nil || !sameArgs(args, big) {
+			t.Fatalf("command %d: Next after Whole: %v", k, err)
+		}
+	}
+	for _, c := range []struct {
+		in     string
+		authed bool
+		want   int64
+	}{
+		{"*5\r\n$1\r\n", true, 5},
+		{"*5\r", true, 0},
+		{"PING\r\n", true, 0},
+		{"*2000\r\n", false, 0},
+		{"*2000\r\n", true, 2000},
+		{"*x\r\n", true, 0},
+		{"*-1\r\n", true, 0},
+		{"*10\r\n", false, 10},
+		{"*11\r\n", false, 0},
+		{"*99999999999999999999\r\n", true, 0},
+		{"*" + strings.Repeat("1", 1<<20), true, 0},
+	} {
+		r := &Reader{MaxBulk: 512 << 20, Authenticated: c.authed}
+		r.Filled(copy(r.ReadBuf(len(c.in)+1), c.in))
+		if n := r.Count(); n != c.want {
+			t.Errorf("Count of %.20q (authed %v): %d, want %d", c.in, c.authed, n, c.want)
+		}
+	}
+}
