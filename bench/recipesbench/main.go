@@ -7,7 +7,7 @@
 // increments absorbed per second, and rows flushed per second into SQLite
 // and, with -pg, PostgreSQL.
 //
-//	go run ./bench/recipesbench [-rounds 3] [-d 2s] [-c 50] [-pg postgres://...] [-run Events] [-items 0]
+//	go run ./bench/recipesbench [-fallback] [-rounds 3] [-d 2s] [-c 50] [-pg postgres://...] [-run Events] [-items 0]
 package main
 
 import (
@@ -35,6 +35,18 @@ import (
 
 var ctx = context.Background()
 
+// fallbackOnly makes both servers run the fallbacks (-fallback): the same
+// commands on each, to compare the servers alone.
+var fallbackOnly bool
+
+// opts are the recipes' options: the server's own path, or the fallback.
+func opts() recipes.Options {
+	if fallbackOnly {
+		return recipes.Options{Mode: recipes.Fallback}
+	}
+	return recipes.Options{}
+}
+
 // op is one call of a recipe by goroutine g, its i-th.
 type op func(g, i int) error
 
@@ -54,12 +66,12 @@ var cases = []benchCase{
 	{"Events.Record", func(c redis.UniversalClient) op {
 		ev := make([]*recipes.Events, 1000)
 		for g := range ev {
-			ev[g] = recipes.NewEvents(c, "ev:"+strconv.Itoa(g), time.Hour, recipes.Options{})
+			ev[g] = recipes.NewEvents(c, "ev:"+strconv.Itoa(g), time.Hour, opts())
 		}
 		return func(g, i int) error { return ev[g].Record(ctx) }
 	}},
 	{"Events.Count (1 min)", func(c redis.UniversalClient) op {
-		ev := recipes.NewEvents(c, "ev:count", time.Hour, recipes.Options{})
+		ev := recipes.NewEvents(c, "ev:count", time.Hour, opts())
 		for i := 0; i < 1000; i++ {
 			if err := ev.Record(ctx); err != nil {
 				harness.Fatal("%v", err)
@@ -75,7 +87,7 @@ var cases = []benchCase{
 			go func() {
 				defer wg.Done()
 				rng := rand.New(rand.NewSource(int64(g)))
-				rec := recipes.NewEvents(c, "ev:hour", time.Hour, recipes.Options{Now: func() time.Time {
+				rec := recipes.NewEvents(c, "ev:hour", time.Hour, recipes.Options{Mode: opts().Mode, Now: func() time.Time {
 					return time.Now().Add(-time.Duration(rng.Int63n(int64(time.Hour - time.Minute))))
 				}})
 				for i := 0; i < 2000; i++ {
@@ -86,25 +98,25 @@ var cases = []benchCase{
 			}()
 		}
 		wg.Wait()
-		ev := recipes.NewEvents(c, "ev:hour", time.Hour, recipes.Options{})
+		ev := recipes.NewEvents(c, "ev:hour", time.Hour, opts())
 		return func(g, i int) error { _, err := ev.Count(ctx, time.Hour); return err }
 	}},
 	{"Counter.Incr (7 precisions)", func(c redis.UniversalClient) op {
 		k := make([]*recipes.Counter, 1000)
 		for g := range k {
-			k[g] = recipes.NewCounter(c, "hits:"+strconv.Itoa(g), recipes.DefaultPrecisions, recipes.Options{})
+			k[g] = recipes.NewCounter(c, "hits:"+strconv.Itoa(g), recipes.DefaultPrecisions, opts())
 		}
 		return func(g, i int) error { return k[g].Incr(ctx, 1) }
 	}},
 	{"Timebox.Add", func(c redis.UniversalClient) op {
-		b := recipes.NewTimebox(c, "box", 10*time.Minute, recipes.Options{})
+		b := recipes.NewTimebox(c, "box", 10*time.Minute, opts())
 		return func(g, i int) error {
 			_, err := b.Add(ctx, "p"+strconv.Itoa(g*100+i%100), 1)
 			return err
 		}
 	}},
 	{"FixedWindow.Allow", func(c redis.UniversalClient) op {
-		l := recipes.NewFixedWindow(c, "fw", 1_000_000, time.Minute, recipes.Options{})
+		l := recipes.NewFixedWindow(c, "fw", 1_000_000, time.Minute, opts())
 		return func(g, i int) error { _, err := l.Allow(ctx, "u"+strconv.Itoa(g), 1); return err }
 	}},
 	{"SlidingWindow.Allow (3 limits, 2 keys)", func(c redis.UniversalClient) op {
@@ -112,20 +124,20 @@ var cases = []benchCase{
 			{Window: time.Second, Max: 1_000_000, Precision: 100 * time.Millisecond},
 			{Window: time.Minute, Max: 10_000_000, Precision: 5 * time.Second},
 			{Window: time.Hour, Max: 100_000_000, Precision: time.Minute},
-		}, recipes.Options{})
+		}, opts())
 		return func(g, i int) error {
 			_, err := l.Allow(ctx, 1, "user:"+strconv.Itoa(g), "ip:"+strconv.Itoa(g%7))
 			return err
 		}
 	}},
 	{"GCRA.Allow", func(c redis.UniversalClient) op {
-		l := recipes.NewGCRA(c, 1000, 1_000_000, time.Second, recipes.Options{})
+		l := recipes.NewGCRA(c, 1000, 1_000_000, time.Second, opts())
 		return func(g, i int) error { _, err := l.Allow(ctx, "gcra:"+strconv.Itoa(g), 1); return err }
 	}},
 	{"Lock.Acquire+Release", func(c redis.UniversalClient) op {
 		ls := make([]*recipes.Lock, 1000)
 		for g := range ls {
-			ls[g] = recipes.NewLock(c, "lock:"+strconv.Itoa(g), 30*time.Second, recipes.Options{})
+			ls[g] = recipes.NewLock(c, "lock:"+strconv.Itoa(g), 30*time.Second, opts())
 		}
 		return func(g, i int) error {
 			s, ok, err := ls[g].Acquire(ctx)
@@ -139,7 +151,7 @@ var cases = []benchCase{
 	{"Rollups.Add (2 rollups)", func(c redis.UniversalClient) op {
 		r := recipes.NewRollups([]redis.UniversalClient{c}, "req", []recipes.Rollup{
 			{Step: time.Minute, Keep: 24 * time.Hour}, {Step: time.Hour, Keep: 30 * 24 * time.Hour},
-		}, recipes.Options{})
+		}, opts())
 		svc := []string{"api", "web", "worker", "auth", "search"}
 		reg := []string{"eu", "us", "ap"}
 		return func(g, i int) error {
@@ -149,7 +161,7 @@ var cases = []benchCase{
 	{"Buffer.Incr (same commands)", func(c redis.UniversalClient) op {
 		db, cleanup := sqlite()
 		_ = cleanup // the process ends with the run
-		b, err := recipes.NewBuffer(ctx, []redis.UniversalClient{c}, "buf", db, recipes.SQLite, recipes.BufferOptions{})
+		b, err := recipes.NewBuffer(ctx, []redis.UniversalClient{c}, "buf", db, recipes.SQLite, recipes.BufferOptions{Options: opts()})
 		if err != nil {
 			harness.Fatal("%v", err)
 		}
@@ -171,10 +183,12 @@ func sqlite() (*sql.DB, func()) {
 }
 
 // run calls o from n goroutines for d and returns operations per second,
-// the server's CPU time per operation in µs and this process's (the
-// client's: go-redis and the recipe) in µs. Both share the machine's cores,
+// the server's CPU time per operation in µs, this process's (the
+// client's: go-redis and the recipe) in µs, and the round trips and
+// commands per operation that w counted on the client. Both share the machine's cores,
 // so a recipe can be bound by either side's CPU.
-func run(o op, srv *harness.Server, n int, d time.Duration) (float64, float64, float64) {
+func run(o op, srv *harness.Server, w *wire, n int, d time.Duration) (rate, cpu, client, trips, cmds float64) {
+	trips0, cmds0 := w.trips.Load(), w.cmds.Load()
 	ticks := srv.CPUTicks()
 	self := selfCPU()
 	var ops atomic.Int64
@@ -199,9 +213,34 @@ func run(o op, srv *harness.Server, n int, d time.Duration) (float64, float64, f
 	if err, _ := failed.Load().(error); err != nil {
 		harness.Fatal("%v", err)
 	}
-	cpu := float64(srv.CPUTicks()-ticks) * 1e4 / float64(ops.Load()) // ticks are 10 ms
-	client := float64(selfCPU()-self) / 1e3 / float64(ops.Load())
-	return float64(ops.Load()) / time.Since(start).Seconds(), cpu, client
+	n64 := float64(ops.Load())
+	cpu = float64(srv.CPUTicks()-ticks) * 1e4 / n64 // ticks are 10 ms
+	client = float64(selfCPU()-self) / 1e3 / n64
+	trips = float64(w.trips.Load()-trips0) / n64
+	cmds = float64(w.cmds.Load()-cmds0) / n64
+	return n64 / time.Since(start).Seconds(), cpu, client, trips, cmds
+}
+
+// wire counts what a client sends: round trips (a command alone, or one
+// pipeline or MULTI) and the commands in them (MULTI and EXEC included).
+type wire struct{ trips, cmds atomic.Int64 }
+
+func (w *wire) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (w *wire) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		w.trips.Add(1)
+		w.cmds.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (w *wire) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		w.trips.Add(1)
+		w.cmds.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
 }
 
 // selfCPU is this process's user+system CPU time in ns.
@@ -257,6 +296,7 @@ func main() {
 	abacusBin := flag.String("abacus", "", "abacus binary (default: build ./cmd/abacus)")
 	only := flag.String("run", "", "only the recipes whose names match this regular expression")
 	profile := flag.String("cpuprofile", "", "write this process's CPU profile (the client: go-redis and the recipes) to this file")
+	flag.BoolVar(&fallbackOnly, "fallback", false, "run the fallbacks on Abacus too (the same commands on both servers)")
 	flag.Parse()
 	cases = harness.Select(cases, func(bc benchCase) string { return bc.name }, *only, "-run")
 	if *n > 1000 {
@@ -267,8 +307,12 @@ func main() {
 	servers := harness.StartBoth(bin)
 	defer harness.StopAll(servers)
 	clients := make([]redis.UniversalClient, len(servers))
+	wires := make([]*wire, len(servers))
 	for i, s := range servers {
-		clients[i] = redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", s.Port), PoolSize: *n})
+		c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", s.Port), PoolSize: *n})
+		wires[i] = &wire{}
+		c.AddHook(wires[i])
+		clients[i] = c
 	}
 	for i, c := range clients {
 		native, err := recipes.Detect(ctx, c)
@@ -296,25 +340,35 @@ func main() {
 	rate := make([][]float64, len(ops))
 	cpu := make([][]float64, len(ops))
 	ccpu := make([][]float64, len(ops))
+	trips := make([][]float64, len(ops))
+	cmds := make([][]float64, len(ops))
 	for r := 0; r < *rounds; r++ {
 		for i := range cases {
 			for s := range clients {
-				rps, us, cus := run(ops[2*i+s], servers[s], *n, *dur)
+				rps, us, cus, t, k := run(ops[2*i+s], servers[s], wires[s], *n, *dur)
 				rate[2*i+s] = append(rate[2*i+s], rps)
 				cpu[2*i+s] = append(cpu[2*i+s], us)
 				ccpu[2*i+s] = append(ccpu[2*i+s], cus)
+				trips[2*i+s] = append(trips[2*i+s], t)
+				cmds[2*i+s] = append(cmds[2*i+s], k)
 			}
 		}
 		fmt.Fprintf(os.Stderr, "round %d done\n", r+1)
 	}
 	harness.Header(fmt.Sprintf("Each recipe's native path on Abacus against its fallback on redis-server 7: %d goroutines through go-redis, %v per run, %d rounds (A B A B), medians.", *n, *dur, *rounds))
-	fmt.Println("| recipe | Abacus, native (ops/s) | redis-server, fallback (ops/s) | ratio | Abacus CPU µs/op | redis CPU µs/op | CPU ratio | client CPU µs/op, native | client CPU µs/op, fallback |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	// Client and server share the machine's cores: when they are busy, ops/s
+	// is at most cores / (client + server CPU per op), so the ratio of two
+	// rows cannot pass the ratio of their total CPU per op ("CPU bound").
+	fmt.Println("| recipe | Abacus, native (ops/s) | redis-server, fallback (ops/s) | ratio | Abacus CPU µs/op | redis CPU µs/op | CPU ratio | client CPU µs/op, native / fallback | CPU bound | round trips/op, native / fallback | commands/op, native / fallback |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for i, bc := range cases {
 		a, b := harness.Median(rate[2*i]), harness.Median(rate[2*i+1])
 		ca, cb := harness.Median(cpu[2*i]), harness.Median(cpu[2*i+1])
 		ka, kb := harness.Median(ccpu[2*i]), harness.Median(ccpu[2*i+1])
-		fmt.Printf("| %s | %.0f | %.0f | %.2fx | %.1f | %.1f | %.2fx | %.1f | %.1f |\n", bc.name, a, b, a/b, ca, cb, cb/ca, ka, kb)
+		ta, tb := harness.Median(trips[2*i]), harness.Median(trips[2*i+1])
+		ma, mb := harness.Median(cmds[2*i]), harness.Median(cmds[2*i+1])
+		fmt.Printf("| %s | %.0f | %.0f | %.2fx | %.1f | %.1f | %.2fx | %.1f / %.1f | %.2fx | %.3f / %.3f | %.3f / %.3f |\n",
+			bc.name, a, b, a/b, ca, cb, cb/ca, ka, kb, (cb+kb)/(ca+ka), ta, tb, ma, mb)
 	}
 
 	if *items <= 0 {

@@ -335,8 +335,9 @@ func cmdHincrby(c *engine.Ctx) {
 	if !ok {
 		return
 	}
-	key := c.Key(1)
-	o, h, fresh, ok := HashWriteOrCreate(c, key)
+	// The key is copied out of the arguments only for a new hash: the
+	// lookup keeps nothing, and an existing object has its own.
+	o, h, fresh, ok := HashWriteOrCreate(c, string(c.Args[1]))
 	if !ok {
 		return
 	}
@@ -355,6 +356,10 @@ func cmdHincrby(c *engine.Ctx) {
 	var buf [24]byte
 	// A field gets or keeps its TTL: an increment changes the value only.
 	h.SetKeepTTL(c.Now, c.Args[2], num.AppendInt(buf[:0], cur), engine.HashLimits(c))
+	key := o.Key
+	if fresh {
+		key = c.Key(1)
+	}
 	HashDone(c, key, o, fresh)
 	c.Dirty(1)
 	c.Notify(engine.NotifyHash, "hincrby", c.Args[1])

@@ -20,6 +20,10 @@ var notifyOffCases = [][]string{
 	{"set", "str", "a value that is not an integer"},
 	{"incr", "counter"},
 	{"hset", "h", "f", "v"},
+	// recipes.Buffer's Incr: the key and the member are copied only when
+	// stored, so an existing hash and member cost nothing.
+	{"hincrby", "buf:pending:item:1", "views", "1"},
+	{"zadd", "buf:dirty", "NX", "1700000000000", "item:1"},
 	{"get", "missing"},
 	{"exists", "missing"},
 	{"type", "missing"},

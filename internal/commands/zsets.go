@@ -368,8 +368,9 @@ options:
 		scores[j] = v
 	}
 
-	key := c.Key(1)
-	s, ok := zsWrite(c, key)
+	// The key and the members are copied out of the arguments only where
+	// they are stored (a new set, a new member): the lookups keep nothing.
+	s, ok := zsWrite(c, string(args[1]))
 	if !ok {
 		return
 	}
@@ -386,10 +387,10 @@ options:
 	var last float64
 	plain := flags&(zaddNX|zaddXX|zaddGT|zaddLT|zaddIncr) == 0
 	for j, score := range scores {
-		member := string(args[idx+2*j+1])
+		member := args[idx+2*j+1]
 		if plain {
 			// No condition to test: one lookup, in Add.
-			switch zsPut(s, member, score) {
+			switch zsPut(s, string(member), score) {
 			case zset.Added:
 				added++
 			case zset.Updated:
@@ -399,7 +400,7 @@ options:
 			last = score
 			continue
 		}
-		cur, exists := s.Score(member)
+		cur, exists := s.Score(string(member))
 		switch {
 		case exists:
 			if nx {
@@ -409,7 +410,7 @@ options:
 				score += cur
 				if math.IsNaN(score) {
 					c.Error(errZsetNaN)
-					zaddFinish(c, key, s, created, added+updated)
+					zaddFinish(c, s, created, added+updated)
 					return
 				}
 			}
@@ -419,31 +420,32 @@ options:
 			last = score
 			processed++
 			if score != cur {
-				zsPut(s, member, score)
+				zsPut(s, string(member), score)
 				updated++
 			}
 		case !xx:
-			zsPut(s, member, score)
+			zsPut(s, string(member), score)
 			last = score
 			added++
 			processed++
 		}
 	}
-	zaddFinish(c, key, s, created, added+updated)
+	zaddFinish(c, s, created, added+updated)
 	if added+updated > 0 {
 		c.Notify(engine.NotifyZset, cond2(incr, "zincr", "zadd"), c.Args[1])
 	}
 	zaddReply(c, incr, flags&zaddCH != 0, added, updated, processed, last)
 }
 
-// zaddFinish stores a new set or signals the change of an existing one.
-func zaddFinish(c *engine.Ctx, key string, s *zset.Set, created bool, changed int64) {
+// zaddFinish stores a new set at the key (argument 1) or signals the
+// change of an existing one.
+func zaddFinish(c *engine.Ctx, s *zset.Set, created bool, changed int64) {
 	if created {
 		if s.Len() > 0 {
-			c.DB.Set(key, keyspace.NewValue(keyspace.TypeZSet, s), false)
+			c.DB.Set(c.Key(1), keyspace.NewValue(keyspace.TypeZSet, s), false)
 		}
 	} else if changed > 0 {
-		c.DB.Modified(key)
+		c.DB.Modified(c.Key(1))
 	}
 	c.Dirty(changed)
 }

@@ -180,6 +180,12 @@ func (l *eventLoop) wake() {
 	unix.Write(l.evfd, (*[8]byte)(unsafe.Pointer(&one))[:])
 }
 
+// loopYieldEvery is how often the event loop yields its processor: under
+// the runtime's 10 ms before it forces a preemption, and not much more
+// often, since a yield wakes another thread to look for work (tens of µs
+// of CPU on a virtual machine).
+const loopYieldEvery = 5 * time.Millisecond
+
 // run is the loop's goroutine.
 func (l *eventLoop) run() {
 	s := l.s
@@ -187,7 +193,21 @@ func (l *eventLoop) run() {
 	events := make([]unix.EpollEvent, 256)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	lastYield := time.Now()
 	for {
+		// The loop is one goroutine that never parks, so the scheduler
+		// sees its processor run the same goroutine for as long as the
+		// server does. After 10 ms of that the runtime's monitor (sysmon)
+		// preempts it with a signal and, when it is blocked in
+		// epoll_wait, takes its processor away: the loop then resumes on
+		// another thread, and sysmon, having found work, polls every
+		// 20 µs again for the next millisecond or more. Yielding at a
+		// round's start well within the 10 ms keeps it on its thread and
+		// lets sysmon back off (docs/design.md, "Event loop").
+		if now := time.Now(); now.Sub(lastYield) >= loopYieldEvery {
+			lastYield = now
+			runtime.Gosched()
+		}
 		if s.closing.Load() {
 			l.bgOff()
 			l.closeAll()
