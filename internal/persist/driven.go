@@ -96,18 +96,22 @@ func (bt *batch) takeAt(i int) { bt.taken[i/64] |= 1 << (i % 64) }
 
 // pipe is the loop's and the encoder's shared state, under mu.
 type pipe struct {
-	mu      sync.Mutex
-	cond    sync.Cond   // a batch queued or done, stop, the encoder's exit
-	q       []*batch    // handed to the encoder, oldest first
-	busy    bool        // the encoder is encoding q[0]
-	blocked bool        // the step waits for room or the end: wake it
-	waitEnd bool        // what it waits for is the end
-	waiting atomic.Bool // the guard waits for the encoder: broadcast progress
-	done    bool        // the encoder encoded the last batch
-	exited  bool        // the encoder goroutine returned (or never started)
-	spare   []*batch    // encoded batches for reuse
-	stopped atomic.Bool
-	stopc   chan struct{} // closed with stopped set (Cancel)
+	mu   sync.Mutex
+	cond sync.Cond // a batch done, the encoder's exit (the guard and stop wait)
+	// bell wakes the encoder, asleep (sleeping) until a batch is queued
+	// or stop: not cond, for the loop's sake (lowprio_linux.go, bell).
+	bell     *bell
+	sleeping bool
+	q        []*batch    // handed to the encoder, oldest first
+	busy     bool        // the encoder is encoding q[0]
+	blocked  bool        // the step waits for room or the end: wake it
+	waitEnd  bool        // what it waits for is the end
+	waiting  atomic.Bool // the guard waits for the encoder: broadcast progress
+	done     bool        // the encoder encoded the last batch
+	exited   bool        // the encoder goroutine returned (or never started)
+	spare    []*batch    // encoded batches for reuse
+	stopped  atomic.Bool
+	stopc    chan struct{} // closed with stopped set (Cancel)
 }
 
 // driven is the state of a save run through Options.Drive.
@@ -198,6 +202,7 @@ func (b *Background) streamDriven(out io.Writer, direct bool) error {
 		// The first step waits for the lock, released once wake is set.
 		d.wake = b.opt.Drive(b.step)
 		d.p.exited = false
+		d.p.bell = newBell()
 		go runLow(d.encode) // at a lower priority (lowprio_linux.go)
 		b.lock.Unlock()
 	}
@@ -295,7 +300,7 @@ func (b *Background) step(deadline time.Time) Step {
 			p.spare = append(p.spare, bt)
 		} else {
 			p.q = append(p.q, bt)
-			p.cond.Broadcast()
+			p.wakeEncoderLocked()
 		}
 		p.mu.Unlock()
 		if !time.Now().Before(deadline) {
@@ -406,6 +411,7 @@ func (d *driven) encode() {
 	defer func() {
 		p.mu.Lock()
 		p.exited = true
+		p.bell.close() // nobody rings: the encoder is not sleeping
 		p.cond.Broadcast()
 		p.mu.Unlock()
 	}()
@@ -423,7 +429,10 @@ func (d *driven) encode() {
 		}
 		p.mu.Lock()
 		for len(p.q) == 0 && !p.stopped.Load() {
-			p.cond.Wait()
+			p.sleeping = true
+			p.mu.Unlock()
+			p.bell.wait()
+			p.mu.Lock()
 		}
 		if p.stopped.Load() {
 			p.mu.Unlock()
@@ -567,10 +576,19 @@ func (d *driven) stop() {
 	if !p.stopped.Load() {
 		p.stopped.Store(true)
 		close(p.stopc)
-		p.cond.Broadcast()
+		p.wakeEncoderLocked()
 	}
 	for !p.exited {
 		p.cond.Wait()
+	}
+}
+
+// wakeEncoderLocked rings the encoder's bell if it sleeps (under mu):
+// one ring for each sleep, which its one wait takes.
+func (p *pipe) wakeEncoderLocked() {
+	if p.sleeping {
+		p.sleeping = false
+		p.bell.ring()
 	}
 }
 

@@ -93,3 +93,21 @@ func TestRunLowKeepsItsThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestBellIsAnEventfd: on Linux the encoder sleeps in read(2) on an
+// eventfd, so that the loop's ring does not queue the encoder's
+// goroutine on the loop's processor.
+func TestBellIsAnEventfd(t *testing.T) {
+	b := newBell()
+	defer b.close()
+	if b.fd < 0 || b.ch != nil {
+		t.Fatalf("bell fd %d, channel %v: want an eventfd", b.fd, b.ch != nil)
+	}
+	link, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", b.fd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(link, "eventfd") {
+		t.Fatalf("bell fd is %q, want an eventfd", link)
+	}
+}
