@@ -338,8 +338,7 @@ func (d *Durability) aofBase() ([]byte, bool) {
 	opt := d.saveOptions()
 	if d.e.Cfg.Bool(config.AOFUseRDBPreamble) {
 		var buf bytes.Buffer
-		aux := append(append([]string(nil), opt.Aux...), "aof-base", "1")
-		if err := rdb.WriteKeyspace(&buf, d.e.KS, aux, opt.Functions, opt.Encode); err == nil {
+		if err := rdb.WriteKeyspace(&buf, d.e.KS, persist.AOFBaseAux(opt.Aux), opt.Functions, opt.Encode); err == nil {
 			return buf.Bytes(), true
 		}
 	}
@@ -393,7 +392,7 @@ func (d *Durability) startRewrite() error {
 	bn := aof.BaseName(a.Name, seq, preamble)
 	opt := d.saveOptions()
 	opt.Path = filepath.Join(a.Dir, bn)
-	opt.Aux = append(append([]string(nil), opt.Aux...), "aof-base", "1")
+	opt.Aux = persist.AOFBaseAux(opt.Aux)
 	opt.RestoreCommands = !preamble
 	opt.Drive = d.e.SaveDriver(d.lock)
 	if d.e.Cfg.Bool(config.AOFRewriteIncrementalFsync) {

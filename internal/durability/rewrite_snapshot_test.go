@@ -1,7 +1,10 @@
 package durability_test
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -77,6 +80,16 @@ func rewriteUnderWrites(t *testing.T, preamble string) {
 	wg.Wait()
 	if s := c.Do("INFO", "persistence"); servertest.InfoField(s, "aof_last_bgrewrite_status") != "ok" {
 		t.Fatalf("rewrite failed:\n%s", s)
+	}
+	// The RDB preamble's AUX fields say aof-base once, as redis-server's.
+	bases, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.base.rdb"))
+	if (len(bases) == 0) != (preamble == "no") {
+		t.Fatalf("base files with aof-use-rdb-preamble %s: %v", preamble, bases)
+	}
+	for _, f := range bases {
+		if b, err := os.ReadFile(f); err == nil && bytes.Count(b, []byte("aof-base")) != 1 {
+			t.Fatalf("%s has aof-base %d times", f, bytes.Count(b, []byte("aof-base")))
+		}
 	}
 	want := map[string]string{}
 	for i := 0; i < keys; i++ {

@@ -283,3 +283,16 @@ func Aux(redisVer string, ctimeSec, usedMem int64) []string {
 		"aof-base", "0",
 	}
 }
+
+// AOFBaseAux is aux (Aux's fields) with aof-base 1, as the RDB preamble
+// of an AOF base has it: the field once, as redis-server writes it.
+func AOFBaseAux(aux []string) []string {
+	out := append([]string(nil), aux...)
+	for i := 0; i+1 < len(out); i += 2 {
+		if out[i] == "aof-base" {
+			out[i+1] = "1"
+			return out
+		}
+	}
+	return append(out, "aof-base", "1")
+}
