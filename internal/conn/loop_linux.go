@@ -382,40 +382,36 @@ func (l *eventLoop) flush(c *client) {
 	}
 }
 
-// wait returns the ready events: at once when there are some (or block is
-// false), else after blocking until there are. The first try is a raw
-// system call, which keeps the processor; only a wait that blocks goes
-// through the runtime's system-call path, after polling on for
-// io-event-loop-spin-us when spin is set, and returns after timeout
-// (rounded up to a millisecond) when it is positive.
+// wait returns the ready events: at once when block is false, else after
+// blocking until there are some (or timeout, rounded up to a millisecond,
+// when it is positive). A wait that may block is one epoll_wait through
+// the runtime's system-call path, which returns at once when events are
+// ready: a round costs one epoll_wait, as Redis's does. Only with
+// io-event-loop-spin-us set (and spin) does the loop first poll with raw
+// non-blocking calls, which keep the processor, for that long.
 func (l *eventLoop) wait(events []unix.EpollEvent, block, spin bool, timeout time.Duration) int {
-	var spinUntil time.Time
-	for {
-		n, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
-		if e == 0 && (n > 0 || !block) {
-			return int(n)
-		}
-		if e != 0 && e != syscall.EINTR {
-			return 0
-		}
-		if e == 0 {
-			// Nothing ready: poll on for io-event-loop-spin-us before
-			// sleeping. A loop that sleeps between rounds makes every
-			// request wake it (and the client's write pay for the
-			// wake-up); polling a little longer finds the next requests
-			// already there, as a busy Redis does (docs/design.md).
-			if spinUntil.IsZero() {
-				us := l.s.Cfg.Int(config.EventLoopSpin)
-				if us == 0 || !spin {
-					break
-				}
-				spinUntil = time.Now().Add(time.Duration(us) * time.Microsecond)
-				continue
+	if !block {
+		for {
+			n, e := l.poll(events)
+			if e != syscall.EINTR {
+				return n
 			}
-			if time.Now().Before(spinUntil) {
-				continue
+		}
+	}
+	if us := l.s.Cfg.Int(config.EventLoopSpin); us > 0 && spin {
+		// Poll on before sleeping. A loop that sleeps between rounds
+		// makes every request wake it (and the client's write pay for
+		// the wake-up); polling a little longer finds the next requests
+		// already there, as a busy Redis does (docs/design.md).
+		spinUntil := time.Now().Add(time.Duration(us) * time.Microsecond)
+		for {
+			n, e := l.poll(events)
+			if n > 0 || (e != 0 && e != syscall.EINTR) {
+				return n
 			}
-			break
+			if !time.Now().Before(spinUntil) {
+				break
+			}
 		}
 	}
 	ms := -1
@@ -434,6 +430,16 @@ func (l *eventLoop) wait(events []unix.EpollEvent, block, spin bool, timeout tim
 			return 0
 		}
 	}
+}
+
+// poll is a non-blocking epoll_wait by a raw system call, which keeps the
+// processor.
+func (l *eventLoop) poll(events []unix.EpollEvent) (int, syscall.Errno) {
+	n, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), 0
 }
 
 // admit puts the newly accepted clients into the epoll set.

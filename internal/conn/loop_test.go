@@ -14,9 +14,10 @@ import (
 // The event loop's handoffs (loop_linux.go): what the loop cannot do
 // without holding up the other clients moves the client to a goroutine,
 // which must go on exactly where the loop stopped. Each test runs with
-// one loop, two loops (io-threads 2), one loop that sleeps as soon as it
-// is idle (io-event-loop-spin-us 0) and none: the goroutine-per-connection
-// path stays covered.
+// one loop that polls for 50 µs before it sleeps (io-event-loop-spin-us
+// 50), two loops (io-threads 2), one loop that sleeps as soon as it is
+// idle (io-event-loop-spin-us 0, the default) and none: the
+// goroutine-per-connection path stays covered.
 
 func bothModes(t *testing.T, f func(t *testing.T, inst *servertest.Instance)) {
 	bothModesWith(t, nil, f)
@@ -25,7 +26,7 @@ func bothModes(t *testing.T, f func(t *testing.T, inst *servertest.Instance)) {
 // bothModesWith is bothModes with more configuration for every mode.
 func bothModesWith(t *testing.T, extra []string, f func(t *testing.T, inst *servertest.Instance)) {
 	for _, mode := range [][]string{
-		{"io-event-loop", "yes"},
+		{"io-event-loop", "yes", "io-event-loop-spin-us", "50"},
 		{"io-event-loop", "yes", "io-threads", "2"},
 		{"io-event-loop", "yes", "io-event-loop-spin-us", "0"},
 		{"io-event-loop", "no"},
