@@ -720,12 +720,15 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	lims := s.outputLimits()
 	c.checkAt = c.outputCheckAt(lims)
 	c.w.Limit = c.appendLimit(lims)
-	c.w.Deferrer = nil
-	if w := c.wown.Load(); w == wQueue || w == wIdle && c.inLoop && c.limitedBy(lims) {
-		// Its output goes to its queue from now on (wQueue is final), or
-		// may move there with a large reply (deferReply): large replies
-		// may join it unencoded.
+	c.w.Deferrer, c.w.DeferFrom = nil, 0
+	if w := c.wown.Load(); w == wQueue {
+		// Its output goes to its queue from now on (wQueue is final):
+		// large replies may join it unencoded.
 		c.w.Deferrer = c.deferFn
+	} else if w == wIdle && c.inLoop && c.limitedBy(lims) {
+		// It may move there with a large reply (deferReply); a shorter
+		// range is encoded inline without a snapshot, as before.
+		c.w.Deferrer, c.w.DeferFrom = c.deferFn, deferFirstElems
 	}
 	authed, maxBulk := c.sess.Authed, c.reader.MaxBulk
 	first := i
@@ -1058,6 +1061,12 @@ func (c *client) deferReply(seg *resp.Segment) bool {
 // deferFirstAt is the size from which a large reply moves a loop client
 // with an output limit to its queue (deferReply).
 const deferFirstAt = bigChunk
+
+// deferFirstElems is the least number of elements of a reply offered to
+// a loop client's Deferrer before it is queued: a range of fewer is
+// unlikely to reach deferFirstAt, and offering it would cost a snapshot
+// and the generic encoding for a reply built anyway.
+const deferFirstElems = 2048
 
 // keepReplyBuf is the largest reply buffer a queued client keeps between
 // batches (stage).
