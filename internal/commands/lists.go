@@ -309,7 +309,7 @@ func cmdLrange(c *engine.Ctx) {
 	}
 	l := listOf(o)
 	n := l.RangeLen(int(start), int(stop))
-	if n >= deferRangeMin && c.W.CanDefer() {
+	if n >= deferRangeMin && c.W.CanDefer(n) {
 		// Queued as the list's bytes, encoded as the client reads it.
 		c.W.Defer(resp.NewArraySegment(l.SnapshotRange(int(start), int(stop))))
 		return

@@ -717,13 +717,18 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	s.current = c
 	c.flushPendNow() // what others pushed to it this round comes before its replies
 	c.w.Proto = c.sess.Proto
-	c.checkAt = c.outputCheckAt(s.outputLimits())
-	c.w.Limit = c.appendLimit(s.outputLimits())
-	c.w.Deferrer = nil
-	if c.wown.Load() == wQueue {
+	lims := s.outputLimits()
+	c.checkAt = c.outputCheckAt(lims)
+	c.w.Limit = c.appendLimit(lims)
+	c.w.Deferrer, c.w.DeferFrom = nil, 0
+	if w := c.wown.Load(); w == wQueue {
 		// Its output goes to its queue from now on (wQueue is final):
 		// large replies may join it unencoded.
 		c.w.Deferrer = c.deferFn
+	} else if w == wIdle && c.inLoop && c.limitedBy(lims) {
+		// It may move there with a large reply (deferReply); a shorter
+		// range is encoded inline without a snapshot, as before.
+		c.w.Deferrer, c.w.DeferFrom = c.deferFn, deferFirstElems
 	}
 	authed, maxBulk := c.sess.Authed, c.reader.MaxBulk
 	first := i
@@ -986,18 +991,55 @@ func (c *client) dropUnsent() {
 // by the queue's writer as the socket takes it. A client that does not
 // read its replies so costs the event loop neither their encoding nor
 // their buffers; the queue counts the segment's full size at once, so
-// the output buffer limits see it whole. It declines (the reply is
-// built as usual) for output that does not go straight to the queue, for
-// replies CLIENT REPLY drops, for small ones, and for a reply that puts
-// the client over its limits: built, it is dropped as it passes them
-// (resp.Writer.Limit), and the client closed, as before. Under the
-// server lock, by the owner, inside a command.
+// the output buffer limits see it whole. A loop client with an output
+// limit moves to its queue for a reply of deferFirstAt or more. It
+// declines (the reply is built as usual) for output that does not go
+// to the queue, for replies CLIENT REPLY drops and for small ones. A
+// reply whose size puts the client over its limits is taken and dropped,
+// and the client closed, as if it had been built up to its limit. Under
+// the server lock, by the owner, inside a command.
 func (c *client) deferReply(seg *resp.Segment) bool {
-	if seg.Size() < chunkBytes || c.wpending || c.wown.Load() != wQueue || c.sess.Reply != engine.ReplyOn {
+	if seg.Size() < chunkBytes || c.wpending || c.sess.Reply != engine.ReplyOn {
+		return false
+	}
+	toQueue := false
+	switch c.wown.Load() {
+	case wQueue:
+	case wIdle:
+		// A loop client with an output limit whose reply is large moves
+		// to its queue now, before its first large reply is built on the
+		// loop: until its socket stopped taking its replies, a client
+		// that pipelines large replies and does not read (the kernel
+		// takes a few MB of them) had each built on the loop, 1 MB at a
+		// time, while the others waited (docs/benchmarks.md). Only at a
+		// batch's first reply and with nothing waiting for the AOF, so
+		// that no reply of this batch reaches the queue before the
+		// batch's AOF write (runLocked's Flush with a queue waits for it).
+		if seg.Size() < deferFirstAt || len(c.w.Buf) != 0 || c.syncAt != 0 {
+			return false
+		}
+		toQueue = true
+	default:
 		return false
 	}
 	if n := int64(len(c.w.Buf)) + seg.Size(); c.w.Limit != 0 && n > int64(c.w.Limit) && c.overLimit(n+c.unsent()) {
-		return false
+		// Its size puts the client over its limits: closed now, as when
+		// the reply passes them as it is built (resp.Writer.Limit), but
+		// without building the part below the limit first, which cost
+		// the loop up to a limit's worth of encoding and a fresh 1 MB
+		// buffer for every client closed. The output shown (omem, the
+		// recent peak, the log line) is where building it would have
+		// closed it: the limit passed.
+		unread := c.passedAt(int64(len(c.w.Buf)) + c.unsent())
+		c.setOutBuf(unread)
+		c.closeForLimit(unread)
+		c.w.Dropped = true // runLocked drops what is left
+		return true
+	}
+	if toQueue {
+		q := c.queue()
+		c.wown.Store(wQueue) // wIdle under the server lock: no push can move it meanwhile
+		go c.writeLoop(q)
 	}
 	q := c.out.Load()
 	moved := len(c.w.Buf) + int(min(seg.Size(), 1<<40))
@@ -1015,6 +1057,16 @@ func (c *client) deferReply(seg *resp.Segment) bool {
 	}
 	return true
 }
+
+// deferFirstAt is the size from which a large reply moves a loop client
+// with an output limit to its queue (deferReply).
+const deferFirstAt = bigChunk
+
+// deferFirstElems is the least number of elements of a reply offered to
+// a loop client's Deferrer before it is queued: a range of fewer is
+// unlikely to reach deferFirstAt, and offering it would cost a snapshot
+// and the generic encoding for a reply built anyway.
+const deferFirstElems = 2048
 
 // keepReplyBuf is the largest reply buffer a queued client keeps between
 // batches (stage).

@@ -105,3 +105,41 @@ func TestDeferredRepliesLimit(t *testing.T) {
 		}
 	})
 }
+
+// A loop client with an output limit has its first large reply queued
+// unencoded, before its socket has stopped taking replies: a client that
+// pipelines large replies and does not read had each of the first few
+// (what the kernel takes, several MB) built on the event loop. Without a
+// limit, or off the loop, the reply is built as before. Either way the
+// client reads the same bytes, in order with the replies around it.
+func TestFirstLargeReplyDeferred(t *testing.T) {
+	bothModes(t, func(t *testing.T, inst *servertest.Instance) {
+		admin := inst.Raw(t)
+		want := distinctList(t, admin, "d", 5000) // about 540 KB
+		loop := !strings.Contains(t.Name(), "io-event-loop=no")
+		for _, limit := range []string{"normal 64mb 16mb 10", "normal 0 0 0"} {
+			setLimit(t, admin, limit)
+			before := inst.Srv.DeferredReplies()
+			c := inst.Raw(t)
+			if r := c.Do("PING"); r != "+PONG\r\n" {
+				t.Fatalf("PING: %q", r)
+			}
+			// The batch's first reply: no reply of the batch is queued
+			// ahead of the batch's AOF write (client.deferReply).
+			c.Write(servertest.Cat([]string{"LRANGE", "d", "0", "-1"}, []string{"ECHO", "after"}))
+			for _, w := range []string{string(want), "$5\r\nafter\r\n"} {
+				if r := c.Read(); r != w {
+					t.Fatalf("limit %q: read %d bytes, want %d", limit, len(r), len(w))
+				}
+			}
+			deferred := inst.Srv.DeferredReplies() - before
+			if wantDeferred := loop && limit != "normal 0 0 0"; deferred != map[bool]int64{true: 1, false: 0}[wantDeferred] {
+				t.Errorf("limit %q: %d replies deferred, want one only on the loop with a limit", limit, deferred)
+			}
+			// The client goes on being answered through its queue.
+			if r := c.Do("ECHO", "again"); r != "$5\r\nagain\r\n" {
+				t.Fatalf("limit %q: ECHO: %q", limit, r)
+			}
+		}
+	})
+}

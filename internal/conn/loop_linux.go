@@ -614,6 +614,13 @@ const (
 	heavyBudget = 1 << 20
 	heavyAge    = 256
 	heavyShare  = 16
+	// heavyReplyCost is what a heavy serve is charged per MB of replies
+	// at least: about what building 1 MB of an LRANGE reply took the
+	// loop (docs/benchmarks.md), so that replies deferred to the queue
+	// (client.deferReply), which take the loop a few µs, do not let a
+	// client that does not read fill its queue to its limit, reconnect
+	// and fill it again many times a second.
+	heavyReplyCost = 400 * time.Microsecond
 )
 
 // backlogged reports whether c's unread output passed backlogAt.
@@ -688,8 +695,14 @@ func (l *eventLoop) serveHeavy() bool {
 	}
 	start := time.Now()
 	l.othersRan = false
-	defer func() { l.heavyNext = start.Add(time.Since(start) * heavyShare) }()
 	spent := int64(0)
+	defer func() {
+		// A reply deferred to the queue costs the loop little, but its
+		// encoding, its snapshot and its share of the collector's work
+		// are still done: it is charged as if built here (heavyReplyCost).
+		cost := max(time.Since(start), time.Duration(spent)*heavyReplyCost>>20)
+		l.heavyNext = start.Add(cost * heavyShare)
+	}()
 	l.heavyPhase = true
 	defer func() { l.heavyPhase = false }()
 	for spent < heavyBudget && len(l.heavy) > 0 {

@@ -144,13 +144,16 @@ func (c *client) outputCheckAt(l *outLimits) int {
 	return at
 }
 
+// limitedBy reports whether an output limit of l applies to c.
+func (c *client) limitedBy(l *outLimits) bool {
+	lim, unauth := c.limitFor(l)
+	return unauth || lim.limited()
+}
+
 // keepServing reports whether c goes on being served while its socket is
 // full (its output then queues up to its limit), rather than waiting for
 // the socket: when a limit applies to it, as in Redis.
-func (c *client) keepServing() bool {
-	lim, unauth := c.limitFor(c.srv.outputLimits())
-	return unauth || lim.limited()
-}
+func (c *client) keepServing() bool { return c.limitedBy(c.srv.outputLimits()) }
 
 // outputGrew is runLocked's look at the output once the replies built
 // reach checkAt: it publishes their size and closes the client when they
@@ -262,6 +265,26 @@ func (c *client) overLimit(unread int64) bool {
 	}
 	c.softSince.Store(0)
 	return false
+}
+
+// passedAt is the output at which c, with unread bytes of output and a
+// reply that overLimit has just found to put it over its limits, passes
+// them: the smallest limit that closes it now (the unauthenticated one,
+// the hard one, or the soft one once held for too long) beyond Redis's
+// static buffer, and at least unread.
+func (c *client) passedAt(unread int64) int64 {
+	lim, unauth := c.limitFor(c.srv.outputLimits())
+	at := int64(-1)
+	if unauth {
+		at = unauthLimit + 1
+	}
+	if lim.hard > 0 && (at < 0 || lim.hard < at) {
+		at = lim.hard
+	}
+	if since := c.softSince.Load(); lim.soft > 0 && since != 0 && c.srv.Env.Clock.NowMs()/1000-since > lim.softSecs && (at < 0 || lim.soft < at) {
+		at = lim.soft
+	}
+	return max(unread, at+replyBufBytes)
 }
 
 // closeForLimit closes c for overcoming its output buffer limit (with the

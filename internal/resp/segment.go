@@ -149,6 +149,7 @@ func (w *Writer) Defer(seg *Segment) {
 	}
 }
 
-// CanDefer reports whether Defer may queue a segment rather than encode
-// it now: callers with a cheaper way to encode inline use it then.
-func (w *Writer) CanDefer() bool { return w.Deferrer != nil }
+// CanDefer reports whether Defer may queue a segment of n elements
+// rather than encode it now: callers with a cheaper way to encode inline
+// use it then.
+func (w *Writer) CanDefer(n int) bool { return w.Deferrer != nil && n >= w.DeferFrom }

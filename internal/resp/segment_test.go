@@ -80,9 +80,14 @@ func TestDeferrer(t *testing.T) {
 	var took *Segment
 	w := Writer{Deferrer: func(s *Segment) bool { took = s; return true }}
 	w.Defer(NewArraySegment(els))
-	if took == nil || len(w.Buf) != 0 || !w.CanDefer() {
+	if took == nil || len(w.Buf) != 0 || !w.CanDefer(2) {
 		t.Fatalf("taken %v, Buf %q", took != nil, w.Buf)
 	}
+	// DeferFrom: fewer elements are not offered.
+	if w.DeferFrom = 3; w.CanDefer(2) || !w.CanDefer(3) {
+		t.Fatalf("DeferFrom 3: CanDefer(2) %v, CanDefer(3) %v", w.CanDefer(2), w.CanDefer(3))
+	}
+	w.DeferFrom = 0
 	w.Deferrer = func(*Segment) bool { return false }
 	w.Defer(NewArraySegment(els))
 	if string(w.Buf) != "*2\r\n$1\r\na\r\n$2\r\nbc\r\n" {

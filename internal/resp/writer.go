@@ -28,6 +28,9 @@ type Writer struct {
 	// encoded into Buf now. It must leave Buf holding what follows the
 	// segment (empty, the bytes before having gone with it).
 	Deferrer func(*Segment) bool
+	// DeferFrom is the least number of elements of a reply offered to
+	// Deferrer (0: any that its caller offers).
+	DeferFrom int
 }
 
 // full reports whether a bulk string of n bytes must not be appended:
