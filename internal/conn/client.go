@@ -994,7 +994,8 @@ func (c *client) dropUnsent() {
 // the output buffer limits see it whole. A loop client with an output
 // limit moves to its queue for a reply of deferFirstAt or more. It
 // declines (the reply is built as usual) for output that does not go
-// to the queue, for replies CLIENT REPLY drops and for small ones. A
+// to the queue, for replies CLIENT REPLY drops, for small ones and
+// while the AOF holds effects a reply must not overtake. A
 // reply whose size puts the client over its limits is taken and dropped,
 // and the client closed, as if it had been built up to its limit. Under
 // the server lock, by the owner, inside a command.
@@ -1012,10 +1013,8 @@ func (c *client) deferReply(seg *resp.Segment) bool {
 		// that pipelines large replies and does not read (the kernel
 		// takes a few MB of them) had each built on the loop, 1 MB at a
 		// time, while the others waited (docs/benchmarks.md). Only at a
-		// batch's first reply and with nothing waiting for the AOF, so
-		// that no reply of this batch reaches the queue before the
-		// batch's AOF write (runLocked's Flush with a queue waits for it).
-		if seg.Size() < deferFirstAt || len(c.w.Buf) != 0 || c.syncAt != 0 {
+		// batch's first reply.
+		if seg.Size() < deferFirstAt || len(c.w.Buf) != 0 {
 			return false
 		}
 		toQueue = true
@@ -1035,6 +1034,13 @@ func (c *client) deferReply(seg *resp.Segment) bool {
 		c.closeForLimit(unread)
 		c.w.Dropped = true // runLocked drops what is left
 		return true
+	}
+	if c.srv.Env.Persistence().Flush(false) != 0 {
+		// The AOF holds effects not yet where a reply may follow them
+		// (written; under appendfsync always, synced). The queue's writer
+		// would send this reply, and the batch's replies before it, at
+		// once; built as usual, they leave after runLocked's Flush.
+		return false
 	}
 	if toQueue {
 		q := c.queue()
