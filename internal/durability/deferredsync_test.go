@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abacusdb/abacus/internal/aof"
 	"github.com/abacusdb/abacus/internal/servertest"
 )
 
@@ -21,28 +20,11 @@ import (
 // slow so that a reply sent too early would be seen; with the event loop
 // and with a goroutine per client.
 func TestDeferredRepliesFollowFsync(t *testing.T) {
-	log := &fsyncLog{covered: map[string]int64{}}
-	old := aof.SetSyncFunc(func(f *os.File) error {
-		time.Sleep(2 * time.Millisecond) // widens the window a reply could leak in
-		return log.sync(f)
-	})
-	defer aof.SetSyncFunc(old)
-
+	log := slowSyncLog(t)
 	for _, loop := range []string{"yes", "no"} {
 		t.Run("io-event-loop="+loop, func(t *testing.T) {
 			dir := t.TempDir()
-			inst := servertest.Start(t, servertest.WithConfig("dir", dir, "appendfsync", "always", "io-event-loop", loop,
-				"client-output-buffer-limit", "normal 64mb 16mb 10"))
-			admin := inst.Raw(t)
-			admin.Do("CONFIG", "SET", "appendonly", "yes")
-			waitInfo(t, admin, func(s string) bool {
-				return servertest.InfoField(s, "aof_enabled") == "1" && servertest.InfoField(s, "aof_rewrite_in_progress") == "0"
-			})
-			m, err := aof.ReadManifest(filepath.Join(dir, "appendonlydir"), "appendonly.aof")
-			if err != nil || len(m.Incrs) != 1 {
-				t.Fatalf("manifest %+v: %v", m, err)
-			}
-			incr := m.Incrs[0].Name
+			inst, admin, incr := startAlwaysIn(t, dir, "io-event-loop", loop, "client-output-buffer-limit", "normal 64mb 16mb 10")
 
 			// A list whose full range is large enough to be queued
 			// unencoded (4,096 elements, about 400 KB).

@@ -22,27 +22,11 @@ import (
 // made slow (a pause before it) so that output sent too early would be
 // seen; with the event loop and with a goroutine per client.
 func TestPushesFollowFsync(t *testing.T) {
-	log := &fsyncLog{covered: map[string]int64{}}
-	old := aof.SetSyncFunc(func(f *os.File) error {
-		time.Sleep(2 * time.Millisecond) // widens the window output could leak in
-		return log.sync(f)
-	})
-	defer aof.SetSyncFunc(old)
-
+	log := slowSyncLog(t)
 	for _, loop := range []string{"yes", "no"} {
 		t.Run("io-event-loop="+loop, func(t *testing.T) {
 			dir := t.TempDir()
-			inst := servertest.Start(t, servertest.WithConfig("dir", dir, "appendfsync", "always", "io-event-loop", loop, "notify-keyspace-events", "KA"))
-			admin := inst.Raw(t)
-			admin.Do("CONFIG", "SET", "appendonly", "yes")
-			waitInfo(t, admin, func(s string) bool {
-				return servertest.InfoField(s, "aof_enabled") == "1" && servertest.InfoField(s, "aof_rewrite_in_progress") == "0"
-			})
-			m, err := aof.ReadManifest(filepath.Join(dir, "appendonlydir"), "appendonly.aof")
-			if err != nil || len(m.Incrs) != 1 {
-				t.Fatalf("manifest %+v: %v", m, err)
-			}
-			incr := m.Incrs[0].Name
+			inst, _, incr := startAlwaysIn(t, dir, "io-event-loop", loop, "notify-keyspace-events", "KA")
 
 			sub := inst.Raw(t)
 			sub.Do("SUBSCRIBE", "pushsync")
@@ -106,4 +90,34 @@ func TestPushesFollowFsync(t *testing.T) {
 			}
 		})
 	}
+}
+
+// slowSyncLog makes every fsync of the AOF's files pause first, widening
+// the window in which output sent too early would be seen, and records
+// what each covered; the test's end restores the plain fsync.
+func slowSyncLog(t *testing.T) *fsyncLog {
+	log := &fsyncLog{covered: map[string]int64{}}
+	old := aof.SetSyncFunc(func(f *os.File) error {
+		time.Sleep(2 * time.Millisecond)
+		return log.sync(f)
+	})
+	t.Cleanup(func() { aof.SetSyncFunc(old) })
+	return log
+}
+
+// startAlwaysIn starts a server on dir with appendfsync always and cfg,
+// turns the AOF on and returns an admin connection and the name of the
+// incremental file the writes go to.
+func startAlwaysIn(t *testing.T, dir string, cfg ...string) (*servertest.Instance, *servertest.Conn, string) {
+	inst := servertest.Start(t, servertest.WithConfig(append([]string{"dir", dir, "appendfsync", "always"}, cfg...)...))
+	admin := inst.Raw(t)
+	admin.Do("CONFIG", "SET", "appendonly", "yes")
+	waitInfo(t, admin, func(s string) bool {
+		return servertest.InfoField(s, "aof_enabled") == "1" && servertest.InfoField(s, "aof_rewrite_in_progress") == "0"
+	})
+	m, err := aof.ReadManifest(filepath.Join(dir, "appendonlydir"), "appendonly.aof")
+	if err != nil || len(m.Incrs) != 1 {
+		t.Fatalf("manifest %+v: %v", m, err)
+	}
+	return inst, admin, m.Incrs[0].Name
 }
