@@ -271,8 +271,15 @@ func sendPipe(ctx context.Context, c redis.UniversalClient, calls []*call, tx bo
 // pipeOne sends the command that queue makes through c's shared
 // pipeline and returns it, run. Its error, if any, is returned too.
 func pipeOne[C redis.Cmder](ctx context.Context, c redis.UniversalClient, ref *combinerRef, queue func(ctx context.Context, p redis.Pipeliner) C) (C, error) {
+	return oneIn(ctx, c, ref, kindPipe, sendPiped, queue)
+}
+
+// oneIn sends the command that queue makes through c's combiner for kind
+// (kindPipe or kindMulti, with its send) and returns it, run. Its error,
+// if any, is returned too.
+func oneIn[C redis.Cmder](ctx context.Context, c redis.UniversalClient, ref *combinerRef, kind string, send sendFunc, queue func(ctx context.Context, p redis.Pipeliner) C) (C, error) {
 	var cmd C
-	_, err := combined(ctx, c, ref, kindPipe, sendPiped, piped(func(ctx context.Context, p redis.Pipeliner) func() error {
+	_, err := combined(ctx, c, ref, kind, send, piped(func(ctx context.Context, p redis.Pipeliner) func() error {
 		cmd = queue(ctx, p)
 		return cmd.Err
 	}))

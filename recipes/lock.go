@@ -38,16 +38,16 @@ return 0`)
 // the lock.
 //
 // Calls made at the same time through one client share round trips
-// (combine.go): native acquisitions go in one MULTI (each one's SET and
-// INCR still with nothing between them), everything else in one
-// pipeline, a command or a script per call.
+// (combine.go): natively, acquisitions, extensions and releases go in one
+// MULTI (each acquisition's SET and INCR still with nothing between
+// them); the fallback's scripts go in one pipeline.
 type Lock struct {
 	c    redis.UniversalClient
 	key  string
 	ttl  time.Duration
 	opts Options
 	mode modeOf
-	// the client's combiners: native acquisitions, and the other calls
+	// the client's combiners: the native calls', and the fallback's
 	multi, pipe combinerRef
 }
 
@@ -58,6 +58,15 @@ func NewLock(c redis.UniversalClient, key string, ttl time.Duration, opts Option
 
 // Mode reports the path in use, detecting it if needed.
 func (l *Lock) Mode(ctx context.Context) (Mode, error) { return l.mode.get(ctx, l.c, l.opts.Mode) }
+
+// one sends the command that queue makes through the lock's combiner for
+// path m: the native calls' MULTI, or the fallback's pipeline.
+func (l *Lock) one(ctx context.Context, m Mode, queue func(ctx context.Context, p redis.Pipeliner) *redis.Cmd) (*redis.Cmd, error) {
+	if m == Native {
+		return oneIn(ctx, l.c, &l.multi, kindMulti, sendMulti, queue)
+	}
+	return pipeOne(ctx, l.c, &l.pipe, queue)
+}
 
 // Lease is a held lock.
 type Lease struct {
@@ -96,7 +105,7 @@ func (l *Lock) Acquire(ctx context.Context) (lease *Lease, ok bool, err error) {
 		}
 		return &Lease{Token: tok.Val(), owner: owner, l: l}, true, nil
 	}
-	cmd, err := pipeOne(ctx, l.c, &l.pipe, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+	cmd, err := l.one(ctx, m, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
 		return lockAcquireScript.EvalSha(ctx, p, []string{l.key, l.key + ":fence"}, owner, ms)
 	})
 	var tok int64
@@ -120,7 +129,7 @@ func (s *Lease) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
 		return false, err
 	}
 	ms := max(ttl.Milliseconds(), 1)
-	cmd, err := pipeOne(ctx, s.l.c, &s.l.pipe, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+	cmd, err := s.l.one(ctx, m, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
 		if m == Native {
 			return p.Do(ctx, "SET", s.l.key, s.owner, "IFEQ", s.owner, "PX", ms)
 		}
@@ -146,7 +155,7 @@ func (s *Lease) Release(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	cmd, err := pipeOne(ctx, s.l.c, &s.l.pipe, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
+	cmd, err := s.l.one(ctx, m, func(ctx context.Context, p redis.Pipeliner) *redis.Cmd {
 		if m == Native {
 			return p.Do(ctx, "DELIFEQ", s.l.key, s.owner)
 		}
