@@ -430,10 +430,13 @@ func cmdFlush(c *engine.Ctx) {
 		n += int64(db.Len())
 		db.Flush()
 	}
-	// Redis 7.0 counts the keys removed, and nothing for FLUSHALL itself
-	// (it forces propagation instead). With save points configured, Redis
-	// also saves the emptied dataset, which leaves no change unsaved.
+	// Redis 7.0 counts the keys removed, and nothing for the command
+	// itself; it propagates the command even when there was nothing to
+	// remove, so a replica or the AOF empties what it may hold besides.
+	// With save points configured, Redis also saves the emptied dataset
+	// after FLUSHALL, which leaves no change unsaved.
 	c.Dirty(n)
+	c.Propagate(c.Args...)
 	if c.Cmd.Name == "flushall" {
 		c.Env.Persistence().FlushAll()
 	}

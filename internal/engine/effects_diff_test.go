@@ -451,6 +451,8 @@ func effCases(dump string) []effCase {
 		// Databases.
 		effLines("FLUSHALL", "SET a 1\nSELECT 2\nSET b 1\nFLUSHALL"),
 		effLines("FLUSHDB", "SET a 1\nFLUSHDB"),
+		effLines("FLUSHALL with nothing to remove", "FLUSHALL ASYNC\nSELECT 5\nFLUSHALL"),
+		effLines("FLUSHDB with nothing to remove", "SELECT 4\nFLUSHDB\nSET a 1\nSELECT 5\nFLUSHDB SYNC"),
 		effLines("FLUSHDB in another db", "SELECT 3\nSET a 1\nFLUSHDB\nSELECT 0\nSET b 1"),
 		effLines("SWAPDB", "SET a 1\nSWAPDB 0 1\nSELECT 1\nSET b 2"),
 		effLines("SELECT and writes", "SET a 1\nSELECT 2\nSET b 2\nSELECT 5\nDEL b\nSET c 3\nSELECT 2\nDEL b"),
