@@ -174,7 +174,9 @@ type effCase struct {
 	name string
 	run  func(s *effSide)
 	// randomMembers: the members SREM names were chosen at random (SPOP
-	// with a count below the set's size); they are compared by number.
+	// with a count below the set's size), or the keys DEL names come in
+	// the server's own order (expired keys a SCAN meets); they are
+	// compared by number.
 	randomMembers bool
 }
 
@@ -235,6 +237,9 @@ func effNormalize(cmds [][][]byte, baseMs int64, randomMembers bool) [][][]byte 
 			for j := 2; j < len(n); j++ {
 				n[j] = []byte("<member>")
 			}
+		}
+		if randomMembers && len(n) == 2 && strings.EqualFold(string(n[0]), "DEL") {
+			n[1] = []byte("<key>")
 		}
 		out[i] = n
 	}
@@ -405,6 +410,19 @@ func effCases(dump string) []effCase {
 		effExpired("lazy expiry inside a script", func(s *effSide) {
 			s.do("EVAL", "return redis.call('GET', KEYS[1])", "1", "k")
 		}),
+		// SCAN and RANDOMKEY run directly: the keys they find expired are
+		// deleted one DEL at a time, not in MULTI/EXEC; inside EXEC, they
+		// are.
+		{name: "lazy expiry by SCAN", randomMembers: true, run: func(s *effSide) {
+			s.lines("SET k1 v PX 1\nSET k2 v PX 1")
+			s.pass(10)
+			s.do("SCAN", "0")
+		}},
+		{name: "lazy expiry by SCAN in MULTI", randomMembers: true, run: func(s *effSide) {
+			s.lines("SET k1 v PX 1\nSET k2 v PX 1")
+			s.pass(10)
+			s.lines("MULTI\nSCAN 0\nEXEC")
+		}},
 		effExpired("lazy expiry inside a writing script", func(s *effSide) {
 			s.do("EVAL", "redis.call('GET', KEYS[1]); return redis.call('SET', KEYS[2], 'y')", "2", "k", "x")
 		}),

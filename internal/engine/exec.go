@@ -613,7 +613,8 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		e.FeedMonitors(s, cmd, args)
 	}
 	if e.depth == 0 && len(e.prop.pending) > 0 {
-		e.propFlush() // before the reply can leave (propagate.go)
+		// before the reply can leave (propagate.go)
+		e.propFlushWrap(cmd.Flags&FlagTouchesArbitraryKeys == 0)
 	}
 	if e.depth == 0 && e.trk.hooked {
 		e.trackAfter(s, cmd)

@@ -164,16 +164,19 @@ func (e *Env) propFieldExpired(db *keyspace.DB, key string, field []byte) {
 
 // propFlush hands the pending entries to the sink, in MULTI/EXEC when a
 // top-level command left more than one (Redis 7's propagatePendingCommands).
-func (e *Env) propFlush() {
+func (e *Env) propFlush() { e.propFlushWrap(true) }
+
+// propFlushWrap is propFlush, with the MULTI/EXEC only if wrap.
+func (e *Env) propFlushWrap(wrap bool) {
 	p := &e.prop
 	if len(p.pending) > 0 && !p.off {
 		if p.sink != nil {
 			if aofOnly := p.forAOF(); len(aofOnly) > 0 {
-				p.sink.Feed(aofOnly, len(aofOnly) > 1)
+				p.sink.Feed(aofOnly, wrap && len(aofOnly) > 1)
 			}
 		}
 		if p.tap != nil {
-			p.tap.Feed(p.pending, len(p.pending) > 1)
+			p.tap.Feed(p.pending, wrap && len(p.pending) > 1)
 		}
 	}
 	e.propDiscard()

@@ -38,6 +38,11 @@ const (
 	// FlagNoAsyncLoading: refused while a replica loads its primary's
 	// data in the background (Redis's no_async_loading; shown only).
 	FlagNoAsyncLoading
+	// FlagTouchesArbitraryKeys: the command may delete keys it was not
+	// given (expired keys SCAN and RANDOMKEY meet); run directly, not in
+	// EXEC or a script, its effects are not wrapped in MULTI/EXEC (Redis's
+	// CMD_TOUCHES_ARBITRARY_KEYS, which COMMAND INFO does not show).
+	FlagTouchesArbitraryKeys
 )
 
 var flagNames = []string{
