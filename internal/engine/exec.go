@@ -413,6 +413,10 @@ func (e *Env) Execute(s *Session, args [][]byte, w *resp.Writer) {
 	if len(args) == 0 {
 		return
 	}
+	if s.tx.unwatchLater {
+		s.tx.unwatchLater = false
+		s.tx.watch.Unwatch()
+	}
 	found := s.lookupFor(args[0])
 	if found == nil && e.crossProtocol(s, args[0]) {
 		return

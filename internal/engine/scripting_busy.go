@@ -62,10 +62,16 @@ func (e *Env) ExecuteBusy(s *Session, args [][]byte, w *resp.Writer) bool {
 		return true
 	}
 	if cmd.Name == "exec" {
-		// Redis aborts the transaction with the BUSY text; discarding it
-		// needs the lock, so EXEC waits for the script instead (and then
-		// fails with EXECABORT if a queued command met BUSY).
-		return false
+		// Redis aborts the transaction with the BUSY text, in MULTI or
+		// not (execCommandAbort). The queue is the session's own; its
+		// watches are in the keyspace, which needs the lock, and go
+		// before the session's next command runs.
+		s.tx.clearQueue()
+		s.tx.unwatchLater = true
+		msg := execAbortPrefix + busyText(run)
+		e.CountError(msg)
+		w.Error(msg)
+		return true
 	}
 	if cmd.Flags&FlagAllowBusy == 0 {
 		e.busyError(s, w, busyText(run))

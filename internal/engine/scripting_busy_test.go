@@ -72,6 +72,33 @@ func TestScriptBusyAndKill(t *testing.T) {
 	}
 }
 
+// An EXEC that arrives while a script is busy is refused at once with the
+// BUSY text and ends the transaction (Redis's execCommandAbort); its
+// watched keys are forgotten too.
+func TestScriptBusyExec(t *testing.T) {
+	inst := servertest.Start(t, servertest.WithConfig("busy-reply-threshold", busyThreshold))
+	a, b := inst.Raw(t), inst.Raw(t)
+	servertest.ExpectReply(t, b.Do("WATCH", "w"), "+OK\r\n")
+	servertest.ExpectReply(t, b.Do("MULTI"), "+OK\r\n")
+	servertest.ExpectReply(t, b.Do("INCR", "x"), "+QUEUED\r\n")
+	startLooping(t, inst, a, "EVAL", "while true do end", "0")
+	abort := "-EXECABORT Transaction discarded because of: BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n"
+	servertest.ExpectReply(t, b.Do("EXEC"), abort)
+	// Out of MULTI now, and EXEC alone is refused the same way.
+	servertest.ExpectReply(t, b.Do("EXEC"), abort)
+	servertest.ExpectReply(t, b.Do("SCRIPT", "KILL"), "+OK\r\n")
+	if r := a.Read(); !strings.HasPrefix(r, "-ERR Script killed") {
+		t.Fatalf("the script's caller got %q", r)
+	}
+	servertest.ExpectReply(t, b.Do("GET", "x"), "$-1\r\n")
+	// w's watch went with the transaction: a write to it does not fail
+	// b's next one.
+	servertest.ExpectReply(t, a.Do("SET", "w", "changed"), "+OK\r\n")
+	servertest.ExpectReply(t, b.Do("MULTI"), "+OK\r\n")
+	servertest.ExpectReply(t, b.Do("INCR", "x"), "+QUEUED\r\n")
+	servertest.ExpectReply(t, b.Do("EXEC"), "*1\r\n:1\r\n")
+}
+
 func TestScriptUnkillableAndShutdownNosave(t *testing.T) {
 	inst := servertest.Start(t, servertest.WithConfig("busy-reply-threshold", busyThreshold))
 	a, b := inst.Raw(t), inst.Raw(t)

@@ -68,6 +68,10 @@ type txState struct {
 	cmds    []queuedCmd // the queued commands
 	args    [][]byte
 	watch   keyspace.Watcher
+	// unwatchLater: an EXEC refused while a script was busy ended the
+	// transaction without the lock; its watches are forgotten when the
+	// session's next command runs (Execute), before anything can read them.
+	unwatchLater bool
 }
 
 // queuedCmd is a command checked when queued: EXEC runs it without looking
