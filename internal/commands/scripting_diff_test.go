@@ -23,6 +23,9 @@ func k(keys ...string) []string { return keys }
 
 // Lua values returned to the client.
 var luaToRespCases = []luaCase{
+	// A table that holds itself: nested arrays until Redis's Lua stack
+	// runs out, then the error.
+	{body: "local a = {}; local b = {a}; a[1] = b; return a"},
 	{body: "return 1"},
 	{body: "return -1"},
 	{body: "return 0"},

@@ -27,6 +27,12 @@ import (
 // number -> {big_number="..."}, verbatim -> {verbatim_string={format=,
 // string=}}.
 
+// luaReplyDepth is the deepest table nesting a script's reply converts:
+// Redis 7.0's Lua C stack (LUAI_MAXCSTACK, 8000 slots) runs out after
+// this many nested arrays when a script returns a table that holds
+// itself.
+const luaReplyDepth = 7994
+
 // replyWriter writes a script's return value for a client.
 type replyWriter struct {
 	w        *resp.Writer
@@ -54,9 +60,9 @@ func (rw *replyWriter) write(v lua.LValue, depth int) {
 	case lua.LNumber:
 		w.Int(toInt64(float64(x)))
 	case *lua.LTable:
-		if depth > 1000 {
+		if depth > luaReplyDepth {
 			// Redis runs out of Lua stack ("reached lua stack limit").
-			rw.error("ERR reached lua stack limit", true)
+			rw.error("-ERR reached lua stack limit", true)
 			return
 		}
 		rw.table(x, depth)
