@@ -111,10 +111,19 @@ func TestTrackingDiffDefault(t *testing.T) {
 	if a[0] != r[0] || a[1] != r[1] {
 		t.Errorf("GET of an expired key: abacus %q redis %q", a, r)
 	}
-	// Scripts: the keys the script's commands read are tracked.
+	// Scripts: a script that reads makes its caller track the keys it
+	// declared, not the ones its commands named; one that only writes,
+	// none.
 	tr.do("EVAL", "return redis.call('get', KEYS[1])", "1", k)
 	w.do("SET", k, "5")
 	tr.next("invalidate after script read")
+	tr.do("EVAL", "redis.call('set', KEYS[1], 'w')", "2", k+":s1", k+":s2")
+	w.do("MSET", k+":s1", "1", k+":s2", "1")
+	tr.do("EVAL", "return redis.call('get', ARGV[1])", "2", k+":s1", k+":s2", k+":u")
+	w.do("SET", k+":u", "1")
+	w.do("MSET", k+":s2", "2", k+":s1", "2")
+	tr.next("invalidate a declared key")
+	tr.next("invalidate the other declared key")
 	tr.do("CLIENT", "TRACKING", "OFF")
 	tr.do("GET", k)
 	w.do("SET", k, "6")

@@ -597,16 +597,14 @@ func (e *Env) run(s *Session, cmd *Command, args [][]byte, w *resp.Writer) {
 		e.trackLatency(st, dur)
 	}
 	if e.trk.hooked && cmd.Flags&FlagReadonly != 0 {
-		// A script's commands run as the "lua" client: what they read is
-		// its caller's.
-		ts := s
-		if s == e.scr.sess {
-			if run := e.scr.running.Load(); run != nil {
-				ts = run.caller
+		if s != e.scr.sess {
+			if s.track != nil {
+				e.trackRead(s, cmd, args)
 			}
-		}
-		if ts.track != nil {
-			e.trackRead(ts, cmd, args)
+		} else if run := e.scr.running.Load(); run != nil && run.caller.track != nil {
+			// A script's read makes its caller track the keys the script
+			// declared, not the ones the command named (Redis 7.0).
+			e.trackKeys(run.caller, cmd, run.call.Keys, nil)
 		}
 	}
 	if !blocked {

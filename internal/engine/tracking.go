@@ -207,6 +207,12 @@ func (e *Env) TrackingCounts() (clients, keys, items, prefixes int) {
 // trackRead remembers the keys a read-only command of s read, when s
 // tracks keys (not BCAST) and OPTIN/OPTOUT let it.
 func (e *Env) trackRead(s *Session, cmd *Command, args [][]byte) {
+	e.trackKeys(s, cmd, args, cmd.KeyIndexes(args))
+}
+
+// trackKeys remembers that s read the keys of args at idx (every one of
+// args when idx is nil) with cmd.
+func (e *Env) trackKeys(s *Session, cmd *Command, args [][]byte, idx []int) {
 	t := s.track
 	if t.opts&TrackBcast != 0 || cmd.Flags&FlagPubSub != 0 || trackingExcluded(cmd) {
 		return
@@ -214,17 +220,28 @@ func (e *Env) trackRead(s *Session, cmd *Command, args [][]byte) {
 	if t.opts&TrackOptIn != 0 && !t.caching || t.opts&TrackOptOut != 0 && t.caching {
 		return
 	}
-	for _, i := range cmd.KeyIndexes(args) {
-		key := string(args[i])
-		set := e.trk.table[key]
-		if set == nil {
-			set = map[*Session]struct{}{}
-			e.trk.table[key] = set
+	if idx == nil {
+		for _, a := range args {
+			e.trackKey(s, a)
 		}
-		if _, ok := set[s]; !ok {
-			set[s] = struct{}{}
-			e.trk.items++
-		}
+		return
+	}
+	for _, i := range idx {
+		e.trackKey(s, args[i])
+	}
+}
+
+// trackKey adds s to the clients that read key.
+func (e *Env) trackKey(s *Session, k []byte) {
+	key := string(k)
+	set := e.trk.table[key]
+	if set == nil {
+		set = map[*Session]struct{}{}
+		e.trk.table[key] = set
+	}
+	if _, ok := set[s]; !ok {
+		set[s] = struct{}{}
+		e.trk.items++
 	}
 }
 
