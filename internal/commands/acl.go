@@ -61,13 +61,18 @@ func allChannelsDefault(c *engine.Ctx) bool {
 
 func cmdACLSetUser(c *engine.Ctx) {
 	name := c.Arg(2)
-	if strings.ContainsAny(name, " \x00") {
-		c.Error("ERR Usernames can't contain spaces or null characters")
-		return
-	}
 	rules := make([]string, 0, len(c.Args)-3)
 	for _, a := range c.Args[3:] {
 		rules = append(rules, string(a))
+	}
+	// Neither the user nor its rules reach MONITOR or the slow log,
+	// whatever the outcome (Redis redacts them all first).
+	for j := 2; j < len(c.Args); j++ {
+		redact(c, j)
+	}
+	if strings.ContainsAny(name, " \x00") {
+		c.Error("ERR Usernames can't contain spaces or null characters")
+		return
 	}
 	var before *acl.User
 	if u := c.Env.ACL.User(name); u != nil {

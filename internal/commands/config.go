@@ -53,6 +53,11 @@ func cmdConfigSet(c *engine.Ctx) {
 	pairs := make([][2]string, 0, (len(c.Args)-2)/2)
 	for i := 2; i+1 < len(c.Args); i += 2 {
 		pairs = append(pairs, [2]string{c.Arg(i), c.Arg(i + 1)})
+		// A sensitive value (a password) reaches neither MONITOR nor the
+		// slow log, whether or not the whole call succeeds.
+		if p, ok := config.Lookup(c.Arg(i)); ok && p.Sensitive {
+			redact(c, i+1)
+		}
 	}
 	if err := c.Env.Cfg.SetMany(pairs, IsLocal(c.S)); err != nil {
 		c.Error("ERR " + err.Error())

@@ -94,6 +94,7 @@ func parseMigrate(c *engine.Ctx) (*migrateArgs, bool) {
 				return nil, false
 			}
 			m.user, m.password = nil, c.Args[j+1]
+			redact(c, j+1)
 			j++
 		case c.ArgIs(j, "auth2"):
 			if more < 2 {
@@ -101,6 +102,8 @@ func parseMigrate(c *engine.Ctx) (*migrateArgs, bool) {
 				return nil, false
 			}
 			m.user, m.password = c.Args[j+1], c.Args[j+2]
+			redact(c, j+1)
+			redact(c, j+2)
 			j += 2
 		case c.ArgIs(j, "keys"):
 			if len(c.Args[3]) != 0 {

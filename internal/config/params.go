@@ -286,7 +286,7 @@ var table = []*Param{
 
 	ReplicaOf:                    strP("replicaof", "").alias("slaveof").multi().immutable().canon(canonReplicaOf).validate(checkReplicaOf),
 	MasterAuth:                   strP("masterauth", "").sensitive(),
-	MasterUser:                   strP("masteruser", ""),
+	MasterUser:                   strP("masteruser", "").sensitive(),
 	ReplicaServeStaleData:        boolP("replica-serve-stale-data", "yes").alias("slave-serve-stale-data"),
 	ReplicaReadOnly:              boolP("replica-read-only", "yes").alias("slave-read-only"),
 	ReplicaIgnoreMaxmemory:       boolP("replica-ignore-maxmemory", "yes").alias("slave-ignore-maxmemory"),
