@@ -443,6 +443,41 @@ func TestClientPause(t *testing.T) {
 	}
 }
 
+// TestClientPauseMayReplicate: PAUSE WRITE also holds the commands that
+// may replicate without writing (PFCOUNT, PUBLISH, a script that declares
+// no flags), but not EVAL_RO or a script that declares no-writes (Redis
+// 7.0's getCommandFlags).
+func TestClientPauseMayReplicate(t *testing.T) {
+	inst := servertest.Start(t)
+	admin := inst.Raw(t)
+	for _, held := range [][]string{
+		{"PFCOUNT", "hll"},
+		{"PUBLISH", "ch", "m"},
+		{"EVAL", "return 1", "0"},
+		{"EVAL", "#!lua\nreturn 1", "0"},
+	} {
+		w := inst.Raw(t)
+		id := strings.TrimSpace(strings.TrimPrefix(w.Do("CLIENT", "ID"), ":"))
+		servertest.ExpectReply(t, admin.Do("CLIENT", "PAUSE", "100000", "WRITE"), "+OK\r\n")
+		w.Write(servertest.Cat([]string{"EVAL_RO", "return 2", "0"}, []string{"EVAL", "#!lua flags=no-writes\nreturn 3", "0"}, held))
+		servertest.ExpectReply(t, w.Read(), ":2\r\n")
+		servertest.ExpectReply(t, w.Read(), ":3\r\n")
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+			_, v := servertest.ClientFields(t, servertest.BulkBody(t, admin.Do("CLIENT", "LIST", "ID", id)))
+			if strings.Contains(v["flags"], "b") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%q was not held by the pause: flags=%s", held, v["flags"])
+			}
+		}
+		servertest.ExpectReply(t, admin.Do("CLIENT", "UNPAUSE"), "+OK\r\n")
+		if r := w.Read(); strings.HasPrefix(r, "-") {
+			t.Fatalf("%q after the pause: %q", held, r)
+		}
+	}
+}
+
 // TestClientHelp: CLIENT HELP is redis-server 7.0's, line for line and in
 // its order, with only the lines of the later subcommands and KILL
 // filters Abacus has added.

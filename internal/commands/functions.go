@@ -23,6 +23,8 @@ func init() {
 		if ro {
 			c.Flags |= engine.FlagReadonly
 			c.KeyFlags = "RO access"
+		} else {
+			c.Flags |= engine.FlagMayReplicate
 		}
 		return c
 	}

@@ -27,7 +27,7 @@ func init() {
 			Complexity: "O(1) to add every element.", Handler: cmdPfadd},
 		// PFCOUNT is flagged readonly although it may write the cached
 		// cardinality back, hence its key spec's RW.
-		&engine.Command{Name: "pfcount", Specs: keySpecs["pfcount"], Arity: -2, Flags: engine.FlagReadonly, First: 1, Last: -1, Step: 1,
+		&engine.Command{Name: "pfcount", Specs: keySpecs["pfcount"], Arity: -2, Flags: engine.FlagReadonly | engine.FlagMayReplicate, First: 1, Last: -1, Step: 1,
 			KeyFlags: "RW access", ACL: acl, Group: grp,
 			Summary: "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", Since: "2.8.9",
 			Complexity: "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.",

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	const subFlags = engine.FlagPubSub | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale
-	const pubFlags = engine.FlagPubSub | engine.FlagLoading | engine.FlagStale | engine.FlagFast
+	const pubFlags = engine.FlagPubSub | engine.FlagLoading | engine.FlagStale | engine.FlagFast | engine.FlagMayReplicate
 	const listFlags = engine.FlagPubSub | engine.FlagLoading | engine.FlagStale
 	const grp = "pubsub"
 	const nSub = "O(N) where N is the number of channels to subscribe to."

@@ -23,6 +23,8 @@ func init() {
 			c.Flags |= engine.FlagReadonly
 			c.KeyFlags = "RO access"
 			c.Since = "7.0.0"
+		} else {
+			c.Flags |= engine.FlagMayReplicate
 		}
 		return c
 	}

@@ -59,6 +59,11 @@ func TestScriptingDiffCommands(t *testing.T) {
 		{"EVAL_RO", "return redis.call('GET', KEYS[1])", "1", "k"},
 		{"EVAL_RO", "return redis.call('SET', KEYS[1], 'v')", "1", "k"},
 		{"EVAL_RO", "return redis.pcall('SET', KEYS[1], 'v')", "1", "k"},
+		// Commands that may replicate count as writes in read-only scripts.
+		{"EVAL_RO", "return redis.pcall('PFCOUNT', KEYS[1])", "1", "k"},
+		{"EVAL_RO", "return redis.pcall('PUBLISH', 'ch', 'm')", "0"},
+		{"EVAL", "#!lua flags=no-writes\nreturn redis.pcall('PUBLISH', 'ch', 'm')", "0"},
+		{"EVAL", "return redis.call('PUBLISH', 'ch', 'm')", "0"},
 		{"EVAL_RO", "#!lua\nreturn redis.call('GET', 'k')", "0"},
 		{"EVAL_RO", "#!lua flags=no-writes\nreturn redis.call('GET', 'k')", "0"},
 		{"EVAL_RO", "#!lua flags=no-writes\nreturn redis.call('SET', 'k', 'v')", "0"},

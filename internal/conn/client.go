@@ -1180,8 +1180,9 @@ func (s *Server) pausedFor(sess *engine.Session, args [][]byte) bool {
 	if st&1 == 0 {
 		return true // ALL
 	}
-	// EXEC counts as a write when it would run one (Redis 7.0).
-	return sess.EffectiveFlags(cmd)&(engine.FlagWrite|engine.FlagMayReplicate) != 0
+	// EXEC counts as a write when it would run one, a script by the
+	// flags it declares (Redis 7.0's getCommandFlags).
+	return s.Env.CommandFlags(sess, cmd, args)&(engine.FlagWrite|engine.FlagMayReplicate) != 0
 }
 
 // waitPause holds the client (its replies already written) until command

@@ -466,35 +466,69 @@ func appendUnsubscribed(b []byte, resp3 bool, channel string, count int) []byte 
 // declares flags (a shebang) without no-writes. A script without a
 // shebang, or one not found, has the command's own flags.
 func (e *Env) scriptWrites(cmd *Command, args [][]byte) bool {
+	flags, ok := e.declaredScriptFlags(cmd, args)
+	return ok && flags&script.FlagNoWrites == 0
+}
+
+// declaredScriptFlags returns the flags that the script or function EVAL,
+// EVALSHA or FCALL (or their _RO forms) runs declares, and false when
+// there are none: another command, a script without a shebang, one not
+// found.
+func (e *Env) declaredScriptFlags(cmd *Command, args [][]byte) (script.Flags, bool) {
 	var flags script.Flags
 	switch cmd.Name {
 	case "eval", "eval_ro":
 		body := args[1]
 		if !bytes.HasPrefix(body, []byte("#!")) {
-			return false
+			return 0, false
 		}
 		if i := bytes.IndexByte(body, '\n'); i >= 0 {
 			body = body[:i+1] // the shebang line is all ParseShebang reads
 		}
 		f, _, err := script.ParseShebang(string(body))
 		if err != nil {
-			return false
+			return 0, false
 		}
 		flags = f
 	case "evalsha", "evalsha_ro":
 		sc := e.Scripting().Lookup(args[1])
 		if sc == nil {
-			return false
+			return 0, false
 		}
 		flags = sc.Flags
 	case "fcall", "fcall_ro":
 		f := e.Scripting().Function(string(args[1]))
 		if f == nil {
-			return false
+			return 0, false
 		}
 		flags = f.Flags
 	default:
-		return false
+		return 0, false
 	}
-	return flags&(script.FlagEvalCompat|script.FlagNoWrites) == 0
+	return flags, flags&script.FlagEvalCompat == 0
+}
+
+// CommandFlags are the flags that decide how cmd with args is treated
+// before it runs (CLIENT PAUSE WRITE), as Redis's getCommandFlags: EXEC's
+// add those of the commands it will run (EffectiveFlags); a script or
+// function that declares flags writes, and needs memory, unless it says
+// otherwise, and is no longer "may replicate" (its flags say whether it
+// writes). Called under the lock.
+func (e *Env) CommandFlags(s *Session, cmd *Command, args [][]byte) Flag {
+	f := s.EffectiveFlags(cmd)
+	sf, ok := e.declaredScriptFlags(cmd, args)
+	if !ok {
+		return f
+	}
+	f &^= FlagStale | FlagDenyOOM | FlagWrite | FlagMayReplicate
+	if sf&(script.FlagAllowOOM|script.FlagNoWrites) == 0 {
+		f |= FlagDenyOOM
+	}
+	if sf&script.FlagNoWrites == 0 {
+		f |= FlagWrite
+	}
+	if sf&script.FlagAllowStale != 0 {
+		f |= FlagStale
+	}
+	return f
 }

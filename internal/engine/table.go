@@ -27,6 +27,9 @@ const (
 	FlagSkipSlowlog
 	FlagFast
 	FlagNoAuth
+	// FlagMayReplicate: a command that may add to the replication stream
+	// without writing (PUBLISH, PFCOUNT's cache, EVAL): held by CLIENT
+	// PAUSE WRITE, refused in read-only scripts.
 	FlagMayReplicate
 	FlagNoMulti
 	FlagAllowBusy
@@ -48,15 +51,16 @@ const (
 var flagNames = []string{
 	"write", "readonly", "denyoom", "admin", "pubsub", "noscript", "blocking",
 	"loading", "stale", "skip_monitor", "skip_slowlog", "fast", "no_auth",
-	"may_replicate", "no_multi", "allow_busy", "movablekeys", "no_mandatory_keys",
+	"", "no_multi", "allow_busy", "movablekeys", "no_mandatory_keys",
 	"asking", "no_async_loading",
 }
 
-// Names lists the flag names set in f, in Redis's order.
+// Names lists the flag names set in f, in Redis's order. Redis 7.0's
+// COMMAND INFO does not show may_replicate: it has no name here.
 func (f Flag) Names() []string {
 	var out []string
 	for i, n := range flagNames {
-		if f&(1<<i) != 0 {
+		if f&(1<<i) != 0 && n != "" {
 			out = append(out, n)
 		}
 	}
