@@ -476,6 +476,13 @@ func TestClientPauseMayReplicate(t *testing.T) {
 			t.Fatalf("%q after the pause: %q", held, r)
 		}
 	}
+	// EXEC of scripts that declare no-writes is not held either.
+	servertest.ExpectReply(t, admin.Do("CLIENT", "PAUSE", "100000", "WRITE"), "+OK\r\n")
+	w := inst.Raw(t)
+	servertest.ExpectReply(t, w.Do("MULTI"), "+OK\r\n")
+	servertest.ExpectReply(t, w.Do("EVAL", "#!lua flags=no-writes\nreturn 12", "0"), "+QUEUED\r\n")
+	servertest.ExpectReply(t, w.Do("EXEC"), "*1\r\n:12\r\n")
+	servertest.ExpectReply(t, admin.Do("CLIENT", "UNPAUSE"), "+OK\r\n")
 }
 
 // TestClientHelp: CLIENT HELP is redis-server 7.0's, line for line and in

@@ -62,6 +62,7 @@ type txState struct {
 	aborted bool  // a command was refused while queuing (Redis's DIRTY_EXEC)
 	execing bool  // EXEC is running the queue
 	flags   Flag  // the union of the queued commands' flags
+	inv     Flag  // the union of their complements: a flag some lack
 	mem     int64 // CLIENT LIST multi-mem: argument bytes + a pointer per argument
 	buf     []byte
 	ends    []int       // end of each queued argument in buf
@@ -97,6 +98,16 @@ func (s *Session) EffectiveFlags(cmd *Command) Flag {
 	return cmd.Flags
 }
 
+// ServesStale reports whether cmd may run on a replica whose link is down
+// with replica-serve-stale-data no: it has the stale flag and, for EXEC,
+// so does every command it will run (Redis's cmd_inv_flags).
+func (s *Session) ServesStale(cmd *Command) bool {
+	if cmd.Flags&FlagStale == 0 {
+		return false
+	}
+	return cmd.Name != "exec" || !s.tx.multi || s.tx.inv&FlagStale == 0
+}
+
 // txRunsNow lists the commands that run at once in MULTI, as in Redis.
 func txRunsNow(cmd *Command) bool {
 	switch cmd.Name {
@@ -116,14 +127,16 @@ func (e *Env) queue(s *Session, cmd *Command, args [][]byte, w *resp.Writer) boo
 	if txRunsNow(cmd) {
 		return false
 	}
-	s.tx.push(cmd, args)
+	s.tx.push(cmd, args, e.CommandFlags(s, cmd, args))
 	w.Simple("QUEUED")
 	return true
 }
 
-// push copies a command into the queue. A transaction that cannot run
-// (refused command, touched key) keeps nothing, as in Redis.
-func (t *txState) push(cmd *Command, args [][]byte) {
+// push copies a command into the queue; flags are the command's as it
+// will run (Env.CommandFlags: a script's declared ones). A transaction
+// that cannot run (refused command, touched key) keeps nothing, as in
+// Redis.
+func (t *txState) push(cmd *Command, args [][]byte, flags Flag) {
 	if t.aborted || t.watch.Dirty {
 		return
 	}
@@ -133,7 +146,8 @@ func (t *txState) push(cmd *Command, args [][]byte) {
 		t.mem += int64(len(a)) + 8
 	}
 	t.cmds = append(t.cmds, queuedCmd{cmd, len(t.ends)})
-	t.flags |= cmd.Flags
+	t.flags |= flags
+	t.inv |= ^flags
 }
 
 // queued returns command i's arguments. The slice is reused by the next
@@ -158,7 +172,7 @@ func (t *txState) queued(i int) [][]byte {
 // clearQueue leaves MULTI and empties the queue, keeping a small arena.
 func (t *txState) clearQueue() {
 	t.multi, t.aborted, t.execing = false, false, false
-	t.flags, t.mem = 0, 0
+	t.flags, t.inv, t.mem = 0, 0, 0
 	if cap(t.buf) > arenaKeep {
 		t.buf, t.ends, t.cmds = nil, nil, nil
 	} else {

@@ -33,7 +33,7 @@ func (p *Primary) refusal(s *engine.Session, cmd *engine.Command) string {
 		}
 		return ""
 	}
-	if p.link.state != "connected" && !cfg.Bool(config.ReplicaServeStaleData) && cmd.Flags&engine.FlagStale == 0 {
+	if p.link.state != "connected" && !cfg.Bool(config.ReplicaServeStaleData) && !s.ServesStale(cmd) {
 		return errMasterDown
 	}
 	return ""

@@ -65,6 +65,29 @@ func TestServeStaleDataNo(t *testing.T) {
 			t.Errorf("%v: got %q, redis-server %q", cmd, got, want)
 		}
 	}
+	// A transaction queued while the server was a primary: EXEC is
+	// refused when the link is down by then, for any queued command that
+	// may not see stale data (EXECABORT with MASTERDOWN).
+	ac2, rc2 := inst.Raw(t), servertest.Dial(t, r.Addr)
+	for _, queued := range [][]string{{"GET", "k"}, {"PING"}, {"INFO", "server"}} {
+		ac.Do("REPLICAOF", "NO", "ONE")
+		rc.Do("REPLICAOF", "NO", "ONE")
+		for _, cmd := range [][]string{{"MULTI"}, queued} {
+			if got, want := ac.Do(cmd...), rc.Do(cmd...); got != want {
+				t.Errorf("%v: got %q, redis-server %q", cmd, got, want)
+			}
+		}
+		ac2.Do("REPLICAOF", "127.0.0.1", dead)
+		rc2.Do("REPLICAOF", "127.0.0.1", dead)
+		got, want := ac.Do("EXEC"), rc.Do("EXEC")
+		if strings.HasPrefix(want, "-") || strings.HasPrefix(got, "-") {
+			if got != want {
+				t.Errorf("EXEC of %v: got %q, redis-server %q", queued, got, want)
+			}
+		} else if !strings.HasPrefix(got, "*1\r\n") {
+			t.Errorf("EXEC of %v: got %q, redis-server %q", queued, got, want)
+		}
+	}
 }
 
 // CLIENT LIST shows a replica's link to its primary (flag M) and CLIENT
