@@ -3,6 +3,7 @@ package commands_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/servertest"
 )
@@ -88,6 +89,43 @@ func TestTrackingDiffBcastRound(t *testing.T) {
 			nl.quiet()
 			tr.quiet()
 			w.quiet()
+		})
+	}
+}
+
+// A client served after blocking hears of its own write after its reply:
+// BLMOVE into a list it tracks answers the element, then the invalidation
+// (NOLOOP: no invalidation at all). Checked with the event loop and with a
+// goroutine per client.
+func TestTrackingDiffServedBlocked(t *testing.T) {
+	for _, loop := range []string{"yes", "no"} {
+		t.Run("io-event-loop="+loop, func(t *testing.T) {
+			d, inst := servertest.StartDiff(t, servertest.WithConfig("io-event-loop", loop))
+			w := &peer{t: t, a: d.A, r: d.R}
+			for _, opts := range [][]string{nil, {"NOLOOP"}} {
+				tr := newPeer(t, inst, d.R.Addr)
+				k := "trkblk:" + strings.ReplaceAll(t.Name(), "/", ":") + strings.Join(opts, "") + ":"
+				tr.do("HELLO", "3")
+				tr.do(append([]string{"CLIENT", "TRACKING", "ON"}, opts...)...)
+				w.do("RPUSH", k+"dst", "a")
+				tr.do("LRANGE", k+"dst", "0", "-1")
+				b := servertest.Encode("BLMOVE", k+"src", k+"dst", "LEFT", "LEFT", "0")
+				tr.a.Write(b)
+				tr.r.Write(b)
+				for _, c := range []*servertest.Conn{w.a, w.r} {
+					for deadline := time.Now().Add(10 * time.Second); servertest.InfoField(servertest.BulkBody(t, c.Do("INFO", "clients")), "blocked_clients") != "1"; time.Sleep(time.Millisecond) {
+						if time.Now().After(deadline) {
+							t.Fatalf("%s: BLMOVE did not block", c.Addr)
+						}
+					}
+				}
+				w.do("RPUSH", k+"src", "foo")
+				tr.next("BLMOVE's reply")
+				if len(opts) == 0 {
+					tr.next("the invalidation of " + k + "dst")
+				}
+				tr.quiet()
+			}
 		})
 	}
 }

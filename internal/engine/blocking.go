@@ -285,6 +285,10 @@ func (e *Env) serveWaiter(w *Waiter, key string) {
 	b.serving, b.servingKey, b.reblock = w, key, false
 	mark := len(w.out.Buf)
 	e.KS.SetSnapshotWrites(w.cmd.Flags&FlagWrite != 0) // BGSAVE's first-touch copies
+	tracked := e.trk.hooked
+	if tracked {
+		e.trk.cur = w.S // its own writes' invalidations follow its reply
+	}
 	e.call(ctx, mark)
 	failed, again := ctx.err, b.reblock
 	e.putCtx(ctx)
@@ -292,6 +296,15 @@ func (e *Env) serveWaiter(w *Waiter, key string) {
 		e.propFlush() // the served command's effects, before its reply
 	}
 	b.serving, b.servingKey, b.reblock = nil, "", false
+	if tracked {
+		e.trk.cur = nil
+		if again {
+			clear(e.trk.pending) // it wrote nothing
+			e.trk.pending = e.trk.pending[:0]
+		} else {
+			e.ownInvalidations(w.S, &w.out)
+		}
+	}
 	if again {
 		w.out.Buf = w.out.Buf[:mark]
 		return

@@ -303,6 +303,15 @@ func appendKeyArray(b []byte, keys []string) []byte {
 // sendInvalidation sends payload (an array of keys, or a null for a
 // flush) to s's invalidation target.
 func (e *Env) sendInvalidation(s *Session, payload []byte) {
+	if to, b := e.invalidationFor(s, payload); b != nil {
+		to.Push(b)
+	}
+}
+
+// invalidationFor returns the message telling s that payload changed and
+// the session it goes to (s, or its redirection), or a nil message when
+// there is nowhere to send it.
+func (e *Env) invalidationFor(s *Session, payload []byte) (*Session, []byte) {
 	t := s.track
 	to := s
 	if t.redirect != 0 {
@@ -314,12 +323,12 @@ func (e *Env) sendInvalidation(s *Session, payload []byte) {
 				b = strconv.AppendInt(b, t.redirect, 10)
 				s.Push(append(b, '\r', '\n'))
 			}
-			return
+			return nil, nil
 		}
 		to = t.redir
 	}
 	if to.Push == nil || to.Reply == ReplyOff {
-		return
+		return nil, nil
 	}
 	var b []byte
 	switch {
@@ -331,7 +340,7 @@ func (e *Env) sendInvalidation(s *Session, payload []byte) {
 		b = resp.AppendBulk(b, "message")
 		b = resp.AppendBulk(b, trackChannel)
 	default:
-		return // RESP2 without a redirection: nowhere to send it
+		return nil, nil // RESP2 without a redirection: nowhere to send it
 	}
 	if len(payload) == 0 {
 		// The null is in the tracking client's protocol, wherever it
@@ -344,7 +353,32 @@ func (e *Env) sendInvalidation(s *Session, payload []byte) {
 	} else {
 		b = append(b, payload...)
 	}
-	to.Push(b)
+	return to, b
+}
+
+// ownInvalidations sends s the invalidations its own command queued while
+// it ran (trk.cur), after its reply: as pushes, which its connection sends
+// after the replies it holds, or, with out (the reply of a client served
+// after blocking, sent when it wakes), appended to out when they are for
+// s itself.
+func (e *Env) ownInvalidations(s *Session, out *resp.Writer) {
+	tr := &e.trk
+	for _, k := range tr.pending {
+		if s.track == nil {
+			break
+		}
+		var payload []byte
+		if k != nil {
+			payload = appendKeyArray(nil, []string{*k})
+		}
+		if to, b := e.invalidationFor(s, payload); to == s && out != nil {
+			out.Buf = append(out.Buf, b...)
+		} else if b != nil {
+			to.Push(b)
+		}
+	}
+	clear(tr.pending)
+	tr.pending = tr.pending[:0]
 }
 
 // BeforeFlush is called by FLUSHDB and FLUSHALL before they empty their
@@ -380,17 +414,7 @@ func (e *Env) trackAfter(s *Session, cmd *Command) {
 		e.trackEvict(int(max))
 	}
 	if len(tr.pending) > 0 {
-		if s.track != nil {
-			for _, k := range tr.pending {
-				if k == nil {
-					e.sendInvalidation(s, nil)
-				} else {
-					e.sendInvalidation(s, appendKeyArray(nil, []string{*k}))
-				}
-			}
-		}
-		clear(tr.pending)
-		tr.pending = tr.pending[:0]
+		e.ownInvalidations(s, nil)
 	}
 	if t := s.track; t != nil && t.caching && !s.tx.multi && !isClientCommand(cmd) {
 		t.caching = false
