@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -293,6 +294,39 @@ func TestTrackingTableMaxKeys(t *testing.T) {
 		info := c.Do("INFO", "stats")
 		if !sawInvalidate || !strings.Contains(info, "tracking_total_keys:2\r\n") {
 			t.Errorf("%s: invalidated=%v, INFO:\n%s", c.Addr, sawInvalidate, info)
+		}
+		c.Do("CLIENT", "TRACKING", "OFF")
+		c.Do("CONFIG", "SET", "tracking-table-max-keys", "1000000")
+	}
+}
+
+// A table far over tracking-table-max-keys shrinks to the limit without
+// further commands from anyone: the cron goes on evicting where one
+// command's effort stopped, and every evicted key is invalidated once.
+func TestTrackingTableShrinksIdle(t *testing.T) {
+	d, _ := servertest.StartDiff(t)
+	const keys, limit = 250, 1
+	for _, c := range []*servertest.Conn{d.A, d.R} {
+		c.Do("HELLO", "3")
+		c.Do("CLIENT", "TRACKING", "ON")
+		for i := 0; i < keys; i++ {
+			c.Do("GET", "trkidle:"+strconv.Itoa(i))
+		}
+		c.Write(servertest.Encode("CONFIG", "SET", "tracking-table-max-keys", strconv.Itoa(limit)))
+		invalidated, ok := 0, false
+		for invalidated < keys-limit || !ok {
+			r := c.Read()
+			switch {
+			case r == "+OK\r\n":
+				ok = true
+			case strings.Contains(r, "invalidate"):
+				invalidated++
+			default:
+				t.Fatalf("%s: %q", c.Addr, r)
+			}
+		}
+		if r, err := c.ReadErr(300 * time.Millisecond); err == nil {
+			t.Errorf("%s: more than %d invalidations: %q", c.Addr, keys-limit, r)
 		}
 		c.Do("CLIENT", "TRACKING", "OFF")
 		c.Do("CONFIG", "SET", "tracking-table-max-keys", "1000000")

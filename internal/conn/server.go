@@ -442,6 +442,9 @@ func (s *Server) cron() {
 		s.peakSec.Store(s.Env.Clock.NowMs() / 1000)
 		s.foldInputPeaks()
 		s.clientsCron()
+		s.mu.Lock()
+		s.Env.TrackingLimit()
+		s.mu.Unlock()
 		if !s.paused() {
 			s.activeExpire(period / 4)
 		}

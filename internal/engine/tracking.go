@@ -409,10 +409,7 @@ func (e *Env) BeforeFlush() {
 func (e *Env) trackAfter(s *Session, cmd *Command) {
 	tr := &e.trk
 	tr.flushing = false
-	if max := e.Cfg.Int(config.TrackingTableMaxKeys); max > 0 && len(tr.table) > int(max) {
-		tr.cur = nil // the keys dropped are nobody's change
-		e.trackEvict(int(max))
-	}
+	e.TrackingLimit()
 	if len(tr.pending) > 0 {
 		e.ownInvalidations(s, nil)
 	}
@@ -500,6 +497,19 @@ func (e *Env) BroadcastTracking() {
 // trackEvict invalidates keys (Go's map order is the random walk) until
 // the table is back under max, with an effort that grows each time a
 // round could not get there, as Redis's trackingLimitUsedSlots.
+// TrackingLimit drops keys from the tracking table while it holds more than
+// tracking-table-max-keys (their clients are told, as if they changed):
+// after each command and, so that a table nobody adds to still shrinks,
+// from the server's cron, as Redis's trackingLimitUsedSlots. Called under
+// the lock.
+func (e *Env) TrackingLimit() {
+	tr := &e.trk
+	if max := e.Cfg.Int(config.TrackingTableMaxKeys); max > 0 && len(tr.table) > int(max) {
+		tr.cur = nil // the keys dropped are nobody's change
+		e.trackEvict(int(max))
+	}
+}
+
 func (e *Env) trackEvict(max int) {
 	tr := &e.trk
 	effort := 100 * (tr.overLimit + 1)
