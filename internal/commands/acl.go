@@ -201,7 +201,7 @@ func cmdACLDelUser(c *engine.Ctx) {
 
 func cmdACLCat(c *engine.Ctx) {
 	if len(c.Args) > 3 {
-		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
+		subcommandSyntaxError(c) // within the arity: ACL's own check, as Redis's
 		return
 	}
 	if len(c.Args) == 2 {
@@ -219,7 +219,7 @@ func cmdACLCat(c *engine.Ctx) {
 func cmdACLGenPass(c *engine.Ctx) {
 	bits := int64(256)
 	if len(c.Args) > 3 {
-		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
+		subcommandSyntaxError(c) // within the arity: ACL's own check, as Redis's
 		return
 	}
 	if len(c.Args) == 3 {
@@ -241,7 +241,7 @@ func cmdACLGenPass(c *engine.Ctx) {
 
 func cmdACLLog(c *engine.Ctx) {
 	if len(c.Args) > 3 {
-		c.Errorf("ERR wrong number of arguments for '%s' command", c.Cmd.Name)
+		subcommandSyntaxError(c) // within the arity: ACL's own check, as Redis's
 		return
 	}
 	log := &c.Env.ACL.Log

@@ -117,7 +117,10 @@ func TestACLSetUserDiff(t *testing.T) {
 	r := servertest.PrivateRedis(t)
 	d := servertest.DialDiff(t, inst.Addr, r.Addr)
 	d.Mask = sortSingleRules
-	d.Lines(`ACL SETUSER u1 on >p1 ~a* %R~r* &ch* +get +config|get +@hash -hset (+set ~s*)
+	d.Lines(`ACL CAT hash string
+ACL GENPASS 8 8
+acl log 1 2
+ACL SETUSER u1 on >p1 ~a* %R~r* &ch* +get +config|get +@hash -hset (+set ~s*)
 ACL GETUSER u1
 ACL LIST
 ACL SETUSER u1 <p1 >p2 #5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8
