@@ -255,9 +255,9 @@ type lagResult struct {
 }
 
 // lagRun writes at rate for dur on p's primary with its first replica
-// attached and samples, every 100 ms, the primary's master_repl_offset
+// attached and samples, every every, the primary's master_repl_offset
 // and the replica's slave_repl_offset (both INFOs sent at once).
-func lagRun(p *pair, rate int, dur time.Duration) lagResult {
+func lagRun(p *pair, rate int, dur, every time.Duration) lagResult {
 	pc, rc := p.primary.Dial(), p.replicas[0].Dial()
 	defer pc.Close()
 	defer rc.Close()
@@ -274,7 +274,7 @@ func lagRun(p *pair, rate int, dur time.Duration) lagResult {
 	var off0, off1 int64
 	var t0, t1 time.Time
 	for next := start; time.Since(start) < warm+dur; {
-		next = next.Add(100 * time.Millisecond)
+		next = next.Add(every)
 		time.Sleep(time.Until(next))
 		var ro int64
 		var wg sync.WaitGroup
@@ -321,16 +321,16 @@ func lagRun(p *pair, rate int, dur time.Duration) lagResult {
 	return res
 }
 
-func lagRows(pairs []*pair, rate int, dur time.Duration, rounds int) {
+func lagRows(pairs []*pair, rate int, dur, every time.Duration, rounds int) {
 	res := map[string][]lagResult{}
 	for r := 0; r < rounds; r++ {
 		for _, p := range pairs {
-			l := lagRun(p, rate, dur)
+			l := lagRun(p, rate, dur, every)
 			fmt.Fprintf(os.Stderr, "lag %s: %.0f ops/s, median %.0f B, p99 %.0f, max %.0f\n", p.name, l.rate, l.medB, l.p99B, l.maxB)
 			res[p.name] = append(res[p.name], l)
 		}
 	}
-	fmt.Printf("\n#### Replication lag at %d SET/s (4 paced connections, 32-byte values), one replica, %d rounds of %s (A B A B, medians of the rounds)\n\n", rate, rounds, dur)
+	fmt.Printf("\n#### Replication lag at %d SET/s (4 paced connections, 32-byte values), one replica, %d rounds of %s, a sample every %s (A B A B, medians of the rounds)\n\n", rate, rounds, dur, every)
 	fmt.Println("| server | SET/s achieved | stream MB/s | median lag B | p99 lag B | max lag B | median ms | p99 ms | max ms | replica's omem median / max B | primary CPU µs/SET | replica CPU µs/SET | samples (negative) |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, p := range pairs {

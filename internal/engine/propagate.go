@@ -31,7 +31,8 @@ import (
 // covers them (Persistence.Flush and Durable; internal/conn).
 
 // PropEntry is one propagated command: the database it ran in and its
-// arguments (copies, owned by the entry).
+// arguments (copies, valid until the sink's Feed returns: a sink encodes
+// what it keeps).
 type PropEntry = aof.Entry
 
 // PropSink receives the entries of one top-level command; wrap asks for
@@ -51,7 +52,20 @@ type propState struct {
 	// scriptMark is len(pending) when the running script began: a
 	// transactional script that rolls back drops what it queued.
 	scriptMark int
+	// arena and argv hold the pending entries' copies of their arguments
+	// and the slices of them. They live until propDiscard, which keeps
+	// them for the next command (the sinks encode what Feed hands them
+	// and keep no reference to it): a write with the AOF on or replicas
+	// attached copies its arguments without allocating. A block that
+	// runs out is replaced, not grown, so entries already queued keep
+	// theirs.
+	arena []byte
+	argv  [][]byte
 }
+
+// propArenaKeep is the largest argument arena (bytes, and slices) kept
+// from one command to the next; a larger one (a big MSET's) goes with it.
+const propArenaKeep = 64 << 10
 
 // SetPropSink installs (or, with nil, removes) the propagation target.
 func (e *Env) SetPropSink(s PropSink) {
@@ -108,17 +122,24 @@ func (c *Ctx) PropagateToReplicas() {
 }
 
 func (e *Env) queueProp(db int, argv [][]byte) {
+	p := &e.prop
 	n := 0
 	for _, a := range argv {
 		n += len(a)
 	}
-	buf := make([]byte, 0, n)
-	cp := make([][]byte, len(argv))
-	for i, a := range argv {
-		buf = append(buf, a...)
-		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	if cap(p.arena)-len(p.arena) < n {
+		p.arena = make([]byte, 0, max(n, 2*cap(p.arena), 512))
 	}
-	e.prop.pending = append(e.prop.pending, PropEntry{DB: db, Argv: cp})
+	if cap(p.argv)-len(p.argv) < len(argv) {
+		p.argv = make([][]byte, 0, max(len(argv), 2*cap(p.argv), 16))
+	}
+	from := len(p.argv)
+	for _, a := range argv {
+		p.arena = append(p.arena, a...)
+		end := len(p.arena)
+		p.argv = append(p.argv, p.arena[end-len(a):end:end])
+	}
+	p.pending = append(p.pending, PropEntry{DB: db, Argv: p.argv[from:len(p.argv):len(p.argv)]})
 }
 
 // propAfter is called by call after a handler ran, with the Dirty count
@@ -205,9 +226,21 @@ func (p *propState) forAOF() []PropEntry {
 
 // propDiscard drops the pending entries unseen by the sink.
 func (e *Env) propDiscard() {
-	clear(e.prop.pending)
-	e.prop.pending = e.prop.pending[:0]
-	clear(e.prop.aofBuf)
+	p := &e.prop
+	clear(p.pending)
+	p.pending = p.pending[:0]
+	clear(p.aofBuf)
+	if cap(p.arena) > propArenaKeep {
+		p.arena = nil
+	} else {
+		p.arena = p.arena[:0]
+	}
+	clear(p.argv)
+	if cap(p.argv) > propArenaKeep/8 {
+		p.argv = nil
+	} else {
+		p.argv = p.argv[:0]
+	}
 }
 
 // propScriptBegin and propScriptRollback bracket a script (scripting_run.go).
