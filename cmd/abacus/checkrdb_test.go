@@ -29,7 +29,7 @@ func TestCheckRDBSubcommand(t *testing.T) {
 		{[]string{"check-rdb"}, 2},
 		{[]string{"check-rdb", filepath.Join(t.TempDir(), "missing.rdb")}, 2},
 	} {
-		if got := run(c.args, strings.NewReader(""), &stderr, nil); got != c.code {
+		if got := run(c.args, strings.NewReader(""), &stderr, &stderr, nil); got != c.code {
 			t.Errorf("%v: exit %d, want %d", c.args, got, c.code)
 		}
 	}

@@ -41,7 +41,31 @@ const version = "0.1.0"
 func main() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr, sigs))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, sigs))
+}
+
+// logo is shown at start in place of the "Running mode" line when
+// always-show-logo is yes, or the log goes to a terminal, as Redis shows
+// its own; tools that start servers (Redis's test suite) look for its
+// "PID:" line.
+const logo = `
+     .-----------------.
+     | o o o    o o o  |     Abacus %s (redis_version %s) %d bit
+     | o o    o o o o  |
+     | o o o o    o o  |     Running in %s mode
+     | o    o o o o o  |     Port: %d
+     '-----------------'     PID: %d
+
+`
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 const usage = `Usage: abacus [/path/to/abacus.conf] [options] [-]
@@ -59,8 +83,10 @@ The directives are Redis's (see docs/configuration.md).
 `
 
 // run is the whole program, with its inputs and outputs passed in so that
-// tests can drive it; it returns the exit code.
-func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal) int {
+// tests can drive it; it returns the exit code. The log goes to stdout
+// unless logfile names a file, as Redis's does; what goes wrong before
+// the configuration is read goes to stderr.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "-v", "--version":
@@ -101,7 +127,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 		return 1
 	}
 
-	logOut := stderr
+	logOut := stdout
 	if path := cfg.Str(config.LogFile); path != "" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
@@ -144,7 +170,11 @@ func run(args []string, stdin io.Reader, stderr io.Writer, sigs <-chan os.Signal
 	if cfg.Bool(config.ClusterEnabled) {
 		mode = "cluster"
 	}
-	log.Info(fmt.Sprintf("Running mode=%s, port=%d.", mode, cfg.Int(config.Port)))
+	if cfg.Bool(config.AlwaysShowLogo) || cfg.Str(config.LogFile) == "" && isTerminal(stdout) {
+		fmt.Fprintf(logOut, logo, version, config.RedisVersion, strconv.IntSize, mode, cfg.Int(config.Port), os.Getpid())
+	} else {
+		log.Info(fmt.Sprintf("Running mode=%s, port=%d.", mode, cfg.Int(config.Port)))
+	}
 	// The sockets are bound before the data loads, as Redis's initServer
 	// does: a port in use fails the start at once, not after the load.
 	lns, err := srv.Listen()

@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// proc is a running abacus process whose stderr is collected.
+// proc is a running abacus process whose log (stdout and stderr) is collected.
 type proc struct {
 	t    *testing.T
 	cmd  *exec.Cmd
@@ -86,15 +86,21 @@ func startIn(t *testing.T, dir string, port int, extra ...string) *proc {
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1"}, extra...)
 	p := &proc{t: t, cmd: exec.Command(binary, args...), addr: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan struct{})}
 	p.cmd.Dir = dir
-	stderr, err := p.cmd.StderrPipe()
+	// The log (stdout) and what fails before it starts (stderr), in one.
+	out, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.cmd.Start(); err != nil {
+	p.cmd.Stdout, p.cmd.Stderr = w, w
+	err = p.cmd.Start()
+	w.Close()
+	if err != nil {
+		out.Close()
 		t.Fatal(err)
 	}
 	go func() {
-		r := bufio.NewReader(stderr)
+		defer out.Close()
+		r := bufio.NewReader(out)
 		for {
 			line, err := r.ReadString('\n')
 			p.mu.Lock()
