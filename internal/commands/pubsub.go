@@ -2,6 +2,7 @@ package commands
 
 import (
 	"github.com/abacusdb/abacus/internal/engine"
+	"github.com/abacusdb/abacus/internal/resp"
 )
 
 // The pub/sub family: subscriptions and publishing over the engine's
@@ -79,16 +80,26 @@ func subCount(s *engine.Session, kind engine.SubKind) int64 {
 }
 
 // confirm writes one (un)subscribe confirmation; a nil name is the
-// unsubscribe-from-nothing reply.
+// unsubscribe-from-nothing reply. CLIENT REPLY OFF or SKIP, which drop
+// the command's reply, do not silence it (Redis's CLIENT_PUSHING): it is
+// pushed instead, and the connection keeps it (conn.applyReplyMode).
 func confirm(c *engine.Ctx, kind engine.SubKind, unsub bool, name []byte) {
-	c.W.Push(3)
-	c.W.BulkString(engine.SubVerb(kind, unsub))
-	if name == nil {
-		c.W.Null()
-	} else {
-		c.W.Bulk(name)
+	w := c.W
+	pushed := c.S.Reply != engine.ReplyOn && c.S.Push != nil
+	if pushed {
+		w = &resp.Writer{Proto: c.W.Proto}
 	}
-	c.W.Int(subCount(c.S, kind))
+	w.Push(3)
+	w.BulkString(engine.SubVerb(kind, unsub))
+	if name == nil {
+		w.Null()
+	} else {
+		w.Bulk(name)
+	}
+	w.Int(subCount(c.S, kind))
+	if pushed {
+		c.S.Push(w.Buf)
+	}
 }
 
 func subscribe(c *engine.Ctx, kind engine.SubKind) {

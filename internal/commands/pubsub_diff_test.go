@@ -272,3 +272,32 @@ func globMatch(pat, s string) bool {
 	}
 	panic(pat)
 }
+
+// CLIENT REPLY OFF silences replies, not pub/sub: confirmations and
+// messages still arrive, in RESP2 and RESP3 (Redis's CLIENT_PUSHING).
+func TestPubSubReplyOffDiff(t *testing.T) {
+	for _, proto := range []string{"2", "3"} {
+		ps := pubsubPeers(t, 2)
+		sub, pub := ps[0], ps[1]
+		sub.do("HELLO", proto)
+		send := func(args ...string) {
+			sub.a.Write(servertest.Encode(args...))
+			sub.r.Write(servertest.Encode(args...))
+		}
+		send("CLIENT", "REPLY", "OFF")
+		send("PING")
+		send("SUBSCRIBE", "off"+proto+":ch", "off"+proto+":ch2")
+		sub.next("RESP" + proto + " subscribe off:ch")
+		sub.next("RESP" + proto + " subscribe off:ch2")
+		send("SSUBSCRIBE", "off"+proto+":sh")
+		sub.next("RESP" + proto + " ssubscribe off:sh")
+		pub.do("PUBLISH", "off"+proto+":ch", "m")
+		sub.next("RESP" + proto + " message")
+		pub.do("SPUBLISH", "off"+proto+":sh", "s")
+		sub.next("RESP" + proto + " smessage")
+		send("UNSUBSCRIBE", "off"+proto+":ch")
+		sub.next("RESP" + proto + " unsubscribe off:ch")
+		send("PING")
+		sub.quiet()
+	}
+}

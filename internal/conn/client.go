@@ -50,6 +50,9 @@ type client struct {
 	// the order it was produced. Set (by compare-and-swap, once) before
 	// wown leaves wDirect/wIdle for it.
 	out atomic.Pointer[outQueue]
+	// pushedSilenced holds what was pushed to the client while its own
+	// command ran with CLIENT REPLY OFF or SKIP, for applyReplyMode.
+	pushedSilenced []byte
 	// softSince is the unix second at which the output was first seen
 	// over its soft limit (0: it is not), Redis's
 	// obuf_soft_limit_reached_time. Atomic: the owner and pushes check it.
@@ -781,7 +784,9 @@ func (c *client) runLocked(i int) (ran int, reparse, stop, paused bool) {
 	return i, false, false, false
 }
 
-// applyReplyMode drops the reply just written when CLIENT REPLY says so.
+// applyReplyMode drops the reply just written when CLIENT REPLY says so,
+// keeping what the command pushed meanwhile (pub/sub confirmations and
+// messages, invalidations).
 func (c *client) applyReplyMode(mark int) {
 	switch c.sess.Reply {
 	case engine.ReplyOff:
@@ -794,6 +799,10 @@ func (c *client) applyReplyMode(mark int) {
 	case engine.ReplySkipNext:
 		c.w.Buf = c.w.Buf[:mark]
 		c.sess.Reply = engine.ReplyOn
+	}
+	if len(c.pushedSilenced) > 0 {
+		c.w.Buf = append(c.w.Buf, c.pushedSilenced...)
+		c.pushedSilenced = c.pushedSilenced[:0]
 	}
 }
 
@@ -1092,6 +1101,13 @@ func (c *client) resetOut() {
 func (c *client) push(b []byte) {
 	s := c.srv
 	if s.current == c {
+		if c.sess.Reply != engine.ReplyOn {
+			// CLIENT REPLY OFF or SKIP drops the running command's
+			// reply, not what it pushes (Redis's CLIENT_PUSHING):
+			// applyReplyMode puts it back after the drop.
+			c.pushedSilenced = append(c.pushedSilenced, b...)
+			return
+		}
 		c.w.Buf = append(c.w.Buf, b...)
 		return
 	}

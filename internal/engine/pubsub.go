@@ -229,12 +229,12 @@ func (e *Env) deliver(kind SubKind, channel, msg []byte) int {
 }
 
 // pushMessage pushes a message frame to each subscriber in list, encoded
-// once per protocol in e.ps.enc, and returns len(list) (subscribers with
-// replies off count as receivers, as in Redis).
+// once per protocol in e.ps.enc, and returns len(list). CLIENT REPLY OFF
+// does not silence messages, as in Redis (CLIENT_PUSHING).
 func (e *Env) pushMessage(list []*Session, head *[2]string, pattern string, channel, msg []byte) int {
 	made := [2]bool{}
 	for _, s := range list {
-		if s.Push == nil || s.Reply == ReplyOff {
+		if s.Push == nil {
 			continue
 		}
 		i := 0

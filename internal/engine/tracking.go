@@ -327,7 +327,7 @@ func (e *Env) invalidationFor(s *Session, payload []byte) (*Session, []byte) {
 		}
 		to = t.redir
 	}
-	if to.Push == nil || to.Reply == ReplyOff {
+	if to.Push == nil { // CLIENT REPLY OFF does not silence it (Redis's CLIENT_PUSHING)
 		return nil, nil
 	}
 	var b []byte
