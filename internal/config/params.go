@@ -73,6 +73,8 @@ const (
 	RDBCompression
 	RDBChecksum
 	RDBDelSyncFiles
+	RDBKeySaveDelay
+	KeyLoadDelay
 	SanitizeDumpPayload
 	AppendFilename
 	AppendDirname
@@ -272,6 +274,8 @@ var table = []*Param{
 	RDBCompression:             boolP("rdbcompression", "yes"),
 	RDBChecksum:                boolP("rdbchecksum", "yes").immutable(),
 	RDBDelSyncFiles:            boolP("rdb-del-sync-files", "no"),
+	RDBKeySaveDelay:            intP("rdb-key-save-delay", "0", minInt32, maxInt32),
+	KeyLoadDelay:               intP("key-load-delay", "0", minInt32, maxInt32),
 	SanitizeDumpPayload:        enumP("sanitize-dump-payload", "no", "no", "yes", "clients"),
 	AppendFilename:             strP("appendfilename", "appendonly.aof").immutable().canon(canonName("appendfilename", "filename")),
 	AppendDirname:              strP("appenddirname", "appendonlydir").immutable().canon(canonName("appenddirname", "dirname")),
