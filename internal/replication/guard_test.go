@@ -156,3 +156,17 @@ func TestReplTimeoutAndBacklogTTL(t *testing.T) {
 		return field(t, pc, "replication", "repl_backlog_active") == "0"
 	})
 }
+
+// A primary that refuses the replica's masterauth: the replica logs
+// Redis's line for it (what Redis's own tests wait for) and keeps trying.
+func TestMasterAuthRefusedLogged(t *testing.T) {
+	r := servertest.PrivateRedis(t, "--requirepass", "right")
+	inst := servertest.Start(t, servertest.WithConfig("masterauth", "wrong"))
+	host, port, _ := strings.Cut(r.Addr, ":")
+	inst.Raw(t).Do("REPLICAOF", host, port)
+	want := "Unable to AUTH to MASTER: -WRONGPASS invalid username-password pair or user is disabled."
+	eventually(t, "the refusal logged", func() bool { return strings.Contains(inst.Logs.String(), want) })
+	if got := field(t, inst.Raw(t), "replication", "master_link_status"); got != "down" {
+		t.Errorf("master_link_status %q", got)
+	}
+}

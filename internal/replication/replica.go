@@ -170,6 +170,8 @@ func (p *Primary) run(l *link) {
 		switch {
 		case errors.Is(err, errMasterTimeout):
 			p.e.Log.Warn("MASTER timeout: no data nor PING received...")
+		case errors.As(err, new(handshakeError)):
+			p.e.Log.Warn(err.Error())
 		case errors.As(err, &ne) && ne.Timeout():
 			p.e.Log.Warn("Timeout connecting to the MASTER...")
 		case err != nil:
@@ -252,8 +254,10 @@ func (p *Primary) session(l *link) error {
 		if user != "" {
 			args = []string{"AUTH", user, auth}
 		}
-		if reply, err := ask(args...); err != nil || reply[0] == '-' {
-			return fmt.Errorf("unable to AUTH to MASTER: %s %v", reply, err)
+		if reply, err := ask(args...); err != nil {
+			return err
+		} else if reply[0] == '-' {
+			return handshakeError("Unable to AUTH to MASTER: " + reply)
 		}
 	}
 	if _, err := ask("REPLCONF", "listening-port", strconv.FormatInt(myPort, 10)); err != nil {
@@ -391,3 +395,9 @@ func (p *Primary) stream(l *link, conn net.Conn, r *bufio.Reader, extra []byte, 
 	}
 	return p.streamLoop(l, conn, a, timeout)
 }
+
+// handshakeError is a refusal by the primary during the handshake, logged
+// as its own line with Redis's text ("Unable to AUTH to MASTER: -ERR ...").
+type handshakeError string
+
+func (e handshakeError) Error() string { return string(e) }
