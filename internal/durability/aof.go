@@ -351,7 +351,9 @@ func cmdBgrewriteaof(c *engine.Ctx) {
 	switch {
 	case st.rewriting:
 		c.Error("ERR Background append only file rewriting already in progress")
-	case d.ps().bg != nil || d.e.KS.SnapshotOpen():
+	case d.ps().bg != nil || d.e.KS.SnapshotOpen() || c.S.InExec():
+		// In EXEC too, as Redis (which cannot fork there): the cron
+		// starts it.
 		st.scheduled = true
 		c.W.Simple("Background append only file rewriting scheduled")
 	default:

@@ -77,3 +77,22 @@ func TestAOFAutoRewriteInProcess(t *testing.T) {
 	c.Do("CONFIG", "SET", "appendonly", "no")
 	waitInfo(t, c, func(s string) bool { return servertest.InfoField(s, "aof_enabled") == "0" })
 }
+
+// BGREWRITEAOF inside EXEC is scheduled, not started, as in redis-server
+// (which cannot fork there); the cron then runs it.
+func TestBgrewriteaofInExecScheduled(t *testing.T) {
+	inst := servertest.Start(t, servertest.WithConfig("dir", t.TempDir(), "hz", "100", "appendonly", "yes"))
+	r := servertest.PrivateRedis(t, "--appendonly", "yes")
+	for _, c := range []*servertest.Conn{inst.Raw(t), servertest.Dial(t, r.Addr)} {
+		waitInfo(t, c, func(s string) bool { return servertest.InfoField(s, "aof_rewrite_in_progress") == "0" })
+		before, _ := strconv.Atoi(servertest.InfoField(c.Do("INFO", "persistence"), "aof_rewrites"))
+		c.Do("MULTI")
+		c.Do("SET", "foo", "bar")
+		c.Do("BGREWRITEAOF")
+		servertest.ExpectReply(t, c.Do("EXEC"), "*2\r\n+OK\r\n+Background append only file rewriting scheduled\r\n")
+		waitInfo(t, c, func(s string) bool {
+			n, _ := strconv.Atoi(servertest.InfoField(s, "aof_rewrites"))
+			return n > before && servertest.InfoField(s, "aof_rewrite_in_progress") == "0"
+		})
+	}
+}

@@ -88,6 +88,10 @@ const arenaKeep = 4 << 10
 // InMulti reports whether the session is queuing commands (after MULTI).
 func (s *Session) InMulti() bool { return s.tx.multi }
 
+// InExec reports whether the session's EXEC is running its queue (Redis's
+// server.in_exec, for the command running now).
+func (s *Session) InExec() bool { return s.tx.execing }
+
 // EffectiveFlags are the flags that decide how cmd is treated before it
 // runs (CLIENT PAUSE WRITE): its own, plus for EXEC
 // those of the commands it will run, as Redis does.
