@@ -63,6 +63,12 @@ func cmdConfigSet(c *engine.Ctx) {
 		c.Error("ERR " + err.Error())
 		return
 	}
+	for _, p := range pairs {
+		if q, ok := config.Lookup(p[0]); ok && q.Name == "maxmemory" {
+			c.Env.MaxMemorySet()
+			break
+		}
+	}
 	c.W.OK()
 }
 

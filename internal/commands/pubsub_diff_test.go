@@ -301,3 +301,22 @@ func TestPubSubReplyOffDiff(t *testing.T) {
 		sub.quiet()
 	}
 }
+
+// CONFIG SET maxmemory below what is used evicts at once, as Redis's
+// does, not before the next command: a subscriber hears of the evicted
+// key with no other command sent.
+func TestEvictedOnConfigSetDiff(t *testing.T) {
+	ps := pubsubPeers(t, 2)
+	sub, c := ps[0], ps[1]
+	c.do("FLUSHALL")
+	c.do("CONFIG", "SET", "notify-keyspace-events", "Ee")
+	c.do("CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+	sub.do("PSUBSCRIBE", "__keyevent@*__:evicted")
+	c.do("SET", "evfoo", "bar")
+	c.do("CONFIG", "SET", "maxmemory", "1")
+	sub.next("evicted by CONFIG SET maxmemory")
+	c.do("CONFIG", "SET", "maxmemory", "0")
+	c.do("CONFIG", "SET", "maxmemory-policy", "noeviction")
+	c.do("CONFIG", "SET", "notify-keyspace-events", "")
+	sub.quiet()
+}

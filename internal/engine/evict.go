@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"runtime/debug"
@@ -289,6 +290,24 @@ func (e *Env) oomRefusal(s *Session, cmd *Command) string {
 		return ErrOOM
 	}
 	return ""
+}
+
+// MaxMemorySet is called after CONFIG SET changed maxmemory: as Redis's
+// updateMaxmemory, a limit below what is used is warned of, and keys are
+// evicted at once rather than before the next command. Called under the
+// lock.
+func (e *Env) MaxMemorySet() {
+	maxmem := e.Cfg.Int(config.MaxMemory)
+	if maxmem != e.mem.limitFor {
+		e.syncMemLimit(maxmem)
+	}
+	if maxmem == 0 {
+		return
+	}
+	if used := e.UsedMemory(); maxmem < used {
+		e.Log.Warn(fmt.Sprintf("WARNING: the new maxmemory value set via CONFIG SET (%d) is smaller than the current memory usage (%d). This will result in key eviction and/or the inability to accept new write commands depending on the maxmemory-policy.", maxmem, used))
+	}
+	e.performEvictions(maxmem)
 }
 
 // ScriptOOM reports whether the running script must not start a write
