@@ -50,6 +50,14 @@ func init() {
 		"digest-value":               {-2, cmdDebugDigestValue},
 		"loadaof":                    {2, cmdDebugLoadAOF},
 		"quicklist-packed-threshold": {3, cmdDebugQuicklistPackedThreshold},
+		"pause-cron": {3, func(c *engine.Ctx) {
+			c.Env.SetCronPaused(atoi(c.Arg(2)) != 0)
+			c.W.OK()
+		}},
+		"set-disable-deny-scripts": {3, func(c *engine.Ctx) {
+			c.Env.SetDenyScripts(atoi(c.Arg(2)) == 0)
+			c.W.OK()
+		}},
 	}
 }
 
@@ -117,6 +125,8 @@ func cmdDebugHelp(c *engine.Ctx) {
 		"    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
 		"SLEEP <seconds>",
 		"    Stop the server for <seconds>. Decimals allowed.",
+		"PAUSE-CRON <0|1>",
+		"    Stop periodic cron job processing.",
 	)
 }
 

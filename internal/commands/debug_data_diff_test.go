@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/abacusdb/abacus/internal/servertest"
 )
@@ -221,4 +222,32 @@ func TestListsLargeElementsDiff(t *testing.T) {
 	p.Do("LRANGE", "ll0", "0", "-1")
 	p.Do("LRANGE", "ll1", "0", "-1")
 	p.Do("DEBUG", "DIGEST")
+}
+
+// Redis's testing knobs: DEBUG SET-DISABLE-DENY-SCRIPTS lets a script call
+// a command flagged noscript; DEBUG PAUSE-CRON stops the periodic work,
+// active expiry among it, until it is resumed.
+func TestDebugKnobsDiff(t *testing.T) {
+	p, _ := svDiffPrivate(t, []string{"--enable-debug-command", "yes"}, servertest.WithConfig("enable-debug-command", "yes"))
+	p.Lines(`
+EVAL "return redis.call('client', 'getname')" 0
+DEBUG SET-DISABLE-DENY-SCRIPTS 1
+EVAL "return redis.call('client', 'getname')" 0
+DEBUG SET-DISABLE-DENY-SCRIPTS 0
+EVAL "return redis.call('client', 'getname')" 0
+DEBUG PAUSE-CRON 1
+SET k v PX 20
+`)
+	time.Sleep(300 * time.Millisecond) // several cron periods; nothing expires k meanwhile
+	p.Lines(`
+DBSIZE
+DEBUG PAUSE-CRON 0
+`)
+	for _, c := range []*servertest.Conn{p.A, p.R} {
+		for deadline := time.Now().Add(10 * time.Second); c.Do("DBSIZE") != ":0\r\n"; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: k never expired after PAUSE-CRON 0", c.Addr)
+			}
+		}
+	}
 }

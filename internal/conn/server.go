@@ -438,6 +438,9 @@ func (s *Server) cron() {
 			return
 		case <-time.After(period):
 		}
+		if s.Env.CronPaused() {
+			continue // DEBUG PAUSE-CRON
+		}
 		s.Env.Cron() // INFO's instantaneous metrics and memory peak
 		s.peakSec.Store(s.Env.Clock.NowMs() / 1000)
 		s.foldInputPeaks()

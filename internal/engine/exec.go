@@ -86,6 +86,8 @@ type Env struct {
 	recentNext  int
 
 	activeExpireOff atomic.Bool  // DEBUG SET-ACTIVE-EXPIRE 0
+	cronPaused      atomic.Bool  // DEBUG PAUSE-CRON 1
+	denyScriptsOff  atomic.Bool  // DEBUG SET-DISABLE-DENY-SCRIPTS 1
 	xssLogged       atomic.Int64 // unix s of the last cross-protocol warning (security.go)
 	// dying is set by SHUTDOWN NOSAVE while a script is busy: the server
 	// exits under the script, so nothing it did may reach the disk.
@@ -228,6 +230,15 @@ func (e *Env) ActiveExpireEnabled() bool { return !e.activeExpireOff.Load() }
 
 // SetActiveExpire turns the background expiry cycle on or off.
 func (e *Env) SetActiveExpire(on bool) { e.activeExpireOff.Store(!on) }
+
+// CronPaused reports whether DEBUG PAUSE-CRON stopped the server's
+// periodic work; SetCronPaused is that command. Safe without the lock.
+func (e *Env) CronPaused() bool     { return e.cronPaused.Load() }
+func (e *Env) SetCronPaused(p bool) { e.cronPaused.Store(p) }
+
+// SetDenyScripts is DEBUG SET-DISABLE-DENY-SCRIPTS: with false, scripts
+// may call commands flagged noscript (Redis's testing knob).
+func (e *Env) SetDenyScripts(deny bool) { e.denyScriptsOff.Store(!deny) }
 
 // Stats counts what INFO stats reports. Atomic fields are updated by the
 // connection goroutines outside the lock.

@@ -231,7 +231,7 @@ func (h *scriptHost) Call(args [][]byte, proto int) []byte {
 		h.refuse(nil, errScriptUnknownCmd)
 	case !cmd.ArityOK(len(args)):
 		h.refuse(cmd, errScriptArity)
-	case cmd.Flags&FlagNoScript != 0:
+	case cmd.Flags&FlagNoScript != 0 && !e.denyScriptsOff.Load():
 		h.refuse(cmd, errScriptNoScript)
 	case h.aclRefused(cmd, args):
 	case h.run.ReadOnly && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0:
