@@ -550,6 +550,7 @@ func cmdSwapdb(c *engine.Ctx) {
 	}
 	if a != b {
 		c.Env.KS.Swap(a, b)
+		c.Env.DBsSwapped(a, b)
 	}
 	c.Dirty(1)
 	c.W.OK()

@@ -320,3 +320,38 @@ func TestEvictedOnConfigSetDiff(t *testing.T) {
 	c.do("CONFIG", "SET", "notify-keyspace-events", "")
 	sub.quiet()
 }
+
+// SWAPDB wakes an XREADGROUP whose stream the swap took away, or replaced
+// by another type: it is answered that the key no longer exists.
+func TestSwapdbWakesXreadgroupDiff(t *testing.T) {
+	ps := pubsubPeers(t, 2)
+	rd, c := ps[0], ps[1]
+	for _, other := range [][]string{nil, {"LPUSH", "sws", "e1"}} {
+		c.do("SELECT", "4")
+		c.do("FLUSHDB")
+		if other != nil {
+			c.do(other...)
+		}
+		c.do("SELECT", "9")
+		c.do("DEL", "sws")
+		c.do("XADD", "sws", "666", "f", "v")
+		c.do("XGROUP", "CREATE", "sws", "g", "$")
+		rd.do("SELECT", "9")
+		b := servertest.Encode("XREADGROUP", "GROUP", "g", "Alice", "BLOCK", "0", "STREAMS", "sws", ">")
+		rd.a.Write(b)
+		rd.r.Write(b)
+		for _, conn := range []*servertest.Conn{c.a, c.r} {
+			for deadline := time.Now().Add(10 * time.Second); servertest.InfoField(servertest.BulkBody(t, conn.Do("INFO", "clients")), "blocked_clients") != "1"; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: XREADGROUP did not block", conn.Addr)
+				}
+			}
+		}
+		c.do("SWAPDB", "4", "9")
+		rd.next(fmt.Sprintf("XREADGROUP after SWAPDB (other db: %v)", other))
+	}
+	c.do("SELECT", "4")
+	c.do("FLUSHDB")
+	c.do("SELECT", "9")
+	c.do("FLUSHDB")
+}

@@ -243,6 +243,24 @@ func (e *Env) markReady(db *keyspace.DB, key string) {
 	b.ready = append(b.ready, bk)
 }
 
+// DBsSwapped is SWAPDB's hook: a key somebody waits on in either database
+// may now hold another value, or none, so each is queued for serving, as
+// Redis's scanDatabaseForReadyKeys and scanDatabaseForDeletedKeys do (an
+// XREADGROUP whose stream went away is answered; a waiter whose key is
+// still missing waits on).
+func (e *Env) DBsSwapped(a, b int) {
+	bl := &e.blk
+	for bk := range bl.queues {
+		if bk.db != a && bk.db != b {
+			continue
+		}
+		if _, dup := bl.readySet[bk]; !dup {
+			bl.readySet[bk] = struct{}{}
+			bl.ready = append(bl.ready, bk)
+		}
+	}
+}
+
 // ServeReady serves the clients waiting on keys that became ready, in the
 // order the keys became ready and, per key, in the order the clients
 // blocked. Serving may make more keys ready (BLMOVE pushes); they are
