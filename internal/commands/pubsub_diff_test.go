@@ -25,8 +25,7 @@ func newPeer(t *testing.T, inst *servertest.Instance, redisAddr string) *peer {
 // do sends a command to both and compares the replies.
 func (p *peer) do(args ...string) string {
 	p.t.Helper()
-	p.a.Write(servertest.Encode(args...))
-	p.r.Write(servertest.Encode(args...))
+	p.send(args...)
 	return p.next(strings.Join(args, " "))
 }
 
@@ -38,6 +37,27 @@ func (p *peer) next(what string) string {
 		p.t.Errorf("%s\n abacus: %q\n  redis: %q", what, a, r)
 	}
 	return a
+}
+
+// send writes a command to both servers without reading a reply (one
+// that blocks, or one whose reply is silenced).
+func (p *peer) send(args ...string) {
+	b := servertest.Encode(args...)
+	p.a.Write(b)
+	p.r.Write(b)
+}
+
+// waitBlocked waits, asking through p, until both servers count one
+// blocked client (what another peer just sent blocked).
+func (p *peer) waitBlocked(what string) {
+	p.t.Helper()
+	for _, c := range []*servertest.Conn{p.a, p.r} {
+		for deadline := time.Now().Add(10 * time.Second); servertest.InfoField(servertest.BulkBody(p.t, c.Do("INFO", "clients")), "blocked_clients") != "1"; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				p.t.Fatalf("%s: %s did not block", c.Addr, what)
+			}
+		}
+	}
 }
 
 // quiet checks that neither server has more to say.
@@ -280,24 +300,20 @@ func TestPubSubReplyOffDiff(t *testing.T) {
 		ps := pubsubPeers(t, 2)
 		sub, pub := ps[0], ps[1]
 		sub.do("HELLO", proto)
-		send := func(args ...string) {
-			sub.a.Write(servertest.Encode(args...))
-			sub.r.Write(servertest.Encode(args...))
-		}
-		send("CLIENT", "REPLY", "OFF")
-		send("PING")
-		send("SUBSCRIBE", "off"+proto+":ch", "off"+proto+":ch2")
+		sub.send("CLIENT", "REPLY", "OFF")
+		sub.send("PING")
+		sub.send("SUBSCRIBE", "off"+proto+":ch", "off"+proto+":ch2")
 		sub.next("RESP" + proto + " subscribe off:ch")
 		sub.next("RESP" + proto + " subscribe off:ch2")
-		send("SSUBSCRIBE", "off"+proto+":sh")
+		sub.send("SSUBSCRIBE", "off"+proto+":sh")
 		sub.next("RESP" + proto + " ssubscribe off:sh")
 		pub.do("PUBLISH", "off"+proto+":ch", "m")
 		sub.next("RESP" + proto + " message")
 		pub.do("SPUBLISH", "off"+proto+":sh", "s")
 		sub.next("RESP" + proto + " smessage")
-		send("UNSUBSCRIBE", "off"+proto+":ch")
+		sub.send("UNSUBSCRIBE", "off"+proto+":ch")
 		sub.next("RESP" + proto + " unsubscribe off:ch")
-		send("PING")
+		sub.send("PING")
 		sub.quiet()
 	}
 }
@@ -337,16 +353,8 @@ func TestSwapdbWakesXreadgroupDiff(t *testing.T) {
 		c.do("XADD", "sws", "666", "f", "v")
 		c.do("XGROUP", "CREATE", "sws", "g", "$")
 		rd.do("SELECT", "9")
-		b := servertest.Encode("XREADGROUP", "GROUP", "g", "Alice", "BLOCK", "0", "STREAMS", "sws", ">")
-		rd.a.Write(b)
-		rd.r.Write(b)
-		for _, conn := range []*servertest.Conn{c.a, c.r} {
-			for deadline := time.Now().Add(10 * time.Second); servertest.InfoField(servertest.BulkBody(t, conn.Do("INFO", "clients")), "blocked_clients") != "1"; time.Sleep(time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("%s: XREADGROUP did not block", conn.Addr)
-				}
-			}
-		}
+		rd.send("XREADGROUP", "GROUP", "g", "Alice", "BLOCK", "0", "STREAMS", "sws", ">")
+		c.waitBlocked("XREADGROUP")
 		c.do("SWAPDB", "4", "9")
 		rd.next(fmt.Sprintf("XREADGROUP after SWAPDB (other db: %v)", other))
 	}

@@ -3,7 +3,6 @@ package commands_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/abacusdb/abacus/internal/servertest"
 )
@@ -109,16 +108,8 @@ func TestTrackingDiffServedBlocked(t *testing.T) {
 				tr.do(append([]string{"CLIENT", "TRACKING", "ON"}, opts...)...)
 				w.do("RPUSH", k+"dst", "a")
 				tr.do("LRANGE", k+"dst", "0", "-1")
-				b := servertest.Encode("BLMOVE", k+"src", k+"dst", "LEFT", "LEFT", "0")
-				tr.a.Write(b)
-				tr.r.Write(b)
-				for _, c := range []*servertest.Conn{w.a, w.r} {
-					for deadline := time.Now().Add(10 * time.Second); servertest.InfoField(servertest.BulkBody(t, c.Do("INFO", "clients")), "blocked_clients") != "1"; time.Sleep(time.Millisecond) {
-						if time.Now().After(deadline) {
-							t.Fatalf("%s: BLMOVE did not block", c.Addr)
-						}
-					}
-				}
+				tr.send("BLMOVE", k+"src", k+"dst", "LEFT", "LEFT", "0")
+				w.waitBlocked("BLMOVE")
 				w.do("RPUSH", k+"src", "foo")
 				tr.next("BLMOVE's reply")
 				if len(opts) == 0 {
